@@ -1,0 +1,1 @@
+"""DOT/SVG rendering of pyflowkit's graphs; reads graphs, never computes structure."""

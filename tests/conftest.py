@@ -1,0 +1,118 @@
+"""Shared test setup: Hypothesis profiles, a quiet session-scoped Spark session, marker plumbing.
+
+The Spark setup follows ../shared/reference/environment-notes.md §2.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+# ---------------------------------------------------------------------------------------------
+# Hypothesis: `ci` (default) keeps the suite fast; `make soak` selects `soak`.
+# ---------------------------------------------------------------------------------------------
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # the test extra is not installed; property tests will fail to import anyway
+    settings = None
+else:
+    _slow_ok = [HealthCheck.too_slow]
+    settings.register_profile("ci", max_examples=50, deadline=None, suppress_health_check=_slow_ok)
+    settings.register_profile(
+        "soak", max_examples=5000, deadline=None, suppress_health_check=_slow_ok
+    )
+    settings.register_profile("dev", max_examples=10, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# ---------------------------------------------------------------------------------------------
+# Spark: a quiet local[2] session shared by the whole test process.
+# ---------------------------------------------------------------------------------------------
+warnings.filterwarnings(
+    "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+)
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no 'hostname resolves to loopback' WARN
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+
+def spark_log4j_path() -> Path:
+    """The quiet log4j2 file shipped in the package, found without importing pyflowkit."""
+    spec = importlib.util.find_spec("pyflowkit")
+    if spec is not None and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            candidate = Path(location) / "_spark_log4j2.properties"
+            if candidate.is_file():
+                return candidate
+    return REPO_ROOT / "pyflowkit" / "_spark_log4j2.properties"
+
+
+def java_available() -> bool:
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and (Path(java_home) / "bin" / "java").exists():
+        return True
+    return shutil.which("java") is not None
+
+
+def build_spark_session(app: str = "pyflowkit-tests", rocksdb: bool = True, **conf: str):
+    """A fast, quiet local[2] SparkSession (environment-notes §2); extra ``conf`` overrides."""
+    from pyspark.sql import SparkSession
+
+    log4j = spark_log4j_path()
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{log4j}")
+        .config("spark.sql.streaming.stopTimeout", "10s")
+    )
+    if rocksdb:  # required by transformWithState* / transformWithStateInPandas
+        builder = builder.config(
+            "spark.sql.streaming.stateStore.providerClass",
+            "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+        )
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory):
+    """Session-scoped quiet local[2] SparkSession; skipped (failed in CI) without Java/pyspark."""
+    if not java_available():
+        if IN_CI:
+            pytest.fail("Java 17+ is required for Spark tests but was not found")
+        pytest.skip("Java not found (install Java 17+ or set JAVA_HOME)")
+    pytest.importorskip("pyspark")
+    warehouse = tmp_path_factory.mktemp("spark-warehouse")
+    session = build_spark_session(**{"spark.sql.warehouse.dir": str(warehouse)})
+    yield session
+    session.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# Markers: tests using the `spark` fixture get the `spark` marker, so `-m "not spark"` works.
+# Browser tests are skipped without chromium locally; in CI a missing chromium is an error.
+# ---------------------------------------------------------------------------------------------
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    has_chromium = shutil.which("chromium") is not None
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+        if item.get_closest_marker("browser") and not has_chromium and not IN_CI:
+            item.add_marker(
+                pytest.mark.skip(reason="chromium not installed (apt-get install chromium)")
+            )
