@@ -1,0 +1,52 @@
+"""Exception types, named as Flink names them (messages name the operator and the rule)."""
+
+from __future__ import annotations
+
+
+class PipelineError(Exception):
+    """Base class of every error pyflowkit raises for a wrong pipeline."""
+
+
+class UnsupportedOperationException(PipelineError):
+    """Java's ``UnsupportedOperationException`` as Flink throws it (e.g. FORWARD across parallelism)."""
+
+
+class IllegalArgumentException(PipelineError, ValueError):
+    """Java's ``IllegalArgumentException`` (e.g. a bad parallelism or a duplicate uid)."""
+
+
+class IllegalStateException(PipelineError):
+    """Java's ``IllegalStateException`` (e.g. an illegal state-machine transition)."""
+
+
+class InvalidTypesException(PipelineError, TypeError):
+    """Flink's ``InvalidTypesException``: a key or record type that Flink cannot handle."""
+
+
+class JobException(PipelineError):
+    """Flink's ``org.apache.flink.runtime.JobException`` (e.g. parallelism above max parallelism)."""
+
+
+class JobExecutionException(Exception):
+    """Flink's ``JobExecutionException``: a job failed; ``__cause__`` holds the root failure."""
+
+    def __init__(self, job_id: str, message: str, cause: BaseException | None = None) -> None:
+        super().__init__(message)
+        self.job_id = job_id
+        self.cause = cause
+
+
+class NoResourceAvailableException(JobException):
+    """Flink's ``NoResourceAvailableException``: slot requests could not be fulfilled in time."""
+
+
+class CheckpointException(Exception):
+    """Flink's ``CheckpointException``; ``reason`` is a ``CheckpointFailureReason`` member name."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class ProgramAbortException(Exception):
+    """Raised by ``execute()`` in a plan-capturing context (Flink's ``ProgramAbortException``)."""

@@ -1,0 +1,109 @@
+"""Key groups: Flink's ``KeyGroupRangeAssignment`` and ``MathUtils.murmurHash``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.graph.java_hash import java_hash_code, to_int32
+
+DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 1 << 7
+UPPER_BOUND_MAX_PARALLELISM = 1 << 15
+_M = 0xFFFFFFFF
+
+
+def _rotl(x: int, r: int) -> int:
+    return ((x << r) | (x >> (32 - r))) & _M
+
+
+def murmur_hash(code: int) -> int:
+    """``MathUtils.murmurHash(int)``: one murmur3 round plus finalisation, made non-negative."""
+    code = (code & _M) * 0xCC9E2D51 & _M
+    code = _rotl(code, 15)
+    code = code * 0x1B873593 & _M
+    code = _rotl(code, 13)
+    code = (code * 5 + 0xE6546B64) & _M
+    code ^= 4
+    code ^= code >> 16
+    code = code * 0x85EBCA6B & _M
+    code ^= code >> 13
+    code = code * 0xC2B2AE35 & _M
+    code ^= code >> 16
+    signed = to_int32(code)
+    if signed >= 0:
+        return signed
+    return 0 if signed == -(2**31) else -signed
+
+
+def assign_to_key_group(key: Any, max_parallelism: int) -> int:
+    """``KeyGroupRangeAssignment.assignToKeyGroup``: murmur(hashCode) % maxParallelism."""
+    return murmur_hash(java_hash_code(key)) % max_parallelism
+
+
+def compute_operator_index_for_key_group(
+    max_parallelism: int, parallelism: int, key_group: int
+) -> int:
+    """``computeOperatorIndexForKeyGroup``: which subtask owns a key group."""
+    return key_group * parallelism // max_parallelism
+
+
+def assign_key_to_parallel_operator(key: Any, max_parallelism: int, parallelism: int) -> int:
+    """``assignKeyToParallelOperator``: the subtask index a key is routed to."""
+    return compute_operator_index_for_key_group(
+        max_parallelism, parallelism, assign_to_key_group(key, max_parallelism)
+    )
+
+
+@dataclass(frozen=True)
+class KeyGroupRange:
+    """Flink's ``KeyGroupRange``: an inclusive range of key groups owned by one subtask."""
+
+    start_key_group: int
+    end_key_group: int
+
+    def __contains__(self, key_group: int) -> bool:
+        return self.start_key_group <= key_group <= self.end_key_group
+
+    def __iter__(self):
+        return iter(range(self.start_key_group, self.end_key_group + 1))
+
+    def __len__(self) -> int:
+        return max(0, self.end_key_group - self.start_key_group + 1)
+
+    def __str__(self) -> str:
+        return f"KeyGroupRange{{startKeyGroup={self.start_key_group}, endKeyGroup={self.end_key_group}}}"
+
+
+def compute_key_group_range_for_operator_index(
+    max_parallelism: int, parallelism: int, operator_index: int
+) -> KeyGroupRange:
+    """``computeKeyGroupRangeForOperatorIndex``: the key groups subtask ``operator_index`` owns."""
+    check_parallelism_preconditions(parallelism, max_parallelism)
+    start = (operator_index * max_parallelism + parallelism - 1) // parallelism
+    end = ((operator_index + 1) * max_parallelism - 1) // parallelism
+    return KeyGroupRange(start, end)
+
+
+def round_up_to_power_of_two(x: int) -> int:
+    """``MathUtils.roundUpToPowerOfTwo``."""
+    return 1 if x <= 1 else 1 << (x - 1).bit_length()
+
+
+def compute_default_max_parallelism(operator_parallelism: int) -> int:
+    """``computeDefaultMaxParallelism``: min(max(roundUp(p + p/2), 128), 32768)."""
+    return min(
+        max(
+            round_up_to_power_of_two(operator_parallelism + operator_parallelism // 2),
+            DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
+        ),
+        UPPER_BOUND_MAX_PARALLELISM,
+    )
+
+
+def check_parallelism_preconditions(parallelism: int, max_parallelism: int) -> None:
+    """``checkParallelismPreconditions``."""
+    if not 0 < parallelism <= max_parallelism:
+        raise IllegalArgumentException(
+            f"Parallelism {parallelism} must be > 0 and <= max parallelism {max_parallelism}."
+        )

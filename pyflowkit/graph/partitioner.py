@@ -1,0 +1,164 @@
+"""Stream partitioners: how a record writer picks output channels (Flink's ``StreamPartitioner``s).
+
+``str(partitioner)`` is Flink's ``toString()``, the ship strategy name (FORWARD, HASH, …).
+A partitioner instance is shared by the graph; every record writer works on its own ``copy()``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from pyflowkit.graph.key_groups import (
+    DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
+    assign_key_to_parallel_operator,
+)
+
+
+class StreamPartitioner:
+    """Flink's ``StreamPartitioner``: chooses the output channel(s) of one record."""
+
+    ship_strategy: str = "?"
+    is_pointwise: bool = False
+    is_broadcast: bool = False
+
+    def __init__(self) -> None:
+        self.number_of_channels = 1
+
+    def setup(self, number_of_channels: int, rng: random.Random | None = None) -> None:
+        """Called once per record writer with the number of consumer subtasks."""
+        self.number_of_channels = number_of_channels
+
+    def select_channel(self, value: Any) -> int:
+        raise NotImplementedError
+
+    def copy(self) -> StreamPartitioner:
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+    def __str__(self) -> str:
+        return self.ship_strategy
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class ForwardPartitioner(StreamPartitioner):
+    """Flink's ``ForwardPartitioner``: always the local channel 0 (POINTWISE)."""
+
+    ship_strategy = "FORWARD"
+    is_pointwise = True
+
+    def select_channel(self, value: Any) -> int:
+        return 0
+
+
+class RebalancePartitioner(StreamPartitioner):
+    """Flink's ``RebalancePartitioner``: round robin, starting at a random channel per writer."""
+
+    ship_strategy = "REBALANCE"
+
+    def setup(self, number_of_channels: int, rng: random.Random | None = None) -> None:
+        super().setup(number_of_channels)
+        rng = rng or random.Random(0)
+        self.next_channel_to_send_to = rng.randrange(number_of_channels)
+
+    def select_channel(self, value: Any) -> int:
+        self.next_channel_to_send_to = (self.next_channel_to_send_to + 1) % self.number_of_channels
+        return self.next_channel_to_send_to
+
+
+class RescalePartitioner(StreamPartitioner):
+    """Flink's ``RescalePartitioner``: round robin over the local (POINTWISE) channels."""
+
+    ship_strategy = "RESCALE"
+    is_pointwise = True
+
+    def setup(self, number_of_channels: int, rng: random.Random | None = None) -> None:
+        super().setup(number_of_channels)
+        self.next_channel_to_send_to = -1
+
+    def select_channel(self, value: Any) -> int:
+        self.next_channel_to_send_to += 1
+        if self.next_channel_to_send_to >= self.number_of_channels:
+            self.next_channel_to_send_to = 0
+        return self.next_channel_to_send_to
+
+
+class ShufflePartitioner(StreamPartitioner):
+    """Flink's ``ShufflePartitioner``: a uniformly random channel (seeded here)."""
+
+    ship_strategy = "SHUFFLE"
+
+    def setup(self, number_of_channels: int, rng: random.Random | None = None) -> None:
+        super().setup(number_of_channels)
+        self.random = rng or random.Random(0)
+
+    def select_channel(self, value: Any) -> int:
+        return self.random.randrange(self.number_of_channels)
+
+
+class BroadcastPartitioner(StreamPartitioner):
+    """Flink's ``BroadcastPartitioner``: every channel gets every record."""
+
+    ship_strategy = "BROADCAST"
+    is_broadcast = True
+
+    def select_channel(self, value: Any) -> int:
+        raise RuntimeError("Broadcast partitioner does not support select channels.")
+
+
+class GlobalPartitioner(StreamPartitioner):
+    """Flink's ``GlobalPartitioner``: everything to channel 0."""
+
+    ship_strategy = "GLOBAL"
+
+    def select_channel(self, value: Any) -> int:
+        return 0
+
+
+class KeyGroupStreamPartitioner(StreamPartitioner):
+    """Flink's ``KeyGroupStreamPartitioner``: key → key group → consumer subtask (HASH)."""
+
+    ship_strategy = "HASH"
+
+    def __init__(
+        self,
+        key_selector: Callable[[Any], Any],
+        max_parallelism: int = DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
+    ) -> None:
+        super().__init__()
+        self.key_selector = key_selector
+        self.max_parallelism = max_parallelism
+
+    def configure(self, max_parallelism: int) -> None:
+        """``ConfigurableStreamPartitioner.configure``: the consumer's max parallelism."""
+        self.max_parallelism = max_parallelism
+
+    def select_channel(self, value: Any) -> int:
+        key = self.key_selector(value)
+        return assign_key_to_parallel_operator(key, self.max_parallelism, self.number_of_channels)
+
+
+class CustomPartitionerWrapper(StreamPartitioner):
+    """Flink's ``CustomPartitionerWrapper``: the user's ``Partitioner.partition(key, n)``."""
+
+    ship_strategy = "CUSTOM"
+
+    def __init__(self, partitioner: Any, key_selector: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.partitioner = partitioner
+        self.key_selector = key_selector
+
+    def select_channel(self, value: Any) -> int:
+        key = self.key_selector(value)
+        fn = getattr(self.partitioner, "partition", self.partitioner)
+        channel = fn(key, self.number_of_channels)
+        if not isinstance(channel, int) or not 0 <= channel < self.number_of_channels:
+            raise ValueError(
+                f"Custom partitioner returned channel {channel!r} for key {key!r}; it must be an "
+                f"int in [0, {self.number_of_channels})."
+            )
+        return channel

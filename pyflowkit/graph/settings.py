@@ -1,0 +1,48 @@
+"""The environment settings a StreamGraph is generated with (Flink's ``ExecutionConfig`` +
+``CheckpointConfig`` + the relevant ``Configuration`` keys), frozen at generation time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+LONG_MAX_VALUE = 2**63 - 1
+MINIMAL_CHECKPOINT_TIME = 10  # CheckpointCoordinatorConfiguration.MINIMAL_CHECKPOINT_TIME (ms)
+DEFAULT_JOB_NAME = "Flink Streaming Job"
+
+
+@dataclass(frozen=True)
+class CheckpointSettings:
+    """A frozen copy of Flink's ``CheckpointConfig`` (defaults are Flink 1.11's)."""
+
+    interval: int = -1  # ms; -1 = checkpointing disabled
+    mode: str = "EXACTLY_ONCE"  # CheckpointingMode name: EXACTLY_ONCE / AT_LEAST_ONCE
+    timeout: int = 600_000
+    min_pause: int = 0
+    max_concurrent: int = 1
+    tolerable_failures: int = 0
+    unaligned: bool = False
+    externalized_retention: str | None = None  # None, RETAIN_ON_CANCELLATION, DELETE_ON_CANCELLATION
+    num_retained: int = 1  # state.checkpoints.num-retained
+    prefer_checkpoint_for_recovery: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.interval > 0
+
+
+@dataclass(frozen=True)
+class EnvironmentSettings:
+    """What ``StreamGraphGenerator`` needs from the environment, frozen at ``get_stream_graph()``."""
+
+    parallelism: int
+    max_parallelism: int = -1  # -1 = unset (ExecutionConfig default)
+    chaining_enabled: bool = True
+    runtime_mode: str = "STREAMING"  # RuntimeExecutionMode name: STREAMING / BATCH / AUTOMATIC
+    time_characteristic: str = "ProcessingTime"  # Flink 1.11 default
+    auto_watermark_interval: int = 0  # ms; 1.11: 0 unless EventTime (then 200)
+    buffer_timeout: int = 100
+    auto_generated_uids: bool = True
+    checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
+    restart_strategy: Any = None  # pyflowkit.common.RestartStrategyConfiguration or None (fallback)
+    configuration: dict[str, str] = field(default_factory=dict)  # every Configuration key as set

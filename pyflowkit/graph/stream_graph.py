@@ -1,0 +1,111 @@
+"""StreamGraph data classes (Flink's ``StreamGraph``, ``StreamNode``, ``StreamEdge``).
+
+Built by ``stream_graph_generator.StreamGraphGenerator``; read by the JobGraph generator, the
+renderers and the runtimes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyflowkit.graph.partitioner import StreamPartitioner
+from pyflowkit.graph.transformations import (
+    ChainingStrategy,
+    OperatorFactory,
+    ShuffleMode,
+    Transformation,
+)
+
+
+@dataclass(eq=False)
+class StreamNode:
+    """Flink's ``StreamNode``: one physical operator of the pipeline."""
+
+    id: int
+    operator_name: str  # e.g. "Source: Collection Source", "Map", "Sink: Print to Std. Out"
+    operator_factory: OperatorFactory
+    parallelism: int
+    max_parallelism: int  # -1 when unset
+    slot_sharing_group: str | None
+    invokable_class: str  # SourceStreamTask, OneInputStreamTask, TwoInputStreamTask, …
+    transformation: Transformation
+    uid: str | None = None
+    user_hash: str | None = None
+    buffer_timeout: int = -1
+    output_type: Any = None
+    state_key_selector: Callable[[Any], Any] | None = None  # one-input keyed operators
+    state_key_selector1: Callable[[Any], Any] | None = None  # two-input keyed operators
+    state_key_selector2: Callable[[Any], Any] | None = None
+    state_key_type: Any = None
+    co_location_group: str | None = None
+    in_edges: list[StreamEdge] = field(default_factory=list)
+    out_edges: list[StreamEdge] = field(default_factory=list)
+
+    @property
+    def chaining_strategy(self) -> ChainingStrategy:
+        return self.transformation.chaining_strategy  # type: ignore[attr-defined]
+
+    @property
+    def is_keyed(self) -> bool:
+        return (
+            self.state_key_selector is not None
+            or self.state_key_selector1 is not None
+            or self.state_key_selector2 is not None
+        )
+
+    def __str__(self) -> str:  # Flink's StreamNode.toString
+        return f"{self.operator_name}-{self.id}"
+
+
+@dataclass(eq=False)
+class StreamEdge:
+    """Flink's ``StreamEdge``: a physical edge with its partitioner, side-output tag and type number."""
+
+    source: StreamNode
+    target: StreamNode
+    type_number: int  # 0 for one-input targets, 1/2 for two-input targets
+    partitioner: StreamPartitioner
+    output_tag: Any = None  # OutputTag for side-output edges
+    shuffle_mode: ShuffleMode = ShuffleMode.UNDEFINED
+    selected_names: tuple[str, ...] = ()
+
+    @property
+    def source_id(self) -> int:
+        return self.source.id
+
+    @property
+    def target_id(self) -> int:
+        return self.target.id
+
+    @property
+    def edge_id(self) -> str:
+        names = "[" + ", ".join(self.selected_names) + "]"
+        return f"{self.source}_{self.target}_{self.type_number}_{names}_{self.partitioner}"
+
+    def __str__(self) -> str:
+        return f"({self.source} -> {self.target}, typeNumber={self.type_number}, selectedNames=[], outputPartitioner={self.partitioner}, outputTag={self.output_tag})"
+
+
+@dataclass(eq=False)
+class StreamGraph:
+    """Flink's ``StreamGraph``: nodes by id (insertion order), sources, sinks, job settings."""
+
+    job_name: str
+    nodes: dict[int, StreamNode] = field(default_factory=dict)
+    sources: list[int] = field(default_factory=list)
+    sinks: list[int] = field(default_factory=list)
+    chaining_enabled: bool = True
+    time_characteristic: str = "ProcessingTime"
+    runtime_mode: str = "STREAMING"
+    checkpoint_config: Any = None
+    restart_strategy: Any = None
+    execution_config: Any = None  # a snapshot of the environment's settings
+
+    @property
+    def edges(self) -> list[StreamEdge]:
+        return [e for n in self.nodes.values() for e in n.out_edges]
+
+    def get_stream_node(self, node_id: int) -> StreamNode:
+        return self.nodes[node_id]
