@@ -49,6 +49,47 @@ class OperatorFactory:
 
     ``operator_class`` is Flink's class name (``StreamMap``, ``StreamGroupedReduce``, …);
     ``params`` hold the user function(s) and settings. ``create()`` builds a fresh operator.
+
+    Params contract (written by ``pyflowkit.datastream``, read by ``pyflowkit.operators``):
+
+    ===============================  ========  =================================================
+    operator_class                   strategy  params
+    ===============================  ========  =================================================
+    StreamSource                     HEAD      ``source`` (reader: ``CollectionSource``,
+                                               ``NumberSequenceSource``, a user SourceFunction or
+                                               FLIP-27 source), ``function`` (the user
+                                               SourceFunction for ``add_source``, else None),
+                                               ``watermark_strategy`` (``from_source`` only)
+    StreamMap / StreamFlatMap /      ALWAYS    ``function`` (user Function object or plain
+    StreamFilter                               callable, unchanged)
+    ProcessOperator /                ALWAYS    ``function``; side outputs are what the function
+    KeyedProcessOperator                       yields as ``(output_tag, value)``
+    StreamGroupedReduce              HEAD      ``function`` (reduce) or ``aggregation`` =
+                                               dict(kind="sum"|"min"|"max"|"min_by"|"max_by",
+                                               field=int position or Row field name, first=True)
+    TimestampsAndWatermarksOperator  ALWAYS    ``watermark_strategy``
+    WindowOperator /                 ALWAYS    ``window_assigner``, ``trigger``, ``evictor``
+    EvictingWindowOperator                     (None for WindowOperator), ``allowed_lateness``
+                                               (ms), ``late_data_output_tag`` (OutputTag|None),
+                                               ``function``, ``window_function_kind``
+                                               ("reduce"|"aggregate"|"apply"|"process"),
+                                               ``window_function`` (second stage after reduce /
+                                               aggregate, None = PassThroughWindowFunction),
+                                               ``window_function_type`` ("apply"|"process"|
+                                               "pass_through": how to call ``window_function``,
+                                               or ``function`` for apply/process),
+                                               ``aggregation`` (window sum/min/max, else None)
+    StreamSink                       ALWAYS    print: ``sink_identifier``, ``print_to_err``;
+                                               add_sink: ``function``; sink_to: ``sink``;
+                                               execute_and_collect: ``collect=True``
+    CoStreamMap / CoStreamFlatMap /  HEAD      ``function`` (CoMapFunction / CoFlatMapFunction /
+    CoProcessOperator /                        CoProcessFunction / KeyedCoProcessFunction)
+    KeyedCoProcessOperator
+    ===============================  ========  =================================================
+
+    Keyed operators carry ``state_key_selector``/``state_key_type`` on the transformation
+    (two-input: ``state_key_selector1``/``state_key_selector2``); ``output_type`` is the
+    transformation's (a ``pyflowkit.common.Types`` TypeInformation or None = pickled).
     """
 
     operator_class: str
