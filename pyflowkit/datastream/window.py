@@ -1,0 +1,1084 @@
+"""Windows, window assigners, triggers and evictors (PyFlink's ``pyflink.datastream.window``).
+
+Semantics are Flink 1.11's ``org.apache.flink.streaming.api.windowing`` package; ``str()`` of an
+assigner or trigger is Flink's ``toString()`` (operator names are built from it).
+"""
+
+from __future__ import annotations
+
+import datetime
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Iterable
+from enum import Enum
+from typing import Any
+
+from pyflowkit.errors import IllegalArgumentException, IllegalStateException
+
+MIN_LONG_VALUE = -(2**63)
+MAX_LONG_VALUE = 2**63 - 1
+
+NO_TIMESTAMP_MESSAGE = (
+    "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Is the time characteristic "
+    "set to 'ProcessingTime', or did you forget to call "
+    "'DataStream.assignTimestampsAndWatermarks(...)'?"
+)
+
+__all__ = [
+    "Window",
+    "TimeWindow",
+    "CountWindow",
+    "GlobalWindow",
+    "WindowAssigner",
+    "MergingWindowAssigner",
+    "TumblingEventTimeWindows",
+    "SlidingEventTimeWindows",
+    "TumblingProcessingTimeWindows",
+    "SlidingProcessingTimeWindows",
+    "EventTimeSessionWindows",
+    "ProcessingTimeSessionWindows",
+    "DynamicEventTimeSessionWindows",
+    "DynamicProcessingTimeSessionWindows",
+    "SessionWindowTimeGapExtractor",
+    "GlobalWindows",
+    "TriggerResult",
+    "Trigger",
+    "EventTimeTrigger",
+    "ProcessingTimeTrigger",
+    "CountTrigger",
+    "PurgingTrigger",
+    "ContinuousEventTimeTrigger",
+    "ContinuousProcessingTimeTrigger",
+    "NeverTrigger",
+    "TimestampedValue",
+    "Evictor",
+    "CountEvictor",
+    "TimeEvictor",
+]
+
+
+def to_millis(value: Any, what: str) -> int:
+    """Milliseconds of a ``Time``/``Duration`` (has ``to_milliseconds()``), timedelta or int."""
+    if isinstance(value, bool):
+        raise IllegalArgumentException(f"{what} must be a Time or milliseconds, got {value!r}.")
+    if isinstance(value, int):
+        return value
+    if hasattr(value, "to_milliseconds"):
+        return int(value.to_milliseconds())
+    if isinstance(value, datetime.timedelta):
+        return value // datetime.timedelta(milliseconds=1)
+    raise IllegalArgumentException(f"{what} must be a Time or milliseconds, got {value!r}.")
+
+
+def _java_rem(a: int, b: int) -> int:
+    """Java's ``%`` on longs (the result takes the sign of the dividend)."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+# ---------------------------------------------------------------------------------------------
+# Windows
+# ---------------------------------------------------------------------------------------------
+class Window(ABC):
+    """A finite bucket of elements with a maximum timestamp (Flink's ``Window``)."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def max_timestamp(self) -> int: ...
+
+
+class TimeWindow(Window):
+    """The interval ``[start, end)`` (Flink's ``TimeWindow``)."""
+
+    __slots__ = ("start", "end")
+
+    def __init__(self, start: int, end: int) -> None:
+        self.start = start
+        self.end = end
+
+    def max_timestamp(self) -> int:
+        """``end - 1``: the last timestamp that belongs to the window."""
+        return self.end - 1
+
+    def get_start(self) -> int:
+        return self.start
+
+    def get_end(self) -> int:
+        return self.end
+
+    def intersects(self, other: TimeWindow) -> bool:
+        """True if the windows overlap or touch (``start <= other.end && end >= other.start``)."""
+        return self.start <= other.end and self.end >= other.start
+
+    def cover(self, other: TimeWindow) -> TimeWindow:
+        """The smallest window that covers both windows."""
+        return TimeWindow(min(self.start, other.start), max(self.end, other.end))
+
+    @staticmethod
+    def get_window_start_with_offset(timestamp: int, offset: int, window_size: int) -> int:
+        """``TimeWindow.getWindowStartWithOffset``: ``ts - (ts - offset + size) % size``, Java %."""
+        return timestamp - _java_rem(timestamp - offset + window_size, window_size)
+
+    @staticmethod
+    def merge_windows(
+        windows: Iterable[TimeWindow], callback: MergingWindowAssigner.MergeCallback
+    ) -> None:
+        """``TimeWindow.mergeWindows``: merge overlapping windows, sorted by start."""
+        merged: list[tuple[TimeWindow, list[TimeWindow]]] = []
+        current: tuple[TimeWindow, list[TimeWindow]] | None = None
+        for candidate in sorted(windows, key=lambda w: w.start):
+            if current is None:
+                current = (candidate, [candidate])
+            elif current[0].intersects(candidate):
+                current = (current[0].cover(candidate), current[1] + [candidate])
+            else:
+                merged.append(current)
+                current = (candidate, [candidate])
+        if current is not None:
+            merged.append(current)
+        for merge_result, to_be_merged in merged:
+            if len(to_be_merged) > 1:
+                callback.merge(to_be_merged, merge_result)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TimeWindow) and (self.start, self.end) == (other.start, other.end)
+
+    def __hash__(self) -> int:
+        return hash((self.start, self.end))
+
+    def __lt__(self, other: TimeWindow) -> bool:
+        return (self.start, self.end) < (other.start, other.end)
+
+    def __repr__(self) -> str:
+        return f"TimeWindow{{start={self.start}, end={self.end}}}"
+
+
+class CountWindow(Window):
+    """A window identified by a count id (PyFlink's ``CountWindow``)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, id: int) -> None:  # noqa: A002 - PyFlink's argument name
+        self.id = id
+
+    def max_timestamp(self) -> int:
+        return MAX_LONG_VALUE
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CountWindow) and self.id == other.id
+
+    def __hash__(self) -> int:
+        return hash(("CountWindow", self.id))
+
+    def __repr__(self) -> str:
+        return f"CountWindow(id={self.id})"
+
+
+class GlobalWindow(Window):
+    """The single window of ``GlobalWindows`` (Flink's ``GlobalWindow``)."""
+
+    __slots__ = ()
+    _instance: GlobalWindow | None = None
+
+    def __new__(cls) -> GlobalWindow:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    @staticmethod
+    def get() -> GlobalWindow:
+        return GlobalWindow()
+
+    def max_timestamp(self) -> int:
+        return MAX_LONG_VALUE
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GlobalWindow)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "GlobalWindow"
+
+
+# ---------------------------------------------------------------------------------------------
+# Triggers
+# ---------------------------------------------------------------------------------------------
+class TriggerResult(Enum):
+    """What a trigger decides for a pane (Flink's ``TriggerResult``): (fire, purge)."""
+
+    CONTINUE = (False, False)
+    FIRE_AND_PURGE = (True, True)
+    FIRE = (True, False)
+    PURGE = (False, True)
+
+    def is_fire(self) -> bool:
+        return self.value[0]
+
+    def is_purge(self) -> bool:
+        return self.value[1]
+
+
+class Trigger(ABC):
+    """Decides when a pane is evaluated (Flink's ``Trigger``); state lives in the context."""
+
+    class TriggerContext(ABC):
+        """Timers and partitioned state for one key and window (``Trigger.TriggerContext``)."""
+
+        @abstractmethod
+        def get_current_processing_time(self) -> int: ...
+
+        @abstractmethod
+        def get_current_watermark(self) -> int: ...
+
+        @abstractmethod
+        def register_processing_time_timer(self, time: int) -> None: ...
+
+        @abstractmethod
+        def register_event_time_timer(self, time: int) -> None: ...
+
+        @abstractmethod
+        def delete_processing_time_timer(self, time: int) -> None: ...
+
+        @abstractmethod
+        def delete_event_time_timer(self, time: int) -> None: ...
+
+        @abstractmethod
+        def get_partitioned_state(self, state_descriptor: Any) -> Any: ...
+
+    class OnMergeContext(TriggerContext):
+        """Context of ``on_merge`` (``Trigger.OnMergeContext``)."""
+
+        @abstractmethod
+        def merge_partitioned_state(self, state_descriptor: Any) -> None: ...
+
+    @abstractmethod
+    def on_element(
+        self, element: Any, timestamp: int, window: Window, ctx: Trigger.TriggerContext
+    ) -> TriggerResult: ...
+
+    @abstractmethod
+    def on_processing_time(
+        self, time: int, window: Window, ctx: Trigger.TriggerContext
+    ) -> TriggerResult: ...
+
+    @abstractmethod
+    def on_event_time(
+        self, time: int, window: Window, ctx: Trigger.TriggerContext
+    ) -> TriggerResult: ...
+
+    def can_merge(self) -> bool:
+        return False
+
+    def on_merge(self, window: Window, ctx: Trigger.OnMergeContext) -> None:
+        raise NotImplementedError(f"{type(self).__name__} does not support merging.")
+
+    @abstractmethod
+    def clear(self, window: Window, ctx: Trigger.TriggerContext) -> None: ...
+
+
+class EventTimeTrigger(Trigger):
+    """Fires when the watermark passes the window's end (Flink's ``EventTimeTrigger``)."""
+
+    def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
+        if window.max_timestamp() <= ctx.get_current_watermark():
+            return TriggerResult.FIRE  # the watermark is already past the window
+        ctx.register_event_time_timer(window.max_timestamp())
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.FIRE if time == window.max_timestamp() else TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        if window.max_timestamp() > ctx.get_current_watermark():
+            ctx.register_event_time_timer(window.max_timestamp())
+
+    def clear(self, window, ctx) -> None:
+        ctx.delete_event_time_timer(window.max_timestamp())
+
+    @staticmethod
+    def create() -> EventTimeTrigger:
+        return EventTimeTrigger()
+
+    def __repr__(self) -> str:
+        return "EventTimeTrigger()"
+
+
+class ProcessingTimeTrigger(Trigger):
+    """Fires when processing time passes the window's end (Flink's ``ProcessingTimeTrigger``)."""
+
+    def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
+        ctx.register_processing_time_timer(window.max_timestamp())
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.FIRE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        if window.max_timestamp() > ctx.get_current_processing_time():
+            ctx.register_processing_time_timer(window.max_timestamp())
+
+    def clear(self, window, ctx) -> None:
+        ctx.delete_processing_time_timer(window.max_timestamp())
+
+    @staticmethod
+    def create() -> ProcessingTimeTrigger:
+        return ProcessingTimeTrigger()
+
+    def __repr__(self) -> str:
+        return "ProcessingTimeTrigger()"
+
+
+class NeverTrigger(Trigger):
+    """Never fires; the default of ``GlobalWindows`` (Flink's ``GlobalWindows.NeverTrigger``)."""
+
+    def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        return None
+
+    def clear(self, window, ctx) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        # Flink's NeverTrigger has no toString(); this stands in for Object.toString().
+        return "NeverTrigger()"
+
+
+def _sum(a: int, b: int) -> int:
+    return a + b
+
+
+def _min(a: int, b: int) -> int:
+    return min(a, b)
+
+
+def _reducing_descriptor(name: str, reduce_function: Callable[[Any, Any], Any]) -> Any:
+    """A ``ReducingStateDescriptor`` of longs, as Flink's triggers declare their state."""
+    from pyflowkit.datastream.state import ReducingStateDescriptor
+
+    try:
+        from pyflowkit.common import Types
+
+        long_type = Types.LONG()
+    except ImportError:  # pragma: no cover - the common package always provides Types
+        long_type = None
+    return ReducingStateDescriptor(name, reduce_function, long_type)
+
+
+class CountTrigger(Trigger):
+    """Fires once the pane holds ``max_count`` elements (Flink's ``CountTrigger``)."""
+
+    def __init__(self, max_count: int) -> None:
+        if isinstance(max_count, bool) or not isinstance(max_count, int):
+            raise IllegalArgumentException(f"CountTrigger needs an int count, got {max_count!r}.")
+        self.max_count = max_count
+        self._state_desc: Any = None
+
+    @staticmethod
+    def of(max_count: int) -> CountTrigger:
+        return CountTrigger(max_count)
+
+    @property
+    def state_desc(self) -> Any:
+        if self._state_desc is None:
+            self._state_desc = _reducing_descriptor("count", _sum)
+        return self._state_desc
+
+    def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
+        count = ctx.get_partitioned_state(self.state_desc)
+        count.add(1)
+        if count.get() >= self.max_count:
+            count.clear()
+            return TriggerResult.FIRE
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        ctx.merge_partitioned_state(self.state_desc)
+
+    def clear(self, window, ctx) -> None:
+        ctx.get_partitioned_state(self.state_desc).clear()
+
+    def __repr__(self) -> str:
+        return f"CountTrigger({self.max_count})"
+
+
+class PurgingTrigger(Trigger):
+    """Turns every FIRE of a nested trigger into FIRE_AND_PURGE (Flink's ``PurgingTrigger``)."""
+
+    def __init__(self, nested_trigger: Trigger) -> None:
+        if not isinstance(nested_trigger, Trigger):
+            raise IllegalArgumentException(
+                f"PurgingTrigger needs a Trigger to wrap, got {nested_trigger!r}."
+            )
+        self.nested_trigger = nested_trigger
+
+    @staticmethod
+    def of(nested_trigger: Trigger) -> PurgingTrigger:
+        return PurgingTrigger(nested_trigger)
+
+    @staticmethod
+    def _purging(result: TriggerResult) -> TriggerResult:
+        return TriggerResult.FIRE_AND_PURGE if result.is_fire() else result
+
+    def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
+        return self._purging(self.nested_trigger.on_element(element, timestamp, window, ctx))
+
+    def on_event_time(self, time, window, ctx) -> TriggerResult:
+        return self._purging(self.nested_trigger.on_event_time(time, window, ctx))
+
+    def on_processing_time(self, time, window, ctx) -> TriggerResult:
+        return self._purging(self.nested_trigger.on_processing_time(time, window, ctx))
+
+    def can_merge(self) -> bool:
+        return self.nested_trigger.can_merge()
+
+    def on_merge(self, window, ctx) -> None:
+        self.nested_trigger.on_merge(window, ctx)
+
+    def clear(self, window, ctx) -> None:
+        self.nested_trigger.clear(window, ctx)
+
+    def __repr__(self) -> str:
+        return f"PurgingTrigger({self.nested_trigger!r})"
+
+
+class ContinuousEventTimeTrigger(Trigger):
+    """Fires every ``interval`` of event time and at the window end.
+
+    Flink 1.11's ``ContinuousEventTimeTrigger``.
+    """
+
+    def __init__(self, interval: int) -> None:
+        self.interval = interval
+        self._state_desc: Any = None
+
+    @staticmethod
+    def of(interval: Any) -> ContinuousEventTimeTrigger:
+        ms = to_millis(interval, "ContinuousEventTimeTrigger interval")
+        if ms <= 0:
+            raise IllegalArgumentException(
+                f"ContinuousEventTimeTrigger interval must be positive, got {ms}."
+            )
+        return ContinuousEventTimeTrigger(ms)
+
+    @property
+    def state_desc(self) -> Any:
+        if self._state_desc is None:
+            self._state_desc = _reducing_descriptor("fire-time", _min)
+        return self._state_desc
+
+    def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
+        if window.max_timestamp() <= ctx.get_current_watermark():
+            return TriggerResult.FIRE
+        ctx.register_event_time_timer(window.max_timestamp())
+        fire_timestamp = ctx.get_partitioned_state(self.state_desc)
+        if fire_timestamp.get() is None:
+            start = timestamp - _java_rem(timestamp, self.interval)
+            next_fire = start + self.interval
+            ctx.register_event_time_timer(next_fire)
+            fire_timestamp.add(next_fire)
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx) -> TriggerResult:
+        if time == window.max_timestamp():
+            return TriggerResult.FIRE
+        state = ctx.get_partitioned_state(self.state_desc)
+        fire_timestamp = state.get()
+        if fire_timestamp is not None and fire_timestamp == time:
+            state.clear()
+            state.add(time + self.interval)
+            ctx.register_event_time_timer(time + self.interval)
+            return TriggerResult.FIRE
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        ctx.merge_partitioned_state(self.state_desc)
+        next_fire = ctx.get_partitioned_state(self.state_desc).get()
+        if next_fire is not None:
+            ctx.register_event_time_timer(next_fire)
+
+    def clear(self, window, ctx) -> None:
+        state = ctx.get_partitioned_state(self.state_desc)
+        timestamp = state.get()
+        if timestamp is not None:
+            ctx.delete_event_time_timer(timestamp)
+            state.clear()
+
+    def __repr__(self) -> str:
+        return f"ContinuousEventTimeTrigger({self.interval})"
+
+
+class ContinuousProcessingTimeTrigger(Trigger):
+    """Fires every ``interval`` of processing time (Flink's ``ContinuousProcessingTimeTrigger``)."""
+
+    def __init__(self, interval: int) -> None:
+        self.interval = interval
+        self._state_desc: Any = None
+
+    @staticmethod
+    def of(interval: Any) -> ContinuousProcessingTimeTrigger:
+        ms = to_millis(interval, "ContinuousProcessingTimeTrigger interval")
+        if ms <= 0:
+            raise IllegalArgumentException(
+                f"ContinuousProcessingTimeTrigger interval must be positive, got {ms}."
+            )
+        return ContinuousProcessingTimeTrigger(ms)
+
+    @property
+    def state_desc(self) -> Any:
+        if self._state_desc is None:
+            self._state_desc = _reducing_descriptor("fire-time", _min)
+        return self._state_desc
+
+    def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
+        state = ctx.get_partitioned_state(self.state_desc)
+        if state.get() is None:
+            now = ctx.get_current_processing_time()
+            next_fire = now - _java_rem(now, self.interval) + self.interval
+            ctx.register_processing_time_timer(next_fire)
+            state.add(next_fire)
+        return TriggerResult.CONTINUE
+
+    def on_event_time(self, time, window, ctx) -> TriggerResult:
+        return TriggerResult.CONTINUE
+
+    def on_processing_time(self, time, window, ctx) -> TriggerResult:
+        state = ctx.get_partitioned_state(self.state_desc)
+        if state.get() == time:
+            state.clear()
+            state.add(time + self.interval)
+            ctx.register_processing_time_timer(time + self.interval)
+            return TriggerResult.FIRE
+        return TriggerResult.CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        ctx.merge_partitioned_state(self.state_desc)
+        next_fire = ctx.get_partitioned_state(self.state_desc).get()
+        if next_fire is not None:
+            ctx.register_processing_time_timer(next_fire)
+
+    def clear(self, window, ctx) -> None:
+        state = ctx.get_partitioned_state(self.state_desc)
+        timestamp = state.get()
+        if timestamp is not None:
+            ctx.delete_processing_time_timer(timestamp)
+            state.clear()
+
+    def __repr__(self) -> str:
+        return f"ContinuousProcessingTimeTrigger({self.interval})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Window assigners
+# ---------------------------------------------------------------------------------------------
+class WindowAssigner(ABC):
+    """Assigns zero or more windows to an element (Flink's ``WindowAssigner``)."""
+
+    class WindowAssignerContext(ABC):
+        """Gives an assigner the current processing time (``WindowAssignerContext``)."""
+
+        @abstractmethod
+        def get_current_processing_time(self) -> int: ...
+
+    @abstractmethod
+    def assign_windows(
+        self, element: Any, timestamp: int | None, context: WindowAssigner.WindowAssignerContext
+    ) -> Collection[Window]: ...
+
+    @abstractmethod
+    def get_default_trigger(self, env: Any = None) -> Trigger: ...
+
+    @abstractmethod
+    def is_event_time(self) -> bool: ...
+
+
+class MergingWindowAssigner(WindowAssigner):
+    """A window assigner whose windows can merge (Flink's ``MergingWindowAssigner``)."""
+
+    class MergeCallback(ABC):
+        """Receives the groups of windows to merge (``MergingWindowAssigner.MergeCallback``)."""
+
+        @abstractmethod
+        def merge(self, to_be_merged: Collection[Window], merge_result: Window) -> None: ...
+
+    @abstractmethod
+    def merge_windows(
+        self, windows: Iterable[Window], callback: MergingWindowAssigner.MergeCallback
+    ) -> None: ...
+
+
+def _event_timestamp(timestamp: int | None) -> int:
+    if timestamp is None or timestamp <= MIN_LONG_VALUE:
+        raise RuntimeError(NO_TIMESTAMP_MESSAGE)
+    return timestamp
+
+
+class TumblingEventTimeWindows(WindowAssigner):
+    """Non-overlapping event-time windows of fixed size (Flink's ``TumblingEventTimeWindows``)."""
+
+    def __init__(self, size: int, offset: int = 0) -> None:
+        if abs(offset) >= size:
+            raise IllegalArgumentException(
+                "TumblingEventTimeWindows parameters must satisfy abs(offset) < size"
+            )
+        self.size = size
+        self.offset = offset
+
+    @staticmethod
+    def of(size: Any, offset: Any = 0) -> TumblingEventTimeWindows:
+        return TumblingEventTimeWindows(to_millis(size, "size"), to_millis(offset, "offset"))
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        ts = _event_timestamp(timestamp)
+        start = TimeWindow.get_window_start_with_offset(ts, self.offset, self.size)
+        return [TimeWindow(start, start + self.size)]
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return EventTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return True
+
+    def get_size(self) -> int:
+        return self.size
+
+    def __repr__(self) -> str:
+        return f"TumblingEventTimeWindows({self.size})"
+
+
+class TumblingProcessingTimeWindows(WindowAssigner):
+    """Non-overlapping processing-time windows (Flink's ``TumblingProcessingTimeWindows``)."""
+
+    def __init__(self, size: int, offset: int = 0) -> None:
+        if abs(offset) >= size:
+            raise IllegalArgumentException(
+                "TumblingProcessingTimeWindows parameters must satisfy abs(offset) < size"
+            )
+        self.size = size
+        self.offset = offset
+
+    @staticmethod
+    def of(size: Any, offset: Any = 0) -> TumblingProcessingTimeWindows:
+        return TumblingProcessingTimeWindows(to_millis(size, "size"), to_millis(offset, "offset"))
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        now = context.get_current_processing_time()
+        start = TimeWindow.get_window_start_with_offset(now, self.offset, self.size)
+        return [TimeWindow(start, start + self.size)]
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return ProcessingTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return False
+
+    def get_size(self) -> int:
+        return self.size
+
+    def __repr__(self) -> str:
+        return f"TumblingProcessingTimeWindows({self.size})"
+
+
+def _sliding_windows(ts: int, size: int, slide: int, offset: int) -> list[TimeWindow]:
+    """Windows ``[start, start+size)`` for start = last start, last start − slide, … > ts − size."""
+    windows = []
+    start = TimeWindow.get_window_start_with_offset(ts, offset, slide)
+    while start > ts - size:
+        windows.append(TimeWindow(start, start + size))
+        start -= slide
+    return windows
+
+
+class SlidingEventTimeWindows(WindowAssigner):
+    """Overlapping event-time windows (Flink's ``SlidingEventTimeWindows``)."""
+
+    def __init__(self, size: int, slide: int, offset: int = 0) -> None:
+        if abs(offset) >= slide or size <= 0:
+            raise IllegalArgumentException(
+                "SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0"
+            )
+        self.size = size
+        self.slide = slide
+        self.offset = offset
+
+    @staticmethod
+    def of(size: Any, slide: Any, offset: Any = 0) -> SlidingEventTimeWindows:
+        return SlidingEventTimeWindows(
+            to_millis(size, "size"), to_millis(slide, "slide"), to_millis(offset, "offset")
+        )
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        return _sliding_windows(_event_timestamp(timestamp), self.size, self.slide, self.offset)
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return EventTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return True
+
+    def get_size(self) -> int:
+        return self.size
+
+    def get_slide(self) -> int:
+        return self.slide
+
+    def __repr__(self) -> str:
+        return f"SlidingEventTimeWindows({self.size}, {self.slide})"
+
+
+class SlidingProcessingTimeWindows(WindowAssigner):
+    """Overlapping processing-time windows (Flink's ``SlidingProcessingTimeWindows``)."""
+
+    def __init__(self, size: int, slide: int, offset: int = 0) -> None:
+        if abs(offset) >= slide or size <= 0:
+            raise IllegalArgumentException(
+                "SlidingProcessingTimeWindows parameters must satisfy abs(offset) < slide and "
+                "size > 0"
+            )
+        self.size = size
+        self.slide = slide
+        self.offset = offset
+
+    @staticmethod
+    def of(size: Any, slide: Any, offset: Any = 0) -> SlidingProcessingTimeWindows:
+        return SlidingProcessingTimeWindows(
+            to_millis(size, "size"), to_millis(slide, "slide"), to_millis(offset, "offset")
+        )
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        now = context.get_current_processing_time()
+        return _sliding_windows(now, self.size, self.slide, self.offset)
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return ProcessingTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return False
+
+    def get_size(self) -> int:
+        return self.size
+
+    def get_slide(self) -> int:
+        return self.slide
+
+    def __repr__(self) -> str:
+        return f"SlidingProcessingTimeWindows({self.size}, {self.slide})"
+
+
+class EventTimeSessionWindows(MergingWindowAssigner):
+    """Event-time sessions split by a gap of inactivity (Flink's ``EventTimeSessionWindows``)."""
+
+    def __init__(self, session_timeout: int) -> None:
+        if session_timeout <= 0:
+            raise IllegalArgumentException(
+                "EventTimeSessionWindows parameters must satisfy 0 < size"
+            )
+        self.session_timeout = session_timeout
+
+    @staticmethod
+    def with_gap(size: Any) -> EventTimeSessionWindows:
+        return EventTimeSessionWindows(to_millis(size, "session gap"))
+
+    @staticmethod
+    def with_dynamic_gap(extractor: Any) -> DynamicEventTimeSessionWindows:
+        return DynamicEventTimeSessionWindows(extractor)
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        ts = _event_timestamp(timestamp)
+        return [TimeWindow(ts, ts + self.session_timeout)]
+
+    def merge_windows(self, windows, callback) -> None:
+        TimeWindow.merge_windows(windows, callback)
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return EventTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"EventTimeSessionWindows({self.session_timeout})"
+
+
+class ProcessingTimeSessionWindows(MergingWindowAssigner):
+    """Processing-time sessions (Flink's ``ProcessingTimeSessionWindows``)."""
+
+    def __init__(self, session_timeout: int) -> None:
+        if session_timeout <= 0:
+            raise IllegalArgumentException(
+                "ProcessingTimeSessionWindows parameters must satisfy 0 < size"
+            )
+        self.session_timeout = session_timeout
+
+    @staticmethod
+    def with_gap(size: Any) -> ProcessingTimeSessionWindows:
+        return ProcessingTimeSessionWindows(to_millis(size, "session gap"))
+
+    @staticmethod
+    def with_dynamic_gap(extractor: Any) -> DynamicProcessingTimeSessionWindows:
+        return DynamicProcessingTimeSessionWindows(extractor)
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        now = context.get_current_processing_time()
+        return [TimeWindow(now, now + self.session_timeout)]
+
+    def merge_windows(self, windows, callback) -> None:
+        TimeWindow.merge_windows(windows, callback)
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return ProcessingTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"ProcessingTimeSessionWindows({self.session_timeout})"
+
+
+class SessionWindowTimeGapExtractor(ABC):
+    """Extracts a per-element session gap in ms (Flink's ``SessionWindowTimeGapExtractor``)."""
+
+    @abstractmethod
+    def extract(self, element: Any) -> int: ...
+
+
+def _extract_gap(extractor: Any, element: Any, assigner: str) -> int:
+    gap = extractor.extract(element) if hasattr(extractor, "extract") else extractor(element)
+    if gap <= 0:
+        raise IllegalArgumentException(
+            f"Dynamic session time gap must satisfy 0 < gap ({assigner}), got {gap}."
+        )
+    return gap
+
+
+class DynamicEventTimeSessionWindows(MergingWindowAssigner):
+    """Event-time sessions with a gap per element (Flink's ``DynamicEventTimeSessionWindows``)."""
+
+    def __init__(self, session_window_time_gap_extractor: Any) -> None:
+        self.session_window_time_gap_extractor = session_window_time_gap_extractor
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        ts = _event_timestamp(timestamp)
+        gap = _extract_gap(self.session_window_time_gap_extractor, element, repr(self))
+        return [TimeWindow(ts, ts + gap)]
+
+    def merge_windows(self, windows, callback) -> None:
+        TimeWindow.merge_windows(windows, callback)
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return EventTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return "DynamicEventTimeSessionWindows()"
+
+
+class DynamicProcessingTimeSessionWindows(MergingWindowAssigner):
+    """Processing-time sessions with a gap per element (``DynamicProcessingTimeSessionWindows``)."""
+
+    def __init__(self, session_window_time_gap_extractor: Any) -> None:
+        self.session_window_time_gap_extractor = session_window_time_gap_extractor
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        now = context.get_current_processing_time()
+        gap = _extract_gap(self.session_window_time_gap_extractor, element, repr(self))
+        return [TimeWindow(now, now + gap)]
+
+    def merge_windows(self, windows, callback) -> None:
+        TimeWindow.merge_windows(windows, callback)
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return ProcessingTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "DynamicProcessingTimeSessionWindows()"
+
+
+class GlobalWindows(WindowAssigner):
+    """Puts every element into the one ``GlobalWindow`` (Flink's ``GlobalWindows``)."""
+
+    @staticmethod
+    def create() -> GlobalWindows:
+        return GlobalWindows()
+
+    def assign_windows(self, element, timestamp, context) -> list[GlobalWindow]:
+        return [GlobalWindow.get()]
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return NeverTrigger()
+
+    def is_event_time(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "GlobalWindows()"
+
+
+# ---------------------------------------------------------------------------------------------
+# Evictors
+# ---------------------------------------------------------------------------------------------
+class TimestampedValue:
+    """A value with its optional timestamp (Flink's ``TimestampedValue``)."""
+
+    __slots__ = ("value", "timestamp")
+
+    def __init__(self, value: Any, timestamp: int | None = None) -> None:
+        self.value = value
+        self.timestamp = timestamp
+
+    def get_value(self) -> Any:
+        return self.value
+
+    def get_timestamp(self) -> int:
+        if self.timestamp is None:
+            raise IllegalStateException(
+                "Record has no timestamp. Is the time characteristic set to 'ProcessingTime', "
+                "or did you forget to call 'DataStream.assignTimestampsAndWatermarks(...)'?"
+            )
+        return self.timestamp
+
+    def has_timestamp(self) -> bool:
+        return self.timestamp is not None
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, TimestampedValue)
+            and self.value == other.value
+            and self.timestamp == other.timestamp
+        )
+
+    def __repr__(self) -> str:
+        return f"TimestampedValue({self.value!r}, {self.timestamp})"
+
+
+class Evictor(ABC):
+    """Removes elements from a pane before/after the window function (Flink's ``Evictor``).
+
+    ``elements`` is a mutable list of ``TimestampedValue``; evictors remove from it in place.
+    """
+
+    class EvictorContext(ABC):
+        """``Evictor.EvictorContext``."""
+
+        @abstractmethod
+        def get_current_processing_time(self) -> int: ...
+
+        @abstractmethod
+        def get_current_watermark(self) -> int: ...
+
+    @abstractmethod
+    def evict_before(
+        self, elements: list[TimestampedValue], size: int, window: Window, ctx: Any
+    ) -> None: ...
+
+    @abstractmethod
+    def evict_after(
+        self, elements: list[TimestampedValue], size: int, window: Window, ctx: Any
+    ) -> None: ...
+
+
+class CountEvictor(Evictor):
+    """Keeps only the last ``max_count`` elements of a pane (Flink's ``CountEvictor``)."""
+
+    def __init__(self, max_count: int, do_evict_after: bool = False) -> None:
+        if isinstance(max_count, bool) or not isinstance(max_count, int):
+            raise IllegalArgumentException(f"CountEvictor needs an int count, got {max_count!r}.")
+        self.max_count = max_count
+        self.do_evict_after = do_evict_after
+
+    @staticmethod
+    def of(max_count: int, do_evict_after: bool = False) -> CountEvictor:
+        return CountEvictor(max_count, do_evict_after)
+
+    def evict_before(self, elements, size, window, ctx) -> None:
+        if not self.do_evict_after:
+            self._evict(elements, size)
+
+    def evict_after(self, elements, size, window, ctx) -> None:
+        if self.do_evict_after:
+            self._evict(elements, size)
+
+    def _evict(self, elements: list[TimestampedValue], size: int) -> None:
+        if size <= self.max_count:
+            return
+        del elements[: size - self.max_count]
+
+    def __repr__(self) -> str:
+        # Flink's CountEvictor has no toString(); operator names use the class name only.
+        return f"CountEvictor({self.max_count})"
+
+
+class TimeEvictor(Evictor):
+    """Keeps elements newer than ``max(ts) - window_size`` (Flink's ``TimeEvictor``)."""
+
+    def __init__(self, window_size: int, do_evict_after: bool = False) -> None:
+        self.window_size = window_size
+        self.do_evict_after = do_evict_after
+
+    @staticmethod
+    def of(window_size: Any, do_evict_after: bool = False) -> TimeEvictor:
+        return TimeEvictor(to_millis(window_size, "TimeEvictor window size"), do_evict_after)
+
+    def evict_before(self, elements, size, window, ctx) -> None:
+        if not self.do_evict_after:
+            self._evict(elements)
+
+    def evict_after(self, elements, size, window, ctx) -> None:
+        if self.do_evict_after:
+            self._evict(elements)
+
+    def _evict(self, elements: list[TimestampedValue]) -> None:
+        if not elements or not elements[0].has_timestamp():
+            return
+        cutoff = max(e.get_timestamp() for e in elements) - self.window_size
+        elements[:] = [e for e in elements if e.get_timestamp() > cutoff]
+
+    def __repr__(self) -> str:
+        return f"TimeEvictor({self.window_size})"
