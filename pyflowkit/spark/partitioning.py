@@ -1,0 +1,145 @@
+"""Flink's routing on Spark: each producer subtask picks target subtasks exactly as Flink's
+``RecordWriter`` + ``StreamPartitioner`` would, and Spark partition i becomes Flink subtask i.
+
+Stands for Flink's ``ChannelSelectorRecordWriter`` / ``BroadcastRecordWriter`` and the POINTWISE
+wiring of ``ExecutionVertex.connectPointwise`` (1.11). The target subtask travels as a column; a
+surrogate key whose Spark hash lands on partition ``target`` makes ``repartition(n, key)`` exact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+from pyflowkit.graph.key_groups import compute_default_max_parallelism
+
+_M = 0xFFFFFFFF
+SPARK_HASH_SEED = 42  # HashPartitioning: pmod(Murmur3Hash(exprs, 42), numPartitions)
+
+
+def pointwise_sources(s: int, t: int, consumer: int) -> list[int]:
+    """Producer partitions consumer subtask ``consumer`` reads on a POINTWISE edge (1.11 rules)."""
+    if s == t:
+        return [consumer]
+    if s < t:
+        if t % s == 0:
+            return [consumer // (t // s)]
+        return [int(consumer / (t / s))]
+    if s % t == 0:
+        k = s // t
+        return list(range(consumer * k, consumer * k + k))
+    start = int(consumer * s / t)
+    end = s if consumer == t - 1 else int((consumer + 1) * s / t)
+    return list(range(start, end))
+
+
+def pointwise_targets(s: int, t: int, producer: int) -> list[int]:
+    """Consumer subtasks a producer subtask writes to on a POINTWISE edge, in channel order."""
+    return [c for c in range(t) if producer in pointwise_sources(s, t, c)]
+
+
+def writer_seed(seed: int, producer_vertex_id: str, producer: int, edge_index: int) -> int:
+    """Deterministic per-writer seed (Flink draws REBALANCE starts / SHUFFLE from a thread RNG)."""
+    digest = hashlib.sha256(f"{seed}/{producer_vertex_id}/{producer}/{edge_index}".encode())
+    return int.from_bytes(digest.digest()[:8], "little")
+
+
+class ChannelSelector:
+    """One producer subtask's record writer for one JobEdge: value → target consumer subtask(s).
+
+    Flink's ``RecordWriter`` with a copy of the edge's ``StreamPartitioner``, set up with the number
+    of channels this writer has (all consumers for ALL_TO_ALL, the local ones for POINTWISE).
+    """
+
+    def __init__(
+        self,
+        partitioner: Any,
+        producer: int,
+        producer_parallelism: int,
+        consumer_parallelism: int,
+        consumer_max_parallelism: int = -1,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.ship_strategy = str(partitioner)
+        self.partitioner = partitioner.copy()
+        if partitioner.is_pointwise:
+            if self.ship_strategy == "FORWARD" and producer_parallelism != consumer_parallelism:
+                raise ValueError(
+                    "Forward partitioning does not allow change of parallelism "
+                    f"({producer_parallelism} -> {consumer_parallelism})."
+                )
+            self.channels = pointwise_targets(producer_parallelism, consumer_parallelism, producer)
+        else:
+            self.channels = list(range(consumer_parallelism))
+        if hasattr(self.partitioner, "configure"):  # ConfigurableStreamPartitioner (HASH)
+            max_p = consumer_max_parallelism
+            if max_p <= 0:
+                max_p = compute_default_max_parallelism(consumer_parallelism)
+            self.partitioner.configure(max_p)
+        self.partitioner.setup(max(1, len(self.channels)), rng or random.Random(0))
+        self.is_broadcast = bool(partitioner.is_broadcast)
+        self._single = self.channels[0] if len(self.channels) == 1 else None
+
+    @property
+    def targets(self) -> list[int]:
+        """Every consumer subtask this writer is connected to (watermarks go to all of them)."""
+        return self.channels
+
+    def select(self, value: Any) -> int:
+        """The consumer subtask of one record (not for BROADCAST: use ``targets``)."""
+        if self._single is not None and self.ship_strategy in ("FORWARD", "RESCALE"):
+            return self._single
+        return self.channels[self.partitioner.select_channel(value)]
+
+
+# --- Spark's HashPartitioning, so that partition i == target subtask i ------------------------
+
+
+def _rotl(x: int, r: int) -> int:
+    return ((x << r) | (x >> (32 - r))) & _M
+
+
+def spark_hash_int(value: int, seed: int = SPARK_HASH_SEED) -> int:
+    """Spark's ``Murmur3_x86_32.hashInt`` (as ``Murmur3Hash`` on an IntegerType column), signed."""
+    k1 = (value & _M) * 0xCC9E2D51 & _M
+    k1 = _rotl(k1, 15)
+    k1 = k1 * 0x1B873593 & _M
+    h1 = (seed & _M) ^ k1
+    h1 = _rotl(h1, 13)
+    h1 = (h1 * 5 + 0xE6546B64) & _M
+    h1 ^= 4
+    h1 ^= h1 >> 16
+    h1 = h1 * 0x85EBCA6B & _M
+    h1 ^= h1 >> 13
+    h1 = h1 * 0xC2B2AE35 & _M
+    h1 ^= h1 >> 16
+    return h1 - (1 << 32) if h1 & 0x80000000 else h1
+
+
+def spark_partition_of(value: int, num_partitions: int) -> int:
+    """``pmod(hash(value), n)``: the partition ``repartition(n, intColumn)`` sends ``value`` to."""
+    return spark_hash_int(value) % num_partitions
+
+
+def partition_keys(num_partitions: int) -> list[int]:
+    """For each partition i, the smallest non-negative int that Spark hashes to partition i."""
+    keys: list[int | None] = [None] * num_partitions
+    missing, candidate = num_partitions, 0
+    while missing:
+        p = spark_partition_of(candidate, num_partitions)
+        if keys[p] is None:
+            keys[p] = candidate
+            missing -= 1
+        candidate += 1
+    return keys  # type: ignore[return-value]
+
+
+def repartition_by_target(df: Any, num_partitions: int, target_col: str = "target") -> Any:
+    """Spark ``repartition(n, key)`` with the surrogate key of column ``target``: partition i gets
+    exactly the rows whose target is i (an explicit partition count is never coalesced by AQE)."""
+    from pyspark.sql import functions as F
+
+    keys = F.array(*[F.lit(k) for k in partition_keys(num_partitions)])
+    df = df.withColumn("_pkey", F.element_at(keys, F.col(target_col) + 1))
+    return df.repartition(num_partitions, F.col("_pkey")).drop("_pkey")

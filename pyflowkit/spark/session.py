@@ -1,0 +1,143 @@
+"""The SparkSession a job runs on: given, configured (``spark.master``, ``spark.*``) or embedded.
+
+pyflowkit's counterpart of Flink's ``PipelineExecutorFactory`` choice (which cluster runs the job).
+The embedded session is quiet (environment-notes §2), started on first use, reused, stopped at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pyflowkit.spark import preflight
+
+DEFAULT_MASTER = "local[*]"
+APP_NAME = "pyflowkit"
+_LOG4J = Path(__file__).resolve().parent.parent / "_spark_log4j2.properties"
+
+_lock = threading.Lock()
+_embedded: Any = None  # the SparkSession pyflowkit started itself
+_embedded_key: tuple | None = None
+_atexit_registered = False
+
+
+def log4j_path() -> Path:
+    """The quiet log4j2 file shipped in the package."""
+    return _LOG4J
+
+
+def spark_conf_from(configuration: Mapping[str, str] | None) -> dict[str, str]:
+    """Every ``spark.*`` key of a Flink ``Configuration``, passed to Spark as is."""
+    return {k: str(v) for k, v in (configuration or {}).items() if k.startswith("spark.")}
+
+
+def _is_loopback_master(master: str) -> bool:
+    if master.startswith("local"):
+        return True
+    address = preflight.master_address(master)
+    return address is not None and address[0] in ("127.0.0.1", "localhost")
+
+
+def quiet_settings(master: str) -> dict[str, str]:
+    """Environment-notes §2: no UI, no console progress, quiet log4j, loopback driver for local."""
+    settings = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{_LOG4J}",
+        "spark.sql.shuffle.partitions": "2",
+    }
+    if _is_loopback_master(master):
+        settings["spark.driver.bindAddress"] = "127.0.0.1"
+        settings["spark.driver.host"] = "127.0.0.1"
+    return settings
+
+
+def _prepare_process() -> None:
+    warnings.filterwarnings(
+        "ignore", message="PySpark does not yet fully support pandas", category=FutureWarning
+    )
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+
+def _stop_embedded() -> None:
+    global _embedded, _embedded_key
+    with _lock:
+        session, _embedded, _embedded_key = _embedded, None, None
+    if session is not None:
+        try:
+            session.stop()
+        except Exception:  # interpreter shutdown: the JVM may already be gone
+            pass
+
+
+def stop() -> None:
+    """Stop the embedded session pyflowkit started (a session passed in is left alone)."""
+    _stop_embedded()
+
+
+def get_session(configuration: Mapping[str, str] | None = None, spark: Any = None) -> Any:
+    """The session to run on: ``spark`` if given; else the one ``spark.master``/``spark.remote``
+    configure; else the active session; else an embedded ``local[*]`` one (started once, reused)."""
+    global _embedded, _embedded_key, _atexit_registered
+    if spark is not None:
+        return spark
+    conf = spark_conf_from(configuration)
+    remote = conf.pop("spark.remote", None)
+    master = remote or conf.pop("spark.master", None)
+    _prepare_process()
+    preflight.check_python_packages()
+    if master is None:
+        from pyspark.sql import SparkSession
+
+        active = SparkSession.getActiveSession()
+        if active is not None and not conf:
+            return active
+        master = DEFAULT_MASTER
+    key = (master, tuple(sorted(conf.items())))
+    with _lock:
+        if _embedded is not None and _embedded_key == key:
+            return _embedded
+    if _embedded is not None:
+        _stop_embedded()  # a different master/conf: getOrCreate would silently reuse the old one
+    if not master.startswith("sc://"):
+        preflight.check_java()
+    preflight.check_master_reachable(master)
+    session = _build(master, conf)
+    with _lock:
+        _embedded, _embedded_key = session, key
+        if not _atexit_registered:
+            atexit.register(_stop_embedded)
+            _atexit_registered = True
+    return session
+
+
+def _build(master: str, conf: Mapping[str, str]) -> Any:
+    from pyspark.sql import SparkSession
+
+    if master.startswith("sc://"):
+        builder = SparkSession.builder.remote(master)
+        for k, v in conf.items():
+            builder = builder.config(k, v)
+        return builder.getOrCreate()
+    active = SparkSession.getActiveSession()
+    if active is not None:  # one SparkContext per JVM: replace a session we did not configure
+        active.stop()
+    builder = SparkSession.builder.master(master).appName(conf.get("spark.app.name", APP_NAME))
+    settings = quiet_settings(master)
+    settings.update(conf)
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    return builder.getOrCreate()
+
+
+def is_connect(session: Any) -> bool:
+    """True for a Spark Connect session (no SparkContext, no JVM in this process)."""
+    return type(session).__module__.startswith("pyspark.sql.connect")
