@@ -70,6 +70,8 @@ class StreamEdge:
     output_tag: Any = None  # OutputTag for side-output edges
     shuffle_mode: ShuffleMode = ShuffleMode.UNDEFINED
     selected_names: tuple[str, ...] = ()
+    # pyflowkit addition: True when the generator chose FORWARD/REBALANCE (no partitioning call)
+    default_partitioner: bool = False
 
     @property
     def source_id(self) -> int:
@@ -102,6 +104,9 @@ class StreamGraph:
     checkpoint_config: Any = None
     restart_strategy: Any = None
     execution_config: Any = None  # a snapshot of the environment's settings
+    # GlobalDataExchangeMode name (ALL_EDGES_PIPELINED for streaming, as Flink 1.11's generator)
+    global_data_exchange_mode: str = "ALL_EDGES_PIPELINED"
+    all_vertices_in_same_slot_sharing_group_by_default: bool = True
 
     @property
     def edges(self) -> list[StreamEdge]:
@@ -109,3 +114,29 @@ class StreamGraph:
 
     def get_stream_node(self, node_id: int) -> StreamNode:
         return self.nodes[node_id]
+
+    # Rendering lives in pyflowkit.render (imported lazily: graph never imports it at load time).
+    def to_dot(self, states: dict[str, Any] | None = None) -> str:
+        """DOT with stable ids (``sn_<id>``), optionally coloured by ``states``."""
+        from pyflowkit.render.export import to_dot
+
+        return to_dot(self, states)
+
+    def to_svg(self, states: dict[str, Any] | None = None) -> str:
+        """SVG drawn by Graphviz (system ``dot`` or ``graphviz-pure``)."""
+        from pyflowkit.render.export import to_svg
+
+        return to_svg(self, states)
+
+    def save(
+        self, path: Any, format: str | None = None, states: dict[str, Any] | None = None
+    ) -> Any:
+        """Write svg/png/dot/json (by ``format=`` or the path's suffix); returns the path."""
+        from pyflowkit.render.export import save
+
+        return save(self, path, format, states)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        from pyflowkit.render.export import repr_mimebundle
+
+        return repr_mimebundle(self, include, exclude)
