@@ -1,4 +1,4 @@
-"""to_svg / save / _repr_mimebundle_ on the graph objects, with whatever Graphviz engine is present."""
+"""to_svg, save and _repr_mimebundle_ on graph objects, with whichever Graphviz engine exists."""
 
 from __future__ import annotations
 
