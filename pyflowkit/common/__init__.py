@@ -1,0 +1,61 @@
+"""PyFlink's ``pyflink.common``: plain value types every layer may import.
+
+Imports nothing from pyflowkit but ``pyflowkit.errors``.
+"""
+
+from pyflowkit.common.configuration import Configuration
+from pyflowkit.common.execution_config import ExecutionConfig
+from pyflowkit.common.job_client import CompletableFuture, JobClient
+from pyflowkit.common.job_execution_result import JobExecutionResult
+from pyflowkit.common.restart_strategy import (
+    FailureRateRestartStrategyConfiguration,
+    FallbackRestartStrategyConfiguration,
+    FixedDelayRestartStrategyConfiguration,
+    NoRestartStrategyConfiguration,
+    RestartStrategies,
+    RestartStrategyConfiguration,
+)
+from pyflowkit.common.serialization import Encoder, SimpleStringSchema
+from pyflowkit.common.time import Duration, Instant, Time
+from pyflowkit.common.typeinfo import (
+    BasicType,
+    BasicTypeInfo,
+    TypeInformation,
+    Types,
+)
+from pyflowkit.common.types import Row, RowKind
+from pyflowkit.common.watermark_strategy import (
+    TimestampAssigner,
+    WatermarkGenerator,
+    WatermarkOutput,
+    WatermarkStrategy,
+)
+
+__all__ = [
+    "BasicType",
+    "BasicTypeInfo",
+    "CompletableFuture",
+    "Configuration",
+    "Duration",
+    "Encoder",
+    "ExecutionConfig",
+    "FailureRateRestartStrategyConfiguration",
+    "FallbackRestartStrategyConfiguration",
+    "FixedDelayRestartStrategyConfiguration",
+    "Instant",
+    "JobClient",
+    "JobExecutionResult",
+    "NoRestartStrategyConfiguration",
+    "RestartStrategies",
+    "RestartStrategyConfiguration",
+    "Row",
+    "RowKind",
+    "SimpleStringSchema",
+    "Time",
+    "TimestampAssigner",
+    "TypeInformation",
+    "Types",
+    "WatermarkGenerator",
+    "WatermarkOutput",
+    "WatermarkStrategy",
+]

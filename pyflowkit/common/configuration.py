@@ -1,0 +1,116 @@
+"""``Configuration`` (PyFlink's ``pyflink.common.Configuration``): string key → value settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+class Configuration:
+    """PyFlink's ``Configuration`` (Flink's ``org.apache.flink.configuration.Configuration``).
+
+    Values are kept as Flink's string forms (``true``/``false`` for booleans).
+    """
+
+    def __init__(self, other: Configuration | None = None) -> None:
+        self._data: dict[str, str] = dict(other._data) if other is not None else {}
+
+    # --- strings --------------------------------------------------------------------------
+    def set_string(self, key: str, value: str) -> Configuration:
+        self._data[_check_key(key)] = str(value)
+        return self
+
+    def get_string(self, key: str, default_value: str | None = None) -> str | None:
+        return self._data.get(key, default_value)
+
+    # --- typed accessors ----------------------------------------------------------------------
+    def set_integer(self, key: str, value: int) -> Configuration:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"Configuration.set_integer('{key}') needs an int, got {value!r}.")
+        self._data[_check_key(key)] = str(value)
+        return self
+
+    def get_integer(self, key: str, default_value: int = 0) -> int:
+        raw = self._data.get(key)
+        if raw is None:
+            return default_value
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError(
+                f"Configuration key '{key}' holds {raw!r}, which is not an integer."
+            ) from None
+
+    def set_float(self, key: str, value: float) -> Configuration:
+        self._data[_check_key(key)] = repr(float(value))
+        return self
+
+    def get_float(self, key: str, default_value: float = 0.0) -> float:
+        raw = self._data.get(key)
+        if raw is None:
+            return default_value
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError(
+                f"Configuration key '{key}' holds {raw!r}, which is not a float."
+            ) from None
+
+    def set_boolean(self, key: str, value: bool) -> Configuration:
+        if not isinstance(value, bool):
+            raise TypeError(f"Configuration.set_boolean('{key}') needs a bool, got {value!r}.")
+        self._data[_check_key(key)] = "true" if value else "false"
+        return self
+
+    def get_boolean(self, key: str, default_value: bool = False) -> bool:
+        raw = self._data.get(key)
+        if raw is None:
+            return default_value
+        low = raw.strip().lower()
+        if low in ("true", "false"):
+            return low == "true"
+        raise ValueError(f"Configuration key '{key}' holds {raw!r}, which is not a boolean.")
+
+    # --- whole-map operations ---------------------------------------------------------------
+    def contains_key(self, key: str) -> bool:
+        return key in self._data
+
+    def key_set(self) -> set[str]:
+        return set(self._data)
+
+    def to_dict(self) -> dict[str, str]:
+        return dict(self._data)
+
+    def add_all(self, other: Configuration, prefix: str | None = None) -> Configuration:
+        for k, v in other._data.items():
+            self._data[(prefix or "") + k] = v
+        return self
+
+    def remove_config(self, key: str) -> bool:
+        return self._data.pop(key, None) is not None
+
+    def set_all(self, items: Iterable[tuple[str, Any]]) -> Configuration:
+        for k, v in items:
+            self.set_string(k, v)
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Configuration) and self._data == other._data
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._data.items())))
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"Configuration({self._data!r})"
+
+    def __str__(self) -> str:
+        return "{" + ", ".join(f"{k}={v}" for k, v in self._data.items()) + "}"
+
+
+def _check_key(key: str) -> str:
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"Configuration keys must be non-empty strings, got {key!r}.")
+    return key

@@ -1,0 +1,52 @@
+"""``JobClient`` (PyFlink's ``pyflink.common.JobClient``) for ``execute_async``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyflowkit.common.job_execution_result import JobExecutionResult
+
+
+class CompletableFuture:
+    """A completed-or-failed future (PyFlink's ``CompletableFuture`` wrapper)."""
+
+    def __init__(self, value: Any = None, exception: BaseException | None = None) -> None:
+        self._value = value
+        self._exception = exception
+
+    def result(self) -> Any:
+        if self._exception is not None:
+            raise self._exception
+        return self._value
+
+    def done(self) -> bool:
+        return True
+
+    def exception(self) -> BaseException | None:
+        return self._exception
+
+
+class JobClient:
+    """Flink's ``JobClient``: a handle on a submitted job (our executors finish synchronously)."""
+
+    def __init__(
+        self,
+        job_id: str,
+        result: JobExecutionResult | None = None,
+        error: BaseException | None = None,
+    ) -> None:
+        self._job_id = job_id
+        self._result = result
+        self._error = error
+
+    def get_job_id(self) -> str:
+        return self._job_id
+
+    def get_job_status(self) -> CompletableFuture:
+        return CompletableFuture("FAILED" if self._error is not None else "FINISHED")
+
+    def cancel(self) -> CompletableFuture:
+        return CompletableFuture(None)
+
+    def get_job_execution_result(self) -> CompletableFuture:
+        return CompletableFuture(self._result, self._error)

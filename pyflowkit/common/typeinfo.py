@@ -1,0 +1,371 @@
+"""Type descriptors (PyFlink's ``pyflink.common.typeinfo``: ``Types`` and TypeInformation classes).
+
+``str()`` of every class is Flink's Java ``TypeInformation.toString()``; equality is structural.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+from typing import Any
+
+
+class TypeInformation:
+    """PyFlink's ``TypeInformation``: describes the type of the records of a stream."""
+
+    def _key(self) -> tuple[Any, ...]:
+        return ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self._key()))
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def is_basic_type(self) -> bool:
+        return False
+
+    def is_key_type(self) -> bool:
+        """Flink's ``isKeyType`` + ``validateKeyTypeIsHashable``: usable as a ``key_by`` key."""
+        return True
+
+
+class BasicType(Enum):
+    """PyFlink's ``BasicType``: the basic types with their Java class simple names."""
+
+    STRING = "String"
+    BYTE = "Byte"
+    BOOLEAN = "Boolean"
+    SHORT = "Short"
+    INT = "Integer"
+    LONG = "Long"
+    FLOAT = "Float"
+    DOUBLE = "Double"
+    CHAR = "Character"
+    BIG_INT = "BigInteger"
+    BIG_DEC = "BigDecimal"
+    INSTANT = "Instant"
+
+
+class BasicTypeInfo(TypeInformation):
+    """PyFlink's ``BasicTypeInfo`` (Flink's ``BasicTypeInfo``): String, Integer, Long, …"""
+
+    def __init__(self, basic_type: BasicType) -> None:
+        self.basic_type = basic_type
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.basic_type,)
+
+    def is_basic_type(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return self.basic_type.value
+
+
+class SqlTimeTypeInfo(TypeInformation):
+    """Flink's ``SqlTimeTypeInfo``: ``Date``, ``Time`` or ``Timestamp``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.name,)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PickledBytesTypeInfo(TypeInformation):
+    """PyFlink's ``PickledBytesTypeInfo``: records travel as pickled Python objects."""
+
+    def __str__(self) -> str:
+        return "PickledByteArrayTypeInfo"
+
+
+class RowTypeInfo(TypeInformation):
+    """Flink's ``RowTypeInfo``: ``Row(name: String, count: Integer)``."""
+
+    def __init__(
+        self, field_types: Sequence[TypeInformation], field_names: Sequence[str] | None = None
+    ) -> None:
+        _check_types("ROW", field_types)
+        self.field_types = list(field_types)
+        if field_names is None:
+            field_names = [f"f{i}" for i in range(len(self.field_types))]
+        names = list(field_names)
+        if len(names) != len(self.field_types):
+            raise ValueError(
+                f"Types.ROW_NAMED needs one name per type: got {len(names)} names for "
+                f"{len(self.field_types)} types."
+            )
+        if len(set(names)) != len(names):
+            raise ValueError(f"Types.ROW_NAMED field names must be unique, got {names}.")
+        self.field_names = names
+
+    def get_field_names(self) -> list[str]:
+        return list(self.field_names)
+
+    def get_field_types(self) -> list[TypeInformation]:
+        return list(self.field_types)
+
+    def get_field_index(self, field_name: str) -> int:
+        return self.field_names.index(field_name) if field_name in self.field_names else -1
+
+    def get_arity(self) -> int:
+        return len(self.field_types)
+
+    def _key(self) -> tuple[Any, ...]:
+        return (tuple(self.field_types), tuple(self.field_names))
+
+    def is_key_type(self) -> bool:
+        return all(t.is_key_type() for t in self.field_types)
+
+    def __str__(self) -> str:
+        fields = ", ".join(
+            f"{n}: {t}" for n, t in zip(self.field_names, self.field_types, strict=True)
+        )
+        return f"Row({fields})"
+
+
+class TupleTypeInfo(TypeInformation):
+    """Flink's ``TupleTypeInfo``: ``Java Tuple2<String, Integer>``."""
+
+    def __init__(self, field_types: Sequence[TypeInformation]) -> None:
+        _check_types("TUPLE", field_types)
+        self.field_types = list(field_types)
+
+    def get_field_types(self) -> list[TypeInformation]:
+        return list(self.field_types)
+
+    def get_arity(self) -> int:
+        return len(self.field_types)
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(self.field_types)
+
+    def is_key_type(self) -> bool:
+        return all(t.is_key_type() for t in self.field_types)
+
+    def __str__(self) -> str:
+        inner = ", ".join(str(t) for t in self.field_types)
+        return f"Java Tuple{len(self.field_types)}<{inner}>"
+
+
+_PRIMITIVE_NAMES = {
+    BasicType.BOOLEAN: "boolean",
+    BasicType.BYTE: "byte",
+    BasicType.SHORT: "short",
+    BasicType.INT: "int",
+    BasicType.LONG: "long",
+    BasicType.FLOAT: "float",
+    BasicType.DOUBLE: "double",
+    BasicType.CHAR: "char",
+}
+
+
+class PrimitiveArrayTypeInfo(TypeInformation):
+    """Flink's ``PrimitiveArrayTypeInfo``: ``int[]``; arrays cannot be keys."""
+
+    def __init__(self, element_type: TypeInformation) -> None:
+        if not isinstance(element_type, BasicTypeInfo) or element_type.basic_type not in (
+            _PRIMITIVE_NAMES
+        ):
+            raise TypeError(
+                f"Types.PRIMITIVE_ARRAY needs a primitive element type (BOOLEAN, BYTE, SHORT, "
+                f"INT, LONG, FLOAT, DOUBLE, CHAR), got {element_type!r}."
+            )
+        self.element_type = element_type
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.element_type,)
+
+    def is_key_type(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return f"{_PRIMITIVE_NAMES[self.element_type.basic_type]}[]"  # type: ignore[attr-defined]
+
+
+class BasicArrayTypeInfo(TypeInformation):
+    """Flink's ``BasicArrayTypeInfo``: ``BasicArrayTypeInfo<String>``; arrays cannot be keys."""
+
+    def __init__(self, element_type: TypeInformation) -> None:
+        if not isinstance(element_type, BasicTypeInfo):
+            raise TypeError(f"Types.BASIC_ARRAY needs a basic element type, got {element_type!r}.")
+        self.element_type = element_type
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.element_type,)
+
+    def is_key_type(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return f"BasicArrayTypeInfo<{self.element_type}>"
+
+
+class ObjectArrayTypeInfo(TypeInformation):
+    """Flink's ``ObjectArrayTypeInfo``: ``ObjectArrayTypeInfo<...>``; arrays cannot be keys."""
+
+    def __init__(self, element_type: TypeInformation) -> None:
+        _check_types("OBJECT_ARRAY", [element_type])
+        self.element_type = element_type
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.element_type,)
+
+    def is_key_type(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return f"ObjectArrayTypeInfo<{self.element_type}>"
+
+
+class ListTypeInfo(TypeInformation):
+    """Flink's ``ListTypeInfo``: ``List<String>`` (a Python list: mutable, so never a key)."""
+
+    def __init__(self, element_type: TypeInformation) -> None:
+        _check_types("LIST", [element_type])
+        self.element_type = element_type
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.element_type,)
+
+    def is_key_type(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return f"List<{self.element_type}>"
+
+
+class MapTypeInfo(TypeInformation):
+    """Flink's ``MapTypeInfo``: ``Map<String, Integer>`` (a Python dict: never a key)."""
+
+    def __init__(self, key_type: TypeInformation, value_type: TypeInformation) -> None:
+        _check_types("MAP", [key_type, value_type])
+        self.key_type = key_type
+        self.value_type = value_type
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.key_type, self.value_type)
+
+    def is_key_type(self) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        return f"Map<{self.key_type}, {self.value_type}>"
+
+
+def _check_types(where: str, types: Sequence[Any]) -> None:
+    for t in types:
+        if not isinstance(t, TypeInformation):
+            raise TypeError(
+                f"Types.{where} expects TypeInformation values such as Types.STRING(), got {t!r}."
+            )
+
+
+_STRING = BasicTypeInfo(BasicType.STRING)
+
+
+class Types:
+    """PyFlink's ``Types``: factory of TypeInformation objects (``Types.STRING()`` …)."""
+
+    @staticmethod
+    def STRING() -> TypeInformation:
+        return _STRING
+
+    @staticmethod
+    def BYTE() -> TypeInformation:
+        return BasicTypeInfo(BasicType.BYTE)
+
+    @staticmethod
+    def BOOLEAN() -> TypeInformation:
+        return BasicTypeInfo(BasicType.BOOLEAN)
+
+    @staticmethod
+    def SHORT() -> TypeInformation:
+        return BasicTypeInfo(BasicType.SHORT)
+
+    @staticmethod
+    def INT() -> TypeInformation:
+        return BasicTypeInfo(BasicType.INT)
+
+    @staticmethod
+    def LONG() -> TypeInformation:
+        return BasicTypeInfo(BasicType.LONG)
+
+    @staticmethod
+    def FLOAT() -> TypeInformation:
+        return BasicTypeInfo(BasicType.FLOAT)
+
+    @staticmethod
+    def DOUBLE() -> TypeInformation:
+        return BasicTypeInfo(BasicType.DOUBLE)
+
+    @staticmethod
+    def CHAR() -> TypeInformation:
+        return BasicTypeInfo(BasicType.CHAR)
+
+    @staticmethod
+    def BIG_INT() -> TypeInformation:
+        return BasicTypeInfo(BasicType.BIG_INT)
+
+    @staticmethod
+    def BIG_DEC() -> TypeInformation:
+        return BasicTypeInfo(BasicType.BIG_DEC)
+
+    @staticmethod
+    def INSTANT() -> TypeInformation:
+        return BasicTypeInfo(BasicType.INSTANT)
+
+    @staticmethod
+    def SQL_DATE() -> TypeInformation:
+        return SqlTimeTypeInfo("Date")
+
+    @staticmethod
+    def SQL_TIME() -> TypeInformation:
+        return SqlTimeTypeInfo("Time")
+
+    @staticmethod
+    def SQL_TIMESTAMP() -> TypeInformation:
+        return SqlTimeTypeInfo("Timestamp")
+
+    @staticmethod
+    def PICKLED_BYTE_ARRAY() -> TypeInformation:
+        return PickledBytesTypeInfo()
+
+    @staticmethod
+    def ROW(field_types: list[TypeInformation]) -> TypeInformation:
+        return RowTypeInfo(field_types)
+
+    @staticmethod
+    def ROW_NAMED(field_names: list[str], field_types: list[TypeInformation]) -> TypeInformation:
+        return RowTypeInfo(field_types, field_names)
+
+    @staticmethod
+    def TUPLE(field_types: list[TypeInformation]) -> TypeInformation:
+        return TupleTypeInfo(field_types)
+
+    @staticmethod
+    def PRIMITIVE_ARRAY(element_type: TypeInformation) -> TypeInformation:
+        return PrimitiveArrayTypeInfo(element_type)
+
+    @staticmethod
+    def BASIC_ARRAY(element_type: TypeInformation) -> TypeInformation:
+        return BasicArrayTypeInfo(element_type)
+
+    @staticmethod
+    def OBJECT_ARRAY(element_type: TypeInformation) -> TypeInformation:
+        return ObjectArrayTypeInfo(element_type)
+
+    @staticmethod
+    def LIST(element_type_info: TypeInformation) -> TypeInformation:
+        return ListTypeInfo(element_type_info)
+
+    @staticmethod
+    def MAP(key_type_info: TypeInformation, value_type_info: TypeInformation) -> TypeInformation:
+        return MapTypeInfo(key_type_info, value_type_info)

@@ -1,0 +1,161 @@
+"""``Row`` and ``RowKind`` (PyFlink's ``pyflink.common.types``)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+
+class RowKind(Enum):
+    """Flink's ``RowKind``: the change a row describes in a changelog."""
+
+    INSERT = 0
+    UPDATE_BEFORE = 1
+    UPDATE_AFTER = 2
+    DELETE = 3
+
+    def short_string(self) -> str:
+        return ("+I", "-U", "+U", "-D")[self.value]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Row:
+    """PyFlink's ``Row``: positional (``Row(1, 'a')``) or named (``Row(a=1)``) fields.
+
+    ``Row("name", "count")`` (only strings, no values) is a row *factory*: calling it with values
+    gives a named Row. Hashes as Flink 1.11's ``Row.hashCode`` via ``_flink_row_fields()``.
+    """
+
+    __slots__ = ("_values", "_fields", "_row_kind")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError("Row accepts either positional values or named values, not both.")
+        self._row_kind = RowKind.INSERT
+        if kwargs:
+            self._fields: list[str] | None = list(kwargs)
+            self._values: list[Any] = list(kwargs.values())
+        else:
+            self._fields = None
+            self._values = list(args)
+
+    # --- factory form -------------------------------------------------------------------------
+    def __call__(self, *args: Any) -> Row:
+        """``Row("name", "count")("Alice", 1)`` → ``Row(name='Alice', count=1)``."""
+        names = self._values
+        if not all(isinstance(n, str) for n in names):
+            raise TypeError("Only a Row of field names (strings) can be called to create rows.")
+        if len(args) > len(names):
+            raise ValueError(
+                f"Can not create Row with fields {names}, expected {len(names)} values but got "
+                f"{args}"
+            )
+        row = Row(*args)
+        row._fields = list(names[: len(args)])
+        return row
+
+    # --- access -------------------------------------------------------------------------------
+    def as_dict(self, recursive: bool = False) -> dict[str, Any]:
+        if self._fields is None:
+            raise TypeError("Cannot convert a Row without field names to a dict.")
+
+        def conv(v: Any) -> Any:
+            if isinstance(v, Row) and v._fields is not None:
+                return v.as_dict(True)
+            if isinstance(v, list):
+                return [conv(x) for x in v]
+            if isinstance(v, dict):
+                return {k: conv(x) for k, x in v.items()}
+            return v
+
+        if recursive:
+            return {k: conv(v) for k, v in zip(self._fields, self._values, strict=False)}
+        return dict(zip(self._fields, self._values, strict=False))
+
+    def get_row_kind(self) -> RowKind:
+        return self._row_kind
+
+    def set_row_kind(self, row_kind: RowKind) -> None:
+        self._row_kind = row_kind
+
+    def set_field_names(self, field_names: list[str]) -> None:
+        self._fields = list(field_names)
+
+    def get_fields_by_names(self, names: list[str]) -> list[Any]:
+        return [self[n] for n in names]
+
+    def _flink_row_fields(self) -> list[Any]:
+        """The field values in order (``pyflowkit.graph.java_hash`` hashes them as Flink)."""
+        return self._values
+
+    def _index_of(self, name: str) -> int:
+        if self._fields is None or name not in self._fields:
+            raise KeyError(name)
+        return self._fields.index(name)
+
+    def __getitem__(self, item: int | slice | str) -> Any:
+        if isinstance(item, str):
+            return self._values[self._index_of(item)]
+        return self._values[item]
+
+    def __setitem__(self, item: int | str, value: Any) -> None:
+        if isinstance(item, str):
+            item = self._index_of(item)
+        self._values[item] = value
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in Row.__slots__:
+            raise AttributeError(name)
+        try:
+            return self._values[self._index_of(name)]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in Row.__slots__:
+            object.__setattr__(self, name, value)
+        else:
+            raise AttributeError("Row is read-only by attribute; use row[name] = value.")
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __iter__(self):  # noqa: ANN204
+        return iter(self._values)
+
+    def __contains__(self, item: Any) -> bool:
+        if self._fields is not None:
+            return item in self._fields
+        return item in self._values
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Row):
+            return False
+        if self._fields is not None and other._fields is not None:
+            if self._fields != other._fields:
+                return False
+        return self._row_kind == other._row_kind and self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._values))
+
+    def __reduce__(self):  # noqa: ANN204
+        return (_rebuild_row, (self._values, self._fields, self._row_kind))
+
+    def __repr__(self) -> str:
+        if self._fields is not None:
+            inner = ", ".join(
+                f"{k}={v!r}" for k, v in zip(self._fields, self._values, strict=False)
+            )
+        else:
+            inner = ", ".join(repr(v) for v in self._values)
+        return f"Row({inner})"
+
+
+def _rebuild_row(values: list[Any], fields: list[str] | None, kind: RowKind) -> Row:
+    row = Row(*values)
+    row._fields = fields
+    row._row_kind = kind
+    return row
