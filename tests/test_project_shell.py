@@ -122,6 +122,20 @@ def _write_script(path: Path, body: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
+def _env_without_make_vars() -> dict[str, str]:
+    """The environment minus what an outer `make test PYTEST_ARGS=...` passes down."""
+    skip = {
+        "MAKEFLAGS",
+        "MFLAGS",
+        "MAKELEVEL",
+        "MAKEOVERRIDES",
+        "PYTEST_ARGS",
+        "LAB_ARGS",
+        "PIP_FLAGS",
+    }
+    return {k: v for k, v in os.environ.items() if k not in skip}
+
+
 @pytest.fixture()
 def make_sandbox(tmp_path: Path):
     """A copy of the Makefile with a fake `python3` whose venv logs every command it is given."""
@@ -150,7 +164,7 @@ fi
         proc = subprocess.run(
             ["make", "--no-print-directory", f"PYTHON={tmp_path / 'fakebin' / 'python3'}", *args],
             cwd=tmp_path,
-            env={**os.environ, **env},
+            env={**_env_without_make_vars(), **env},
             capture_output=True,
             text=True,
             timeout=60,
@@ -221,7 +235,12 @@ def test_make_rejects_old_python(make_sandbox) -> None:
 @needs_make
 def test_make_soak_selects_hypothesis_profile() -> None:
     proc = subprocess.run(
-        ["make", "-n", "soak"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60
+        ["make", "-n", "soak"],
+        cwd=REPO_ROOT,
+        env=_env_without_make_vars(),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert "HYPOTHESIS_PROFILE=soak .venv/bin/python -m pytest -q" in proc.stdout
@@ -358,9 +377,7 @@ def test_spark_fixture_is_quiet_local2(spark) -> None:
 @pytest.mark.spark
 def test_spark_session_start_prints_no_log_noise() -> None:
     """The packaged log4j file silences Spark's WARN lines and the 'default log level' hint."""
-    from conftest import java_available  # tests/ is on sys.path (rootdir conftest)
-
-    if not java_available():
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("Java not found")
     conftest = str(Path(__file__).parent / "conftest.py")
     code = (
