@@ -98,6 +98,10 @@ class JobVertex:
     inputs: list[JobEdge] = field(default_factory=list)
     produced_data_sets: list[IntermediateDataSet] = field(default_factory=list)
     co_location_group: str | None = None
+    # StreamConfig chain index per StreamNode id (head 0, +1 per chained hop)
+    chain_indices: dict[int, int] = field(default_factory=dict)
+    # identity of the SlotSharingGroup object (all "default" vertices share one in streaming)
+    slot_sharing_group_id: str = ""
 
     @property
     def head(self) -> StreamNode:
@@ -163,6 +167,30 @@ class JobGraph:
     @property
     def edges(self) -> list[JobEdge]:
         return [e for v in self.vertices for e in v.inputs]
+
+    def to_execution_graph(self) -> Any:
+        """``ExecutionGraphBuilder.buildGraph``: one ExecutionVertex per subtask."""
+        from pyflowkit.graph.execution_graph import ExecutionGraph
+
+        return ExecutionGraph.from_job_graph(self)
+
+    def to_plan_json(self) -> str:
+        """The REST ``/jobs/:id/plan`` JSON (Flink's ``JsonPlanGenerator``)."""
+        from pyflowkit.graph.json_plan import job_graph_to_plan_json
+
+        return job_graph_to_plan_json(self)
+
+    def explain_chaining(self) -> list[Any]:
+        """One row per StreamEdge: upstream, downstream, chained, the first failed rule."""
+        from pyflowkit.graph.chaining_explainer import explain_chaining
+
+        return explain_chaining(self.stream_graph)
+
+    def explain_chaining_frame(self) -> Any:
+        """``explain_chaining()`` as a pandas DataFrame."""
+        from pyflowkit.graph.chaining_explainer import explain_chaining_frame
+
+        return explain_chaining_frame(self.stream_graph)
 
     # Rendering lives in pyflowkit.render (imported lazily: graph never imports it at load time).
     def to_dot(self, states: dict[str, Any] | None = None) -> str:

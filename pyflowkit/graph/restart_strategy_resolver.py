@@ -1,0 +1,118 @@
+"""Which restart strategy a job runs with (Flink 1.11's ``RestartBackoffTimeStrategyFactoryLoader``).
+
+Order: the job's own configuration (unless it is the fallback) → the cluster key
+``restart-strategy`` → default: checkpointing on ⇒ fixed delay, ``Integer.MAX_VALUE`` attempts,
+1 s; off ⇒ no restart.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pyflowkit.common.restart_strategy import (
+    FailureRateRestartStrategyConfiguration,
+    FallbackRestartStrategyConfiguration,
+    FixedDelayRestartStrategyConfiguration,
+    NoRestartStrategyConfiguration,
+    RestartStrategyConfiguration,
+)
+from pyflowkit.errors import IllegalArgumentException
+
+INTEGER_MAX_VALUE = 2**31 - 1
+DEFAULT_RESTART_DELAY_MS = 1000
+
+_UNITS_MS = {
+    "": 1,
+    "ms": 1,
+    "milli": 1,
+    "millis": 1,
+    "millisecond": 1,
+    "milliseconds": 1,
+    "s": 1000,
+    "sec": 1000,
+    "secs": 1000,
+    "second": 1000,
+    "seconds": 1000,
+    "min": 60_000,
+    "mins": 60_000,
+    "minute": 60_000,
+    "minutes": 60_000,
+    "h": 3_600_000,
+    "hour": 3_600_000,
+    "hours": 3_600_000,
+    "d": 86_400_000,
+    "day": 86_400_000,
+    "days": 86_400_000,
+}
+_DURATION = re.compile(r"^\s*(\d+)\s*([a-zA-Z]*)\s*$")
+
+
+def parse_duration_ms(text: str, key: str) -> int:
+    """Flink's ``TimeUtils.parseDuration`` (a number and an optional unit; bare numbers are ms)."""
+    match = _DURATION.match(str(text))
+    unit = match.group(2).lower() if match else None
+    if match is None or unit not in _UNITS_MS:
+        raise IllegalArgumentException(
+            f"Could not parse value '{text}' for key '{key}': expected a duration such as "
+            "'10 s', '500 ms' or '1 min'."
+        )
+    return int(match.group(1)) * _UNITS_MS[unit]
+
+
+def _int_option(config: Mapping[str, Any], key: str, default: int) -> int:
+    value = config.get(key)
+    if value is None:
+        return default
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise IllegalArgumentException(
+            f"Could not parse value '{value}' for key '{key}': expected an integer."
+        ) from None
+
+
+def _duration_option(config: Mapping[str, Any], key: str, default_ms: int) -> int:
+    value = config.get(key)
+    return default_ms if value is None else parse_duration_ms(value, key)
+
+
+def from_cluster_configuration(config: Mapping[str, Any]) -> RestartStrategyConfiguration | None:
+    """The strategy the ``restart-strategy`` key selects, or None when the key is unset."""
+    name = config.get("restart-strategy")
+    if name is None:
+        return None
+    name = str(name).strip().lower()
+    if name in ("none", "off", "disable"):
+        return NoRestartStrategyConfiguration()
+    if name in ("fixeddelay", "fixed-delay"):
+        return FixedDelayRestartStrategyConfiguration(
+            _int_option(config, "restart-strategy.fixed-delay.attempts", 1),
+            _duration_option(config, "restart-strategy.fixed-delay.delay", 1000),
+        )
+    if name in ("failurerate", "failure-rate"):
+        return FailureRateRestartStrategyConfiguration(
+            _int_option(config, "restart-strategy.failure-rate.max-failures-per-interval", 1),
+            _duration_option(config, "restart-strategy.failure-rate.failure-rate-interval", 60_000),
+            _duration_option(config, "restart-strategy.failure-rate.delay", 1000),
+        )
+    raise IllegalArgumentException(f"Unknown restart strategy {config.get('restart-strategy')}.")
+
+
+def resolve_restart_strategy(
+    job_configuration: RestartStrategyConfiguration | None,
+    cluster_configuration: Mapping[str, Any],
+    checkpointing_enabled: bool,
+) -> RestartStrategyConfiguration:
+    """``createRestartBackoffTimeStrategyFactory``: job config → cluster config → 1.11 default."""
+    if job_configuration is not None and not isinstance(
+        job_configuration, FallbackRestartStrategyConfiguration
+    ):
+        return job_configuration
+    from_cluster = from_cluster_configuration(cluster_configuration)
+    if from_cluster is not None:
+        return from_cluster
+    if checkpointing_enabled:
+        return FixedDelayRestartStrategyConfiguration(INTEGER_MAX_VALUE, DEFAULT_RESTART_DELAY_MS)
+    return NoRestartStrategyConfiguration()

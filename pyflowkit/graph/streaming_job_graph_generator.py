@@ -1,0 +1,411 @@
+"""StreamGraph → JobGraph with operator chaining (Flink 1.11's ``StreamingJobGraphGenerator``).
+
+Chains follow 1.11's ``isChainable``; vertex ids are ``StreamGraphHasherV2`` hashes of the chain
+heads; every non-chained StreamEdge becomes a JobEdge with its own IntermediateDataSet.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from pyflowkit.errors import IllegalArgumentException, IllegalStateException, JobException
+from pyflowkit.graph.hasher import (
+    Murmur3Hasher,
+    StreamGraphHasherV2,
+    StreamGraphUserHashHasher,
+)
+from pyflowkit.graph.job_graph import (
+    DistributionPattern,
+    IntermediateDataSet,
+    JobCheckpointingSettings,
+    JobEdge,
+    JobGraph,
+    JobVertex,
+    OperatorIDPair,
+    ResultPartitionType,
+    ShipStrategy,
+)
+from pyflowkit.graph.restart_strategy_resolver import resolve_restart_strategy
+from pyflowkit.graph.settings import (
+    DEFAULT_JOB_NAME,
+    LONG_MAX_VALUE,
+    MINIMAL_CHECKPOINT_TIME,
+    CheckpointSettings,
+)
+from pyflowkit.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
+from pyflowkit.graph.stream_graph_generator import (
+    DEFAULT_SLOT_SHARING_GROUP,
+    Step,
+    trampoline,
+)
+from pyflowkit.graph.transformations import ChainingStrategy, ShuffleMode
+
+LOG = logging.getLogger(__name__)
+
+UNALIGNED_AT_LEAST_ONCE_WARNING = (
+    "Unaligned checkpoints can only be used with checkpointing mode EXACTLY_ONCE"
+)
+_POINTWISE = frozenset({"FORWARD", "RESCALE"})
+_YIELDING_OPERATORS = frozenset({"AsyncWaitOperator"})  # YieldingOperatorFactory in 1.11
+
+
+def are_operators_chainable(up: StreamNode, down: StreamNode) -> bool:
+    """``areOperatorsChainable`` (1.11): up not NEVER, down ALWAYS, no yielding op after a source."""
+    if up.operator_factory is None or down.operator_factory is None:
+        return False
+    if up.chaining_strategy is ChainingStrategy.NEVER:
+        return False
+    if down.chaining_strategy is not ChainingStrategy.ALWAYS:
+        return False
+    if down.operator_factory.operator_class in _YIELDING_OPERATORS:
+        return _head_operator_class(up) != "StreamSource"
+    return True
+
+
+def _head_operator_class(node: StreamNode) -> str:
+    """``getHeadOperator``: walk up chainable single in-edges to the chain head's operator."""
+    while len(node.in_edges) == 1 and is_chainable(node.in_edges[0]):
+        node = node.in_edges[0].source
+    return node.operator_factory.operator_class
+
+
+def is_chainable(edge: StreamEdge, chaining_enabled: bool = True) -> bool:
+    """``StreamingJobGraphGenerator.isChainable`` (1.11): all seven rules must hold."""
+    up, down = edge.source, edge.target
+    return (
+        len(down.in_edges) == 1
+        and up.slot_sharing_group == down.slot_sharing_group
+        and are_operators_chainable(up, down)
+        and edge.partitioner.ship_strategy == "FORWARD"
+        and edge.shuffle_mode is not ShuffleMode.BATCH
+        and up.parallelism == down.parallelism
+        and chaining_enabled
+    )
+
+
+def _derived_id(*parts: object) -> str:
+    """A deterministic 32-hex id (Flink draws these at random; determinism helps teaching)."""
+    hasher = Murmur3Hasher()
+    for part in parts:
+        hasher.put_string(str(part)).put_int(0)
+    return hasher.hash().hex()
+
+
+class StreamingJobGraphGenerator:
+    """Builds the ``JobGraph`` of a ``StreamGraph`` (Flink's ``StreamingJobGraphGenerator``)."""
+
+    def __init__(self, stream_graph: StreamGraph, job_id: str | None = None) -> None:
+        if job_id is None:
+            job_id = uuid.uuid4().hex
+        elif not _is_hex32(job_id):
+            raise IllegalArgumentException(
+                f"A job id must be 32 hexadecimal characters (Flink's JobID), got {job_id!r}."
+            )
+        self.stream_graph = stream_graph
+        self.job_id = job_id.lower()
+        self._chaining = stream_graph.chaining_enabled
+        self._hashes: dict[int, bytes] = {}
+        self._legacy_hashes: dict[int, bytes | None] = {}
+        self._built_vertices: set[int] = set()
+        self._job_vertices: dict[int, JobVertex] = {}  # head node id -> vertex, insertion order
+        self._chained_names: dict[int, str] = {}
+        self._chained_nodes: dict[int, list[StreamNode]] = {}  # head id -> nodes, pre-order
+        self._chained_edges: dict[int, list[StreamEdge]] = {}
+        self._chain_indices: dict[int, dict[int, int]] = {}
+        self._head_of: dict[int, int] = {}
+        self._data_set_counter = 0
+
+    # -- entry ---------------------------------------------------------------------------------
+    def create_job_graph(self) -> JobGraph:
+        """``createJobGraph``: hashes, chaining, edges, slot sharing, checkpointing, restarts."""
+        graph = self.stream_graph
+        self._hashes = StreamGraphHasherV2().traverse_stream_graph_and_generate_hashes(graph)
+        self._legacy_hashes = StreamGraphUserHashHasher().traverse_stream_graph_and_generate_hashes(
+            graph
+        )
+        for source_id in sorted(graph.sources):
+            trampoline(self._create_chain(source_id, source_id, 0))
+        self._check_unreachable_nodes()
+        flink_order = list(self._job_vertices.values())
+        self._check_max_parallelism(flink_order)
+        self._set_slot_sharing_and_co_location()
+        checkpointing = self._configure_checkpointing(flink_order)
+        settings = graph.execution_config
+        cluster_config = getattr(settings, "configuration", None) or {}
+        restart = resolve_restart_strategy(
+            graph.restart_strategy, cluster_config, _checkpoint_settings(graph).enabled
+        )
+        return JobGraph(
+            job_id=self.job_id,
+            job_name=graph.job_name or DEFAULT_JOB_NAME,
+            vertices=sorted_topologically_from_sources(flink_order),
+            vertices_in_flink_order=flink_order,
+            stream_graph=graph,
+            checkpointing_settings=checkpointing,
+            restart_strategy=restart,
+            runtime_mode=graph.runtime_mode,
+        )
+
+    # -- chaining ------------------------------------------------------------------------------
+    def _create_chain(self, start_id: int, current_id: int, chain_index: int) -> Step:
+        """``createChain``: recurse into chainable outputs, start new chains at the others."""
+        if start_id in self._built_vertices:
+            return []
+        node = self.stream_graph.nodes[current_id]
+        if current_id == start_id:
+            self._chained_nodes[start_id] = []
+            self._chained_edges[start_id] = []
+            self._chain_indices[start_id] = {}
+        self._chained_nodes[start_id].append(node)
+        self._chain_indices[start_id][current_id] = chain_index
+        self._head_of[current_id] = start_id
+        chainable: list[StreamEdge] = []
+        non_chainable: list[StreamEdge] = []
+        for out_edge in node.out_edges:
+            (chainable if is_chainable(out_edge, self._chaining) else non_chainable).append(
+                out_edge
+            )
+        transitive_out_edges: list[StreamEdge] = []
+        for edge in chainable:
+            self._chained_edges[start_id].append(edge)
+            sub = yield self._create_chain(start_id, edge.target.id, chain_index + 1)
+            transitive_out_edges.extend(sub)
+        for edge in non_chainable:
+            transitive_out_edges.append(edge)
+            yield self._create_chain(edge.target.id, edge.target.id, 0)
+        self._chained_names[current_id] = self._create_chained_name(node, chainable)
+        if current_id == start_id:
+            vertex = self._create_job_vertex(start_id)
+            for edge in transitive_out_edges:
+                self._connect(vertex, edge)
+        return transitive_out_edges
+
+    def _create_chained_name(self, node: StreamNode, chained_outputs: list[StreamEdge]) -> str:
+        if len(chained_outputs) > 1:
+            names = ", ".join(self._chained_names[e.target.id] for e in chained_outputs)
+            return f"{node.operator_name} -> ({names})"
+        if len(chained_outputs) == 1:
+            return f"{node.operator_name} -> {self._chained_names[chained_outputs[0].target.id]}"
+        return node.operator_name
+
+    def _create_job_vertex(self, head_id: int) -> JobVertex:
+        head = self.stream_graph.nodes[head_id]
+        digest = self._hashes.get(head_id)
+        if digest is None:
+            raise IllegalStateException(
+                "Cannot find node hash. Did you generate them before calling this method?"
+            )
+        nodes = self._chained_nodes[head_id]
+        operator_ids = []
+        for n in nodes:
+            legacy = self._legacy_hashes.get(n.id)
+            operator_ids.append(
+                OperatorIDPair(self._hashes[n.id].hex(), legacy.hex() if legacy else None)
+            )
+        vertex = JobVertex(
+            id=digest.hex(),
+            name=self._chained_names[head_id],
+            parallelism=head.parallelism,
+            max_parallelism=head.max_parallelism,
+            slot_sharing_group=head.slot_sharing_group or DEFAULT_SLOT_SHARING_GROUP,
+            invokable_class=head.invokable_class,
+            stream_nodes=nodes,
+            chained_edges=self._chained_edges[head_id],
+            operator_ids=operator_ids,
+            chain_indices=self._chain_indices[head_id],
+        )
+        self._job_vertices[head_id] = vertex
+        self._built_vertices.add(head_id)
+        return vertex
+
+    def _connect(self, head_vertex: JobVertex, edge: StreamEdge) -> None:
+        """``connect``: a new IntermediateDataSet on the producer, a JobEdge to the consumer."""
+        downstream = self._job_vertices[edge.target.id]
+        ship = edge.partitioner.ship_strategy
+        mode = edge.shuffle_mode
+        if mode is ShuffleMode.PIPELINED:
+            result_type = ResultPartitionType.PIPELINED_BOUNDED
+        elif mode is ShuffleMode.BATCH:
+            result_type = ResultPartitionType.BLOCKING
+        else:
+            result_type = self._determine_result_partition_type(ship)
+        pattern = (
+            DistributionPattern.POINTWISE if ship in _POINTWISE else DistributionPattern.ALL_TO_ALL
+        )
+        self._data_set_counter += 1
+        data_set = IntermediateDataSet(
+            id=_derived_id(self.job_id, head_vertex.id, self._data_set_counter),
+            producer=head_vertex,
+            result_type=result_type,
+        )
+        head_vertex.produced_data_sets.append(data_set)
+        job_edge = JobEdge(
+            source=head_vertex,
+            target=downstream,
+            data_set=data_set,
+            distribution_pattern=pattern,
+            ship_strategy=ShipStrategy(ship),
+            result_partition_type=result_type,
+            stream_edge=edge,
+        )
+        data_set.consumers.append(job_edge)
+        downstream.inputs.append(job_edge)
+
+    def _determine_result_partition_type(self, ship: str) -> ResultPartitionType:
+        mode = self.stream_graph.global_data_exchange_mode
+        if mode == "ALL_EDGES_PIPELINED":
+            return ResultPartitionType.PIPELINED_BOUNDED
+        if mode == "ALL_EDGES_BLOCKING":
+            return ResultPartitionType.BLOCKING
+        if mode == "FORWARD_EDGES_PIPELINED":
+            pipelined = ship == "FORWARD"
+        elif mode == "POINTWISE_EDGES_PIPELINED":
+            pipelined = ship in _POINTWISE
+        else:
+            raise IllegalStateException(f"Unsupported global data exchange mode {mode}.")
+        return ResultPartitionType.PIPELINED_BOUNDED if pipelined else ResultPartitionType.BLOCKING
+
+    # -- checks --------------------------------------------------------------------------------
+    def _check_unreachable_nodes(self) -> None:
+        for node in self.stream_graph.nodes.values():
+            if node.id not in self._head_of:
+                raise IllegalStateException(
+                    f"Operator {node} is not reachable from any source; every operator must "
+                    "consume a stream that starts at a source."
+                )
+
+    @staticmethod
+    def _check_max_parallelism(vertices: list[JobVertex]) -> None:
+        """ExecutionJobVertex's rule, checked here already so the JobGraph never holds it."""
+        for v in vertices:
+            if 0 < v.max_parallelism < v.parallelism:
+                raise JobException(
+                    f"Vertex {v.name}'s parallelism ({v.parallelism}) is higher than the max "
+                    f"parallelism ({v.max_parallelism}). Please lower the parallelism or increase "
+                    "the max parallelism."
+                )
+
+    # -- slot sharing --------------------------------------------------------------------------
+    def _set_slot_sharing_and_co_location(self) -> None:
+        """``setSlotSharingAndCoLocation``: "default" vertices share one group in streaming."""
+        co_location: dict[str, str] = {}
+        for head_id, vertex in self._job_vertices.items():
+            key = vertex.slot_sharing_group
+            if key == DEFAULT_SLOT_SHARING_GROUP and (
+                self.stream_graph.all_vertices_in_same_slot_sharing_group_by_default
+            ):
+                vertex.slot_sharing_group_id = _derived_id(self.job_id, "ssg", key)
+            elif key == DEFAULT_SLOT_SHARING_GROUP:
+                vertex.slot_sharing_group_id = _derived_id(self.job_id, "ssg-region", vertex.id)
+            else:
+                vertex.slot_sharing_group_id = _derived_id(self.job_id, "ssg", key)
+            group = self.stream_graph.nodes[head_id].co_location_group
+            if group is None:
+                continue
+            if not vertex.slot_sharing_group:
+                raise IllegalStateException(
+                    "Cannot use a co-location constraint without a slot sharing group"
+                )
+            previous = co_location.setdefault(group, vertex.slot_sharing_group_id)
+            if previous != vertex.slot_sharing_group_id:
+                raise IllegalStateException(
+                    "Cannot co-locate operators from different slot sharing groups"
+                )
+            vertex.co_location_group = group
+
+    # -- checkpointing -------------------------------------------------------------------------
+    def _configure_checkpointing(self, vertices: list[JobVertex]) -> JobCheckpointingSettings:
+        """``configureCheckpointing``: interval, trigger/ack/confirm vertices, mode, retention."""
+        cfg = _checkpoint_settings(self.stream_graph)
+        interval = cfg.interval if cfg.interval >= MINIMAL_CHECKPOINT_TIME else LONG_MAX_VALUE
+        by_head_id = sorted(self._job_vertices.items())  # Flink's HashMap<Integer, JobVertex>
+        trigger = [v.id for _, v in by_head_id if v.is_input_vertex]
+        all_ids = [v.id for _, v in by_head_id]
+        if cfg.externalized_retention is None:
+            retention = "NEVER_RETAIN_AFTER_TERMINATION"
+        elif cfg.externalized_retention == "DELETE_ON_CANCELLATION":
+            retention = "RETAIN_ON_FAILURE"
+        elif cfg.externalized_retention == "RETAIN_ON_CANCELLATION":
+            retention = "RETAIN_ON_CANCELLATION"
+        else:
+            raise IllegalStateException(
+                "Externalized checkpoints enabled, but no cleanup mode configured."
+            )
+        if cfg.mode == "EXACTLY_ONCE":
+            exactly_once = cfg.enabled
+        elif cfg.mode == "AT_LEAST_ONCE":
+            exactly_once = False
+        else:
+            raise IllegalStateException(
+                "Unexpected checkpointing mode. Did not expect there to be another checkpointing "
+                "mode besides exactly-once or at-least-once."
+            )
+        unaligned = cfg.unaligned
+        if unaligned and not exactly_once:
+            LOG.warning(UNALIGNED_AT_LEAST_ONCE_WARNING)
+            unaligned = False
+        return JobCheckpointingSettings(
+            vertices_to_trigger=trigger,
+            vertices_to_acknowledge=list(all_ids),
+            vertices_to_confirm=list(all_ids),
+            checkpoint_interval=interval,
+            checkpoint_timeout=cfg.timeout,
+            min_pause_between_checkpoints=cfg.min_pause,
+            max_concurrent_checkpoints=cfg.max_concurrent,
+            retention_policy=retention,
+            is_exactly_once=exactly_once,
+            is_unaligned_checkpoints_enabled=unaligned,
+            tolerable_checkpoint_failure_number=cfg.tolerable_failures,
+            prefer_checkpoint_for_recovery=cfg.prefer_checkpoint_for_recovery,
+        )
+
+
+def _checkpoint_settings(graph: StreamGraph) -> CheckpointSettings:
+    cfg = graph.checkpoint_config
+    return cfg if isinstance(cfg, CheckpointSettings) else CheckpointSettings()
+
+
+def _is_hex32(value: object) -> bool:
+    if not isinstance(value, str) or len(value) != 32:
+        return False
+    try:
+        int(value, 16)
+    except ValueError:
+        return False
+    return True
+
+
+def sorted_topologically_from_sources(vertices: list[JobVertex]) -> list[JobVertex]:
+    """``JobGraph.getVerticesSortedTopologicallyFromSources``: inputs first, then forward."""
+    remaining: dict[int, JobVertex] = {id(v): v for v in vertices}  # ordered, like LinkedHashSet
+    ordered: list[JobVertex] = []
+    for v in vertices:
+        if not v.inputs:
+            ordered.append(v)
+            del remaining[id(v)]
+
+    def add_successors(start: JobVertex) -> Step:
+        for data_set in start.produced_data_sets:
+            for edge in data_set.consumers:
+                target = edge.target
+                if id(target) not in remaining:
+                    continue
+                blocked = any(e is not edge and id(e.source) in remaining for e in target.inputs)
+                if not blocked:
+                    ordered.append(target)
+                    del remaining[id(target)]
+                    yield add_successors(target)
+
+    position = 0
+    while remaining:
+        if position >= len(ordered):
+            raise IllegalStateException("The job graph is cyclic.")
+        trampoline(add_successors(ordered[position]))
+        position += 1
+    return ordered
+
+
+def create_job_graph(stream_graph: StreamGraph, job_id: str | None = None) -> JobGraph:
+    """``StreamGraph.getJobGraph``: run the ``StreamingJobGraphGenerator``."""
+    return StreamingJobGraphGenerator(stream_graph, job_id).create_job_graph()
