@@ -1,0 +1,436 @@
+"""User function classes, named and shaped as PyFlink's ``pyflink.datastream.functions``.
+
+Generator convention (PyFlink's): ``flat_map``/``process_element``/``on_timer`` ``yield`` outputs;
+a ``(output_tag, value)`` pair yielded by a process function goes to that side output.
+Plain callables are accepted wherever PyFlink accepts them; ``wrap_*`` helpers adapt them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from enum import Enum
+from typing import Any
+
+__all__ = [
+    "AggregateFunction",
+    "AllWindowFunction",
+    "CheckpointListener",
+    "CoFlatMapFunction",
+    "CoMapFunction",
+    "CoProcessFunction",
+    "FilterFunction",
+    "FlatMapFunction",
+    "Function",
+    "KeySelector",
+    "KeyedCoProcessFunction",
+    "KeyedProcessFunction",
+    "MapFunction",
+    "Partitioner",
+    "ProcessAllWindowFunction",
+    "ProcessFunction",
+    "ProcessWindowFunction",
+    "ReduceFunction",
+    "RuntimeContext",
+    "SinkFunction",
+    "SourceFunction",
+    "TimeDomain",
+    "TimerService",
+    "WindowFunction",
+]
+
+
+class TimeDomain(Enum):
+    """PyFlink's ``TimeDomain``: which clock fired a timer."""
+
+    EVENT_TIME = 0
+    PROCESSING_TIME = 1
+
+
+class RuntimeContext(ABC):
+    """PyFlink's ``RuntimeContext``: what a function sees of its parallel instance.
+
+    Mirrors Flink's ``RuntimeContext``; ``pyflowkit.operators.runtime_context`` implements it.
+    """
+
+    @abstractmethod
+    def get_task_name(self) -> str: ...
+
+    @abstractmethod
+    def get_number_of_parallel_subtasks(self) -> int: ...
+
+    @abstractmethod
+    def get_max_number_of_parallel_subtasks(self) -> int: ...
+
+    @abstractmethod
+    def get_index_of_this_subtask(self) -> int: ...
+
+    @abstractmethod
+    def get_attempt_number(self) -> int: ...
+
+    @abstractmethod
+    def get_task_name_with_subtasks(self) -> str: ...
+
+    @abstractmethod
+    def get_job_parameter(self, key: str, default_value: str) -> str: ...
+
+    @abstractmethod
+    def get_state(self, state_descriptor: Any) -> Any: ...
+
+    @abstractmethod
+    def get_list_state(self, state_descriptor: Any) -> Any: ...
+
+    @abstractmethod
+    def get_map_state(self, state_descriptor: Any) -> Any: ...
+
+    @abstractmethod
+    def get_reducing_state(self, state_descriptor: Any) -> Any: ...
+
+    @abstractmethod
+    def get_aggregating_state(self, state_descriptor: Any) -> Any: ...
+
+
+class Function(ABC):
+    """PyFlink's ``Function`` (rich function): ``open(runtime_context)`` and ``close()``."""
+
+    def open(self, runtime_context: RuntimeContext) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class CheckpointListener(ABC):
+    """Flink's ``CheckpointListener``: told when a checkpoint completes (or is aborted)."""
+
+    @abstractmethod
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None: ...
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        pass
+
+
+class MapFunction(Function):
+    """PyFlink's ``MapFunction``: one output per input."""
+
+    @abstractmethod
+    def map(self, value: Any) -> Any: ...
+
+
+class FlatMapFunction(Function):
+    """PyFlink's ``FlatMapFunction``: ``flat_map`` yields zero or more outputs."""
+
+    @abstractmethod
+    def flat_map(self, value: Any) -> Iterable[Any] | None: ...
+
+
+class FilterFunction(Function):
+    """PyFlink's ``FilterFunction``: keeps the inputs for which ``filter`` is true."""
+
+    @abstractmethod
+    def filter(self, value: Any) -> bool: ...
+
+
+class ReduceFunction(Function):
+    """PyFlink's ``ReduceFunction``: combines two values of the same type."""
+
+    @abstractmethod
+    def reduce(self, value1: Any, value2: Any) -> Any: ...
+
+
+class AggregateFunction(Function):
+    """PyFlink's ``AggregateFunction``: accumulator-based aggregation."""
+
+    @abstractmethod
+    def create_accumulator(self) -> Any: ...
+
+    @abstractmethod
+    def add(self, value: Any, accumulator: Any) -> Any: ...
+
+    @abstractmethod
+    def get_result(self, accumulator: Any) -> Any: ...
+
+    def merge(self, acc_a: Any, acc_b: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} does not implement merge().")
+
+
+class KeySelector(Function):
+    """PyFlink's ``KeySelector``: extracts the key of a record."""
+
+    @abstractmethod
+    def get_key(self, value: Any) -> Any: ...
+
+
+class Partitioner(Function):
+    """PyFlink's ``Partitioner``: picks a channel for a key (``partition_custom``)."""
+
+    @abstractmethod
+    def partition(self, key: Any, num_partitions: int) -> int: ...
+
+
+class TimerService(ABC):
+    """PyFlink's ``TimerService``: clocks and timer registration of a process function."""
+
+    @abstractmethod
+    def current_processing_time(self) -> int: ...
+
+    @abstractmethod
+    def current_watermark(self) -> int: ...
+
+    @abstractmethod
+    def register_processing_time_timer(self, timestamp: int) -> None: ...
+
+    @abstractmethod
+    def register_event_time_timer(self, timestamp: int) -> None: ...
+
+    @abstractmethod
+    def delete_processing_time_timer(self, timestamp: int) -> None: ...
+
+    @abstractmethod
+    def delete_event_time_timer(self, timestamp: int) -> None: ...
+
+
+class ProcessFunction(Function):
+    """PyFlink's ``ProcessFunction``: ``process_element(value, ctx)`` yields outputs."""
+
+    class Context(ABC):
+        """``ProcessFunction.Context``: the record's timestamp and the timer service."""
+
+        @abstractmethod
+        def timer_service(self) -> TimerService: ...
+
+        @abstractmethod
+        def timestamp(self) -> int | None: ...
+
+    @abstractmethod
+    def process_element(self, value: Any, ctx: ProcessFunction.Context) -> Iterable[Any] | None: ...
+
+
+class KeyedProcessFunction(Function):
+    """PyFlink's ``KeyedProcessFunction``: per-key processing with state and timers."""
+
+    class Context(ABC):
+        """``KeyedProcessFunction.Context``: timestamp, timers and the current key."""
+
+        @abstractmethod
+        def timer_service(self) -> TimerService: ...
+
+        @abstractmethod
+        def timestamp(self) -> int | None: ...
+
+        @abstractmethod
+        def get_current_key(self) -> Any: ...
+
+    class OnTimerContext(Context):
+        """``KeyedProcessFunction.OnTimerContext``: adds the firing timer's ``time_domain()``."""
+
+        @abstractmethod
+        def time_domain(self) -> TimeDomain: ...
+
+    @abstractmethod
+    def process_element(
+        self, value: Any, ctx: KeyedProcessFunction.Context
+    ) -> Iterable[Any] | None: ...
+
+    def on_timer(
+        self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext
+    ) -> Iterable[Any] | None:
+        return None
+
+
+class CoMapFunction(Function):
+    """PyFlink's ``CoMapFunction``: ``map1`` for the first input, ``map2`` for the second."""
+
+    @abstractmethod
+    def map1(self, value: Any) -> Any: ...
+
+    @abstractmethod
+    def map2(self, value: Any) -> Any: ...
+
+
+class CoFlatMapFunction(Function):
+    """PyFlink's ``CoFlatMapFunction``: ``flat_map1``/``flat_map2`` yield outputs."""
+
+    @abstractmethod
+    def flat_map1(self, value: Any) -> Iterable[Any] | None: ...
+
+    @abstractmethod
+    def flat_map2(self, value: Any) -> Iterable[Any] | None: ...
+
+
+class CoProcessFunction(Function):
+    """PyFlink's ``CoProcessFunction``: ``process_element1/2(value, ctx)`` yield outputs."""
+
+    Context = ProcessFunction.Context
+
+    @abstractmethod
+    def process_element1(
+        self, value: Any, ctx: ProcessFunction.Context
+    ) -> Iterable[Any] | None: ...
+
+    @abstractmethod
+    def process_element2(
+        self, value: Any, ctx: ProcessFunction.Context
+    ) -> Iterable[Any] | None: ...
+
+
+class KeyedCoProcessFunction(Function):
+    """PyFlink's ``KeyedCoProcessFunction``: keyed two-input processing with state and timers."""
+
+    Context = KeyedProcessFunction.Context
+    OnTimerContext = KeyedProcessFunction.OnTimerContext
+
+    @abstractmethod
+    def process_element1(
+        self, value: Any, ctx: KeyedProcessFunction.Context
+    ) -> Iterable[Any] | None: ...
+
+    @abstractmethod
+    def process_element2(
+        self, value: Any, ctx: KeyedProcessFunction.Context
+    ) -> Iterable[Any] | None: ...
+
+    def on_timer(
+        self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext
+    ) -> Iterable[Any] | None:
+        return None
+
+
+class WindowFunction(Function):
+    """PyFlink's ``WindowFunction``: ``apply(key, window, inputs)`` yields outputs."""
+
+    @abstractmethod
+    def apply(self, key: Any, window: Any, inputs: Iterable[Any]) -> Iterable[Any] | None: ...
+
+
+class AllWindowFunction(Function):
+    """PyFlink's ``AllWindowFunction``: ``apply(window, inputs)`` yields outputs."""
+
+    @abstractmethod
+    def apply(self, window: Any, inputs: Iterable[Any]) -> Iterable[Any] | None: ...
+
+
+class ProcessWindowFunction(Function):
+    """PyFlink's ``ProcessWindowFunction``: ``process(key, context, elements)`` yields outputs."""
+
+    class Context(ABC):
+        """``ProcessWindowFunction.Context``: window, clocks and per-window/global state."""
+
+        @abstractmethod
+        def window(self) -> Any: ...
+
+        @abstractmethod
+        def current_processing_time(self) -> int: ...
+
+        @abstractmethod
+        def current_watermark(self) -> int: ...
+
+        @abstractmethod
+        def window_state(self) -> Any: ...
+
+        @abstractmethod
+        def global_state(self) -> Any: ...
+
+    @abstractmethod
+    def process(
+        self, key: Any, context: ProcessWindowFunction.Context, elements: Iterable[Any]
+    ) -> Iterable[Any] | None: ...
+
+    def clear(self, context: ProcessWindowFunction.Context) -> None:
+        pass
+
+
+class ProcessAllWindowFunction(Function):
+    """PyFlink's ``ProcessAllWindowFunction``: ``process(context, elements)`` yields outputs."""
+
+    Context = ProcessWindowFunction.Context
+
+    @abstractmethod
+    def process(
+        self, context: ProcessWindowFunction.Context, elements: Iterable[Any]
+    ) -> Iterable[Any] | None: ...
+
+    def clear(self, context: ProcessWindowFunction.Context) -> None:
+        pass
+
+
+class SinkFunction(Function):
+    """Flink's ``SinkFunction``: ``invoke(value, context)`` per record."""
+
+    class Context(ABC):
+        """``SinkFunction.Context``: clocks and the record's timestamp."""
+
+        @abstractmethod
+        def current_processing_time(self) -> int: ...
+
+        @abstractmethod
+        def current_watermark(self) -> int: ...
+
+        @abstractmethod
+        def timestamp(self) -> int | None: ...
+
+    @abstractmethod
+    def invoke(self, value: Any, context: SinkFunction.Context) -> None: ...
+
+
+class SourceFunction(Function):
+    """Flink's ``SourceFunction``: ``run(ctx)`` emits via ``ctx.collect``; ``cancel()`` stops it.
+
+    ``run`` may also be a generator (``yield`` values) so a reader can pause it between records.
+    """
+
+    class SourceContext(ABC):
+        """``SourceFunction.SourceContext``: how a source emits records and watermarks."""
+
+        @abstractmethod
+        def collect(self, element: Any) -> None: ...
+
+        @abstractmethod
+        def collect_with_timestamp(self, element: Any, timestamp: int) -> None: ...
+
+        @abstractmethod
+        def emit_watermark(self, watermark: Any) -> None: ...
+
+    is_parallel: bool = False  # True stands for Flink's ParallelSourceFunction
+
+    @abstractmethod
+    def run(self, ctx: SourceFunction.SourceContext) -> Any: ...
+
+    def cancel(self) -> None:
+        pass
+
+
+# ---- adapting plain callables (PyFlink accepts lambdas for map/flat_map/filter/reduce/key_by) ----
+
+
+def _describe(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+def _require(fn: Any, method: str, kind: str, operator: str) -> Callable[..., Any]:
+    bound = getattr(fn, method, None)
+    if bound is not None and callable(bound):
+        return bound
+    if callable(fn) and not isinstance(fn, Function):
+        return fn
+    raise TypeError(
+        f"Operator '{operator}' needs a {kind} (with a '{method}' method) or a callable, got "
+        f"{_describe(fn)}."
+    )
+
+
+def resolve_method(fn: Any, method: str, kind: str, operator: str) -> Callable[..., Any]:
+    """The callable a user function contributes: ``fn.<method>`` or ``fn`` itself if callable."""
+    return _require(fn, method, kind, operator)
+
+
+def key_selector_callable(selector: Any) -> Callable[[Any], Any]:
+    """A ``KeySelector`` or plain callable as ``value -> key``."""
+    if isinstance(selector, KeySelector):
+        return selector.get_key
+    get_key = getattr(selector, "get_key", None)
+    if callable(get_key):
+        return get_key
+    if callable(selector):
+        return selector
+    raise TypeError(f"A key selector must be a KeySelector or a callable, got {selector!r}.")

@@ -1,0 +1,293 @@
+"""The operator lifecycle both runtimes drive (Flink's ``AbstractStreamOperator`` family).
+
+Lifecycle as in Flink 1.11: ``setup`` → ``initialize_state`` → ``open`` → records/watermarks →
+``end_input`` → ``close`` → ``dispose``; checkpoints: ``prepare_snapshot_pre_barrier`` →
+``snapshot_state`` → ``notify_checkpoint_complete``/``aborted``. Records are ``(value, timestamp)``
+pairs; watermarks are ints. Keyed operators get a ``HeapKeyedStateBackend`` and timer services;
+the host (``OperatorChain``) sets the key context before each record (``set_key_context_element``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from pyflowkit.datastream.functions import CheckpointListener
+from pyflowkit.errors import IllegalStateException, UnsupportedOperationException
+from pyflowkit.graph.transformations import ChainingStrategy
+from pyflowkit.operators.context import StreamConfig, TaskEnvironment
+from pyflowkit.operators.output import Output
+from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
+from pyflowkit.state.operator_state_backend import OperatorStateBackend
+from pyflowkit.state.snapshot import OperatorSnapshot
+from pyflowkit.state.time import LONG_MIN_VALUE
+from pyflowkit.state.timer_service import (
+    InternalTimerService,
+    InternalTimeServiceManager,
+    Triggerable,
+)
+
+
+class StreamOperator:
+    """Flink's ``AbstractStreamOperator`` + ``OneInputStreamOperator``: one input.
+
+    Subclasses override ``process_element(value, timestamp)`` (and ``process_batch`` for speed).
+    """
+
+    chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.HEAD
+    is_two_input: ClassVar[bool] = False
+    is_source: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.environment: TaskEnvironment | None = None
+        self.config: StreamConfig = StreamConfig()
+        self.output: Output | None = None
+        self.keyed_state_backend: HeapKeyedStateBackend | None = None
+        self.operator_state_backend: OperatorStateBackend | None = None
+        self.time_service_manager: InternalTimeServiceManager | None = None
+        self.current_watermark = LONG_MIN_VALUE
+        self.metrics: dict[str, int] = {}
+        self._runtime_context: Any = None
+        self._key_selector1: Callable[[Any], Any] | None = None
+        self._key_selector2: Callable[[Any], Any] | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
+        """Build from ``OperatorFactory.params`` (see ``pyflowkit.graph.transformations``)."""
+        return cls()
+
+    # ---- lifecycle ----
+    def setup(self, environment: TaskEnvironment, config: StreamConfig, output: Output) -> None:
+        """``setup``: attach the task environment, this operator's config and its output."""
+        self.environment = environment
+        self.config = config
+        self.output = output
+        self._key_selector1 = config.key_selector or config.key_selector1
+        self._key_selector2 = config.key_selector2
+
+    def initialize_state(self, restored: OperatorSnapshot | None = None) -> None:
+        """``initializeState``: create the state backends and load ``restored`` into them."""
+        env = self._env
+        self.operator_state_backend = OperatorStateBackend()
+        if self.config.is_keyed:
+            self.keyed_state_backend = HeapKeyedStateBackend(
+                env.max_parallelism, env.key_group_range
+            )
+            self.time_service_manager = InternalTimeServiceManager(
+                self.keyed_state_backend, env.processing_time_service, env.max_parallelism
+            )
+        if restored is not None:
+            self.operator_state_backend.restore(restored.operator_state)
+            if self.keyed_state_backend is not None:
+                self.keyed_state_backend.restore(restored.keyed_state)
+                self.time_service_manager.restore(restored.timers, env.key_group_range)  # type: ignore[union-attr]
+        self.initialize_operator_state(restored is not None)
+
+    def initialize_operator_state(self, is_restored: bool) -> None:
+        """Hook for operators with their own state (Flink's ``initializeState(context)``)."""
+
+    def open(self) -> None:
+        """``open``: ready to process (user functions are opened here)."""
+
+    def process_element(self, value: Any, timestamp: int | None) -> None:
+        raise NotImplementedError(f"{type(self).__name__} does not process elements.")
+
+    def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        """Many records at once; sets the key context per record like the chain does."""
+        process = self.process_element
+        set_key = self.set_key_context_element1 if self._key_selector1 is not None else None
+        if timestamps is None:
+            timestamps = [None] * len(values)
+        for v, ts in zip(values, timestamps, strict=False):
+            if set_key is not None:
+                set_key(v)
+            process(v, ts)
+
+    def process_watermark(self, watermark: int) -> None:
+        """``processWatermark``: fire due event-time timers, then forward the watermark."""
+        self.current_watermark = watermark
+        if self.time_service_manager is not None:
+            self.time_service_manager.advance_watermark(watermark)
+        self.output.emit_watermark(watermark)  # type: ignore[union-attr]
+
+    def end_input(self) -> None:
+        """``BoundedOneInput.endInput``: no more records will arrive."""
+
+    def close(self) -> None:
+        """``close``: flush buffered data (may still emit)."""
+
+    def dispose(self) -> None:
+        """``dispose``: release resources (also after failures; must not emit)."""
+        if self.time_service_manager is not None:
+            self.time_service_manager.dispose()
+
+    # ---- checkpoints ----
+    def prepare_snapshot_pre_barrier(self, checkpoint_id: int) -> None:
+        """``prepareSnapshotPreBarrier``: last chance to emit before the barrier goes downstream."""
+
+    def snapshot_state(self, checkpoint_id: int, timestamp: int) -> OperatorSnapshot:
+        """``snapshotState``: operator state, keyed state per key group and timers as plain data."""
+        self.snapshot_operator_state(checkpoint_id)
+        snap = OperatorSnapshot()
+        if self.operator_state_backend is not None:
+            snap.operator_state = self.operator_state_backend.snapshot()
+        if self.keyed_state_backend is not None:
+            snap.keyed_state = self.keyed_state_backend.snapshot()
+            snap.timers = self.time_service_manager.snapshot()  # type: ignore[union-attr]
+        return snap
+
+    def snapshot_operator_state(self, checkpoint_id: int) -> None:
+        """Hook: write own state into ``operator_state_backend`` before a snapshot."""
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """``notifyCheckpointComplete``."""
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        """``notifyCheckpointAborted``."""
+
+    # ---- keys and timers ----
+    def set_key_context_element1(self, value: Any) -> None:
+        """``setKeyContextElement1``: make the record's key the current key (keyed operators)."""
+        self.keyed_state_backend.set_current_key(self._key_selector1(value))  # type: ignore[union-attr,misc]
+
+    def set_key_context_element2(self, value: Any) -> None:
+        self.keyed_state_backend.set_current_key(self._key_selector2(value))  # type: ignore[union-attr,misc]
+
+    @property
+    def is_keyed(self) -> bool:
+        return self.keyed_state_backend is not None
+
+    def set_current_key(self, key: Any) -> None:
+        self._require_keyed("set_current_key").set_current_key(key)
+
+    def get_current_key(self) -> Any:
+        return self._require_keyed("get_current_key").current_key
+
+    def get_internal_timer_service(
+        self, name: str, triggerable: Triggerable
+    ) -> InternalTimerService:
+        """``getInternalTimerService``: a named keyed timer service (keyed operators only)."""
+        if self.time_service_manager is None:
+            raise UnsupportedOperationException(
+                f"Operator '{self.config.operator_name}': timers are only available on keyed "
+                "streams (after key_by())."
+            )
+        return self.time_service_manager.get_internal_timer_service(name, triggerable)
+
+    def get_partitioned_state(self, descriptor: Any, namespace: Any = None) -> Any:
+        return self._require_keyed("get_partitioned_state").get_partitioned_state(
+            descriptor, namespace
+        )
+
+    def _require_keyed(self, what: str) -> HeapKeyedStateBackend:
+        if self.keyed_state_backend is None:
+            raise UnsupportedOperationException(
+                f"Operator '{self.config.operator_name}': {what} needs keyed state. Keyed state "
+                "can only be used on a 'keyed stream', i.e., after a 'keyBy()' operation."
+            )
+        return self.keyed_state_backend
+
+    @property
+    def runtime_context(self) -> Any:
+        """Flink's ``StreamingRuntimeContext`` of this operator (created on first use)."""
+        if self._runtime_context is None:
+            from pyflowkit.operators.runtime_context import StreamingRuntimeContext
+
+            self._runtime_context = StreamingRuntimeContext(self)
+        return self._runtime_context
+
+    @property
+    def _env(self) -> TaskEnvironment:
+        if self.environment is None:
+            raise IllegalStateException(
+                f"{type(self).__name__} was used before setup(environment, config, output)."
+            )
+        return self.environment
+
+    def get_processing_time(self) -> int:
+        return self._env.processing_time_service.get_current_processing_time()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config.operator_name!r})"
+
+
+class AbstractUdfStreamOperator(StreamOperator):
+    """Flink's ``AbstractUdfStreamOperator``: opens/closes the user function, forwards notices."""
+
+    def __init__(self, user_function: Any) -> None:
+        super().__init__()
+        self.user_function = user_function
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
+        return cls(params.get("function"))
+
+    def open(self) -> None:
+        opener = getattr(self.user_function, "open", None)
+        if callable(opener) and not isinstance(self.user_function, type):
+            opener(self.runtime_context)
+
+    def close(self) -> None:
+        closer = getattr(self.user_function, "close", None)
+        if callable(closer) and not isinstance(self.user_function, type):
+            closer()
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        if isinstance(self.user_function, CheckpointListener):
+            self.user_function.notify_checkpoint_complete(checkpoint_id)
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        if isinstance(self.user_function, CheckpointListener):
+            self.user_function.notify_checkpoint_aborted(checkpoint_id)
+
+
+class TwoInputStreamOperator(StreamOperator):
+    """Flink's ``TwoInputStreamOperator``: ``process_element1/2``; watermark = min of inputs."""
+
+    is_two_input: ClassVar[bool] = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.input1_watermark = LONG_MIN_VALUE
+        self.input2_watermark = LONG_MIN_VALUE
+
+    def process_element(self, value: Any, timestamp: int | None) -> None:
+        raise UnsupportedOperationException(
+            f"{type(self).__name__} has two inputs: use process_element1/process_element2."
+        )
+
+    def process_element1(self, value: Any, timestamp: int | None) -> None:
+        raise NotImplementedError
+
+    def process_element2(self, value: Any, timestamp: int | None) -> None:
+        raise NotImplementedError
+
+    def process_watermark1(self, watermark: int) -> None:
+        self.input1_watermark = watermark
+        self._combine()
+
+    def process_watermark2(self, watermark: int) -> None:
+        self.input2_watermark = watermark
+        self._combine()
+
+    def _combine(self) -> None:
+        combined = min(self.input1_watermark, self.input2_watermark)
+        if combined > self.current_watermark:
+            self.process_watermark(combined)
+
+    def end_input(self, input_index: int = 1) -> None:  # type: ignore[override]
+        """``BoundedMultiInput.endInput(inputId)``: input 1 or 2 has ended."""
+
+
+def split_process_output(
+    result: Any, output: Output, timestamp: int | None, is_output_tag: Callable[[Any], bool]
+) -> None:
+    """Emit what a process function returned/yielded: values, or ``(OutputTag, value)`` pairs."""
+    if result is None:
+        return
+    collect = output.collect
+    for item in result:
+        if type(item) is tuple and len(item) == 2 and is_output_tag(item[0]):
+            output.collect_side(item[0], item[1], timestamp)
+        else:
+            collect(item, timestamp)

@@ -1,0 +1,374 @@
+"""One subtask's operator chain (Flink's ``OperatorChain``), built from a ``JobVertex``.
+
+Chained edges are direct calls (``ChainingOutput``: set the key context, then ``process_element``);
+non-chained edges go to host-provided ``RecordWriterOutput``s (one per non-chained out edge, see
+``non_chained_out_edges``) which apply the edge's partitioner. Side-output edges receive only the
+records tagged with their ``OutputTag``; main edges only untagged ones; watermarks go everywhere.
+Operators open tail → head and close head → tail (1.11: each non-head operator's ``end_input``
+runs right before its ``close``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.operators.base import StreamOperator
+from pyflowkit.operators.context import StreamConfig, TaskEnvironment
+from pyflowkit.operators.output import Output
+from pyflowkit.state.snapshot import OperatorSnapshot
+
+
+def non_chained_out_edges(vertex: Any) -> list[Any]:
+    """The vertex's outgoing StreamEdges in Flink's order (chain order, then node out edges)."""
+    chained = {id(e) for e in vertex.chained_edges}
+    return [e for n in vertex.stream_nodes for e in n.out_edges if id(e) not in chained]
+
+
+def operator_ids(vertex: Any) -> list[str]:
+    """Each chained node's operator id (``generated_operator_id``, else the node id)."""
+    ids = [p.generated_operator_id for p in getattr(vertex, "operator_ids", []) or []]
+    if len(ids) != len(vertex.stream_nodes) or not all(ids):
+        return [str(n.id) for n in vertex.stream_nodes]
+    return ids
+
+
+class ChainingOutput(Output):
+    """Flink's ``ChainingOutput``: hands a main-output record to the next chained operator."""
+
+    def __init__(self, operator: StreamOperator) -> None:
+        self.operator = operator
+        self._process = operator.process_element
+        self._set_key = operator.set_key_context_element1 if operator.config.is_keyed else None
+        if self._set_key is None:
+            self.collect = self._process  # type: ignore[method-assign]
+
+    def collect(self, value: Any, timestamp: int | None) -> None:
+        self._set_key(value)  # type: ignore[misc]
+        self._process(value, timestamp)
+
+    def collect_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        self.operator.process_batch(values, timestamps)
+
+    def emit_watermark(self, watermark: int) -> None:
+        self.operator.process_watermark(watermark)
+
+
+class SideChainingOutput(ChainingOutput):
+    """A chained side-output edge: only records tagged with ``output_tag`` pass."""
+
+    def __init__(self, operator: StreamOperator, output_tag: Any) -> None:
+        super().__init__(operator)
+        self.output_tag = output_tag
+        self.collect = self._ignore  # type: ignore[method-assign]
+
+    def _ignore(self, value: Any, timestamp: int | None) -> None:
+        pass
+
+    def collect_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        pass
+
+    def collect_side(self, output_tag: Any, value: Any, timestamp: int | None) -> None:
+        if output_tag == self.output_tag:
+            if self._set_key is not None:
+                self._set_key(value)
+            self._process(value, timestamp)
+
+
+class SideRecordWriterOutput(Output):
+    """Wraps a host RecordWriterOutput of a side-output edge: passes only its tag's records."""
+
+    def __init__(self, inner: Output, output_tag: Any) -> None:
+        self.inner = inner
+        self.output_tag = output_tag
+
+    def collect(self, value: Any, timestamp: int | None) -> None:
+        pass
+
+    def collect_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        pass
+
+    def collect_side(self, output_tag: Any, value: Any, timestamp: int | None) -> None:
+        if output_tag == self.output_tag:
+            self.inner.collect(value, timestamp)
+
+    def emit_watermark(self, watermark: int) -> None:
+        self.inner.emit_watermark(watermark)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class BroadcastingOutputCollector(Output):
+    """Flink's ``BroadcastingOutputCollector``: one operator feeding several edges."""
+
+    def __init__(self, outputs: Sequence[Output]) -> None:
+        self.outputs = list(outputs)
+
+    def collect(self, value: Any, timestamp: int | None) -> None:
+        for out in self.outputs:
+            out.collect(value, timestamp)
+
+    def collect_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        for out in self.outputs:
+            out.collect_batch(values, timestamps)
+
+    def collect_side(self, output_tag: Any, value: Any, timestamp: int | None) -> None:
+        for out in self.outputs:
+            out.collect_side(output_tag, value, timestamp)
+
+    def emit_watermark(self, watermark: int) -> None:
+        for out in self.outputs:
+            out.emit_watermark(watermark)
+
+
+class _DiscardingOutput(Output):
+    """The output of an operator with no out edges (a sink)."""
+
+    def collect(self, value: Any, timestamp: int | None) -> None:
+        pass
+
+    def collect_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        pass
+
+    def emit_watermark(self, watermark: int) -> None:
+        pass
+
+
+class OperatorChain:
+    """Flink's ``OperatorChain``: the operators of one JobVertex for one subtask, wired together.
+
+    ``record_writer_outputs`` maps each non-chained out StreamEdge (``non_chained_out_edges``) to
+    the host's output for it; a sequence is taken in that order. ``settings`` (the graph's
+    ``EnvironmentSettings``) supplies the time characteristic and auto-watermark interval.
+    """
+
+    def __init__(
+        self,
+        vertex: Any,
+        environment: TaskEnvironment,
+        record_writer_outputs: Mapping[Any, Output] | Sequence[Output] = (),
+        settings: Any = None,
+    ) -> None:
+        self.vertex = vertex
+        self.environment = environment
+        edges = non_chained_out_edges(vertex)
+        if isinstance(record_writer_outputs, Mapping):
+            missing = [str(e) for e in edges if e not in record_writer_outputs]
+            if missing:
+                raise IllegalArgumentException(
+                    f"OperatorChain '{vertex.name}': no RecordWriterOutput for edge(s) "
+                    f"{', '.join(missing)}."
+                )
+            writers = {id(e): record_writer_outputs[e] for e in edges}
+        else:
+            outs = list(record_writer_outputs)
+            if len(outs) != len(edges):
+                raise IllegalArgumentException(
+                    f"OperatorChain '{vertex.name}' has {len(edges)} non-chained output edge(s) "
+                    f"but {len(outs)} RecordWriterOutput(s) were given."
+                )
+            writers = {id(e): o for e, o in zip(edges, outs, strict=False)}
+        self.record_writer_outputs = [writers[id(e)] for e in edges]
+        chained = {id(e) for e in vertex.chained_edges}
+        self.operator_ids = operator_ids(vertex)
+        nodes = list(vertex.stream_nodes)
+        self.operators: list[StreamOperator] = [n.operator_factory.create() for n in nodes]
+        by_node = {n.id: op for n, op in zip(nodes, self.operators, strict=False)}
+        configs = [
+            StreamConfig.from_stream_node(n, i, self.operator_ids[i], settings)
+            for i, n in enumerate(nodes)
+        ]
+        for i, config in enumerate(configs):
+            config.is_chain_start = i == 0
+            config.is_chain_end = i == len(nodes) - 1
+        # set up tail first, so a ChainingOutput sees its operator's keyed config
+        for i in reversed(range(len(nodes))):
+            node, op = nodes[i], self.operators[i]
+            op.setup(environment, configs[i], _DiscardingOutput())
+            outputs: list[Output] = []
+            for edge in node.out_edges:
+                tag = edge.output_tag
+                if id(edge) in chained:
+                    target = by_node[edge.target.id]
+                    outputs.append(
+                        ChainingOutput(target) if tag is None else SideChainingOutput(target, tag)
+                    )
+                else:
+                    writer = writers[id(edge)]
+                    outputs.append(writer if tag is None else SideRecordWriterOutput(writer, tag))
+            if not outputs:
+                out: Output = _DiscardingOutput()
+            elif len(outputs) == 1:
+                out = outputs[0]
+            else:
+                out = BroadcastingOutputCollector(outputs)
+            op.output = out
+        self.head = self.operators[0]
+        self._inputs = self._build_inputs()
+
+    def _build_inputs(self) -> dict[int, Any]:
+        head = self.head
+        if head.is_two_input:
+
+            def pusher(process: Any, set_key: Any) -> Any:
+                if set_key is None:
+                    return process
+
+                def push(value: Any, timestamp: int | None) -> None:
+                    set_key(value)
+                    process(value, timestamp)
+
+                return push
+
+            cfg = head.config
+            return {
+                1: pusher(
+                    head.process_element1,  # type: ignore[attr-defined]
+                    head.set_key_context_element1 if cfg.key_selector1 is not None else None,
+                ),
+                2: pusher(
+                    head.process_element2,  # type: ignore[attr-defined]
+                    head.set_key_context_element2 if cfg.key_selector2 is not None else None,
+                ),
+            }
+        return {0: ChainingOutput(head).collect}
+
+    # ---- properties ----
+    @property
+    def is_source(self) -> bool:
+        return self.head.is_source
+
+    @property
+    def operator_names(self) -> list[str]:
+        return [op.config.operator_name for op in self.operators]
+
+    def operator(self, name_or_index: str | int) -> StreamOperator:
+        if isinstance(name_or_index, int):
+            return self.operators[name_or_index]
+        for op in self.operators:
+            if op.config.operator_name == name_or_index:
+                return op
+        raise KeyError(f"No operator named {name_or_index!r} in chain '{self.vertex.name}'.")
+
+    # ---- lifecycle ----
+    def initialize_state(
+        self, restored: Mapping[str, OperatorSnapshot | None] | None = None
+    ) -> None:
+        """Create state backends; ``restored`` maps operator id → that operator's snapshot."""
+        restored = restored or {}
+        for op_id, op in zip(self.operator_ids, self.operators, strict=False):
+            op.initialize_state(restored.get(op_id))
+
+    def open(self) -> None:
+        """``initializeStateAndOpenOperators``' open part: tail → head."""
+        for op in reversed(self.operators):
+            op.open()
+
+    def close(self) -> None:
+        """``closeOperators``: head → tail; non-head operators get ``end_input`` first (1.11)."""
+        for i, op in enumerate(self.operators):
+            if i > 0:
+                op.end_input()
+            op.close()
+        for writer in self.record_writer_outputs:
+            writer.close()
+
+    def dispose(self) -> None:
+        """``disposeAllOperators``: head → tail, every operator even if one fails."""
+        first: BaseException | None = None
+        for op in self.operators:
+            try:
+                op.dispose()
+            except Exception as exc:  # keep disposing the rest
+                first = first or exc
+        if first is not None:
+            raise first
+
+    # ---- inputs ----
+    def _input(self, input_index: int) -> Any:
+        push = self._inputs.get(input_index)
+        if push is None:
+            raise IllegalArgumentException(
+                f"Chain '{self.vertex.name}': its head has no input {input_index} (inputs: "
+                f"{sorted(self._inputs)})."
+            )
+        return push
+
+    def process_element(self, value: Any, timestamp: int | None, input_index: int = 0) -> None:
+        """A record for the head: input 0 for one-input heads, 1/2 (type numbers) for two-input."""
+        self._input(input_index)(value, timestamp)
+
+    def process_batch(
+        self,
+        values: Sequence[Any],
+        timestamps: Sequence[int | None] | None = None,
+        input_index: int = 0,
+    ) -> None:
+        """Many records for the head (the head sets the key context itself)."""
+        if self.head.is_two_input:
+            push = self._input(input_index)
+            tss = timestamps if timestamps is not None else [None] * len(values)
+            for v, ts in zip(values, tss, strict=False):
+                push(v, ts)
+        else:
+            self._input(input_index)
+            self.head.process_batch(values, timestamps)
+
+    def process_watermark(self, watermark: int, input_index: int = 0) -> None:
+        """A watermark for the head (already aligned over the gate's channels by the valve)."""
+        head = self.head
+        if head.is_two_input:
+            self._input(input_index)
+            if input_index == 1:
+                head.process_watermark1(watermark)  # type: ignore[attr-defined]
+            else:
+                head.process_watermark2(watermark)  # type: ignore[attr-defined]
+        else:
+            self._input(input_index)
+            head.process_watermark(watermark)
+
+    def end_input(self, input_index: int = 0) -> None:
+        """``endHeadOperatorInput``: an input of the head has ended."""
+        self._input(input_index)
+        if self.head.is_two_input:
+            self.head.end_input(input_index)  # type: ignore[call-arg]
+        else:
+            self.head.end_input()
+
+    def emit_next(self, max_records: int) -> Any:
+        """Source chains: read up to ``max_records`` and push them; returns an ``InputStatus``."""
+        if not self.is_source:
+            raise IllegalArgumentException(
+                f"Chain '{self.vertex.name}' does not start at a source."
+            )
+        return self.head.emit_next(max_records)  # type: ignore[attr-defined]
+
+    # ---- checkpoints ----
+    def prepare_snapshot_pre_barrier(self, checkpoint_id: int) -> None:
+        for op in self.operators:
+            op.prepare_snapshot_pre_barrier(checkpoint_id)
+
+    def snapshot_state(self, checkpoint_id: int, timestamp: int) -> dict[str, OperatorSnapshot]:
+        """Operator id → snapshot, for every chained operator."""
+        return {
+            op_id: op.snapshot_state(checkpoint_id, timestamp)
+            for op_id, op in zip(self.operator_ids, self.operators, strict=False)
+        }
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        for op in self.operators:
+            op.notify_checkpoint_complete(checkpoint_id)
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        for op in self.operators:
+            op.notify_checkpoint_aborted(checkpoint_id)
+
+    def keyed_state(self) -> dict[str, dict[str, dict[Any, Any]]]:
+        """Operator name → state name → {key: value} (void namespace), for inspection."""
+        return {
+            op.config.operator_name: op.keyed_state_backend.dump()
+            for op in self.operators
+            if op.keyed_state_backend is not None
+        }

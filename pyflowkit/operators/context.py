@@ -1,0 +1,133 @@
+"""What a runtime gives the operators of one subtask (Flink's ``Environment`` + ``StreamConfig``).
+
+A runtime (the simulated cluster, Spark, the local driver) implements ``TaskEnvironment``;
+``StreamConfig`` is built per chained operator from its ``StreamNode``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyflowkit.graph.key_groups import (
+    KeyGroupRange,
+    compute_default_max_parallelism,
+    compute_key_group_range_for_operator_index,
+)
+from pyflowkit.operators.processing_time import ManualProcessingTimeService, ProcessingTimeService
+
+
+@dataclass(eq=False)
+class TaskEnvironment:
+    """Flink's ``RuntimeEnvironment``/``TaskInfo`` for one subtask, plus the host's I/O hooks.
+
+    ``print_line(line, to_err)`` writes one line of a print sink (hosts capture or forward it);
+    ``collect(sink_node_id, value)`` appends to a collect sink's buffer; ``accumulators`` are the
+    job's accumulators (name → value) this subtask contributes to.
+    """
+
+    job_name: str = "Flink Streaming Job"
+    task_name: str = "Task"
+    subtask_index: int = 0
+    parallelism: int = 1
+    max_parallelism: int = 128
+    attempt_number: int = 0
+    processing_time_service: ProcessingTimeService = field(
+        default_factory=ManualProcessingTimeService
+    )
+    print_writer: Callable[[str, bool], None] | None = None
+    collect_writer: Callable[[int, Any], None] | None = None
+    accumulators: dict[str, Any] = field(default_factory=dict)
+    job_parameters: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def key_group_range(self) -> KeyGroupRange:
+        return compute_key_group_range_for_operator_index(
+            self.max_parallelism, self.parallelism, self.subtask_index
+        )
+
+    @property
+    def task_name_with_subtasks(self) -> str:
+        return f"{self.task_name} ({self.subtask_index + 1}/{self.parallelism})"
+
+    def print_line(self, line: str, to_err: bool) -> None:
+        if self.print_writer is not None:
+            self.print_writer(line, to_err)
+        else:
+            print(line, file=sys.stderr if to_err else sys.stdout)
+
+    def collect(self, sink_node_id: int, value: Any) -> None:
+        if self.collect_writer is None:
+            raise RuntimeError(
+                f"Collect sink {sink_node_id} runs on a host that gave no collect buffer."
+            )
+        self.collect_writer(sink_node_id, value)
+
+
+@dataclass(eq=False)
+class StreamConfig:
+    """Flink's ``StreamConfig``: what one chained operator is configured with.
+
+    ``key_selector``/``key_selector1``/``key_selector2`` are set for keyed operators;
+    ``input_type(s)`` and ``output_type`` are the declared TypeInformation (or None).
+    """
+
+    node_id: int = 0
+    operator_name: str = "Operator"
+    operator_id: str = ""
+    key_selector: Callable[[Any], Any] | None = None
+    key_selector1: Callable[[Any], Any] | None = None
+    key_selector2: Callable[[Any], Any] | None = None
+    input_types: tuple[Any, ...] = ()
+    output_type: Any = None
+    time_characteristic: str = "ProcessingTime"
+    auto_watermark_interval: int = 0
+    chain_index: int = 0
+    is_chain_start: bool = True
+    is_chain_end: bool = True
+
+    @property
+    def is_keyed(self) -> bool:
+        return (
+            self.key_selector is not None
+            or self.key_selector1 is not None
+            or self.key_selector2 is not None
+        )
+
+    @classmethod
+    def from_stream_node(
+        cls,
+        node: Any,
+        chain_index: int = 0,
+        operator_id: str = "",
+        settings: Any = None,
+    ) -> StreamConfig:
+        """Read a ``StreamNode`` into a config; ``settings`` is the graph's EnvironmentSettings."""
+        from pyflowkit.datastream.functions import key_selector_callable
+
+        def sel(s: Any) -> Callable[[Any], Any] | None:
+            return None if s is None else key_selector_callable(s)
+
+        in_types = tuple(
+            e.source.output_type for e in sorted(node.in_edges, key=lambda e: e.type_number)
+        )
+        return cls(
+            node_id=node.id,
+            operator_name=node.operator_name,
+            operator_id=operator_id,
+            key_selector=sel(node.state_key_selector),
+            key_selector1=sel(node.state_key_selector1),
+            key_selector2=sel(node.state_key_selector2),
+            input_types=in_types,
+            output_type=node.output_type,
+            time_characteristic=getattr(settings, "time_characteristic", "ProcessingTime"),
+            auto_watermark_interval=getattr(settings, "auto_watermark_interval", 0),
+            chain_index=chain_index,
+        )
+
+
+def default_max_parallelism(max_parallelism: int, parallelism: int) -> int:
+    """The max parallelism a vertex runs with: its own if set, else Flink's default."""
+    return max_parallelism if max_parallelism > 0 else compute_default_max_parallelism(parallelism)

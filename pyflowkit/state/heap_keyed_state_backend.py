@@ -1,0 +1,215 @@
+"""The heap keyed state backend: state held per key group (Flink's ``HeapKeyedStateBackend``).
+
+Holding state per key group lets a snapshot be cut by key-group range and restored on a different
+parallelism (Flink's ``StateTable`` with one map per key group).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pyflowkit.errors import IllegalArgumentException, IllegalStateException
+from pyflowkit.graph.key_groups import KeyGroupRange, assign_to_key_group
+from pyflowkit.state.heap_states import STATE_CLASSES
+from pyflowkit.state.time import VOID_NAMESPACE
+
+_KEY_GROUP_CACHE_LIMIT = 1 << 16
+
+
+class StateTable:
+    """Flink's ``StateTable``: key group → namespace → key → value for one registered state."""
+
+    def __init__(self, name: str, kind: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.key_groups: dict[int, dict[Any, dict[Any, Any]]] = {}
+
+    def get(self, key_group: int, namespace: Any, key: Any) -> Any:
+        by_ns = self.key_groups.get(key_group)
+        if by_ns is None:
+            return None
+        by_key = by_ns.get(namespace)
+        return None if by_key is None else by_key.get(key)
+
+    def put(self, key_group: int, namespace: Any, key: Any, value: Any) -> None:
+        by_ns = self.key_groups.get(key_group)
+        if by_ns is None:
+            by_ns = self.key_groups[key_group] = {}
+        by_key = by_ns.get(namespace)
+        if by_key is None:
+            by_key = by_ns[namespace] = {}
+        by_key[key] = value
+
+    def remove(self, key_group: int, namespace: Any, key: Any) -> Any:
+        by_ns = self.key_groups.get(key_group)
+        if by_ns is None:
+            return None
+        by_key = by_ns.get(namespace)
+        if by_key is None:
+            return None
+        value = by_key.pop(key, None)
+        if not by_key:
+            del by_ns[namespace]
+            if not by_ns:
+                del self.key_groups[key_group]
+        return value
+
+    def keys(self, namespace: Any) -> Iterator[Any]:
+        for by_ns in list(self.key_groups.values()):
+            by_key = by_ns.get(namespace)
+            if by_key:
+                yield from list(by_key)
+
+    def entries(self) -> Iterator[tuple[int, Any, Any, Any]]:
+        """Every (key group, namespace, key, value), key groups ascending."""
+        for kg in sorted(self.key_groups):
+            for ns, by_key in self.key_groups[kg].items():
+                for key, value in by_key.items():
+                    yield kg, ns, key, value
+
+    def size(self) -> int:
+        return sum(len(m) for by_ns in self.key_groups.values() for m in by_ns.values())
+
+
+class HeapKeyedStateBackend:
+    """Flink's ``HeapKeyedStateBackend``: the current key, its key group, and the state tables.
+
+    ``set_current_key`` computes the key group with Flink's ``KeyGroupRangeAssignment`` (Java
+    ``hashCode`` + murmur) and checks it belongs to this subtask's ``key_group_range``.
+    """
+
+    def __init__(self, max_parallelism: int, key_group_range: KeyGroupRange) -> None:
+        self.max_parallelism = max_parallelism
+        self.key_group_range = key_group_range
+        self.current_key: Any = None
+        self.current_key_group: int = -1
+        self.tables: dict[str, StateTable] = {}
+        self._states: dict[str, Any] = {}
+        self._kg_cache: dict[Any, int] = {}
+
+    # ---- key context ----
+    def key_group_of(self, key: Any) -> int:
+        kg = self._kg_cache.get(key)
+        if kg is None:
+            kg = assign_to_key_group(key, self.max_parallelism)
+            if len(self._kg_cache) >= _KEY_GROUP_CACHE_LIMIT:
+                self._kg_cache.clear()
+            self._kg_cache[key] = kg
+        return kg
+
+    def set_current_key(self, key: Any) -> None:
+        """``setCurrentKey``: later state accesses read/write this key's entries."""
+        kg = self._kg_cache.get(key)
+        if kg is None:
+            kg = self.key_group_of(key)
+        if kg not in self.key_group_range:
+            raise IllegalArgumentException(
+                f"Key group {kg} is not in {self.key_group_range}. Unless you're directly using "
+                "low level state access APIs, this is most likely caused by non-deterministic "
+                "shuffle key (hashCode and equals implementation)."
+            )
+        self.current_key = key
+        self.current_key_group = kg
+
+    def get_current_key(self) -> Any:
+        return self.current_key
+
+    # ---- state registration ----
+    def get_partitioned_state(self, descriptor: Any, namespace: Any = VOID_NAMESPACE) -> Any:
+        """``getPartitionedState``: the state object for a descriptor, set to ``namespace``."""
+        state = self.get_or_create_keyed_state(descriptor)
+        state.set_current_namespace(namespace)
+        return state
+
+    def get_or_create_keyed_state(self, descriptor: Any) -> Any:
+        """``getOrCreateKeyedState``: one state object per descriptor name; kinds must agree."""
+        name = descriptor.name
+        state = self._states.get(name)
+        if state is not None:
+            if state.table.kind != descriptor.kind:
+                raise IllegalStateException(
+                    f"State '{name}' was registered as {state.table.kind} state and cannot be "
+                    f"accessed as {descriptor.kind} state."
+                )
+            return state
+        cls = STATE_CLASSES.get(descriptor.kind)
+        if cls is None:
+            raise IllegalArgumentException(f"Unknown state kind {descriptor.kind!r} of '{name}'.")
+        table = self.tables.get(name)
+        if table is None:
+            table = self.tables[name] = StateTable(name, descriptor.kind)
+        elif table.kind != descriptor.kind:
+            raise IllegalStateException(
+                f"Restored state '{name}' is {table.kind} state and cannot be accessed as "
+                f"{descriptor.kind} state."
+            )
+        state = cls(self, table, descriptor)
+        self._states[name] = state
+        return state
+
+    def get_keys(self, state_name: str, namespace: Any = VOID_NAMESPACE) -> Iterator[Any]:
+        """``getKeys``: keys that have an entry in a state under a namespace."""
+        table = self.tables.get(state_name)
+        return iter(()) if table is None else table.keys(namespace)
+
+    def apply_to_all_keys(self, namespace: Any, descriptor: Any, function: Any) -> None:
+        """``applyToAllKeys``: call ``function(key, state)`` with the key context set."""
+        state = self.get_partitioned_state(descriptor, namespace)
+        for key in list(self.get_keys(descriptor.name, namespace)):
+            self.set_current_key(key)
+            function(key, state)
+
+    def num_entries(self) -> int:
+        return sum(t.size() for t in self.tables.values())
+
+    # ---- snapshot / restore ----
+    def snapshot(self, key_groups: Iterable[int] | None = None) -> dict[int, dict[str, dict]]:
+        """Key group → state name → {"kind", "entries": [[key, namespace, value], …]}, copied."""
+        wanted = None if key_groups is None else set(key_groups)
+        out: dict[int, dict[str, dict[str, Any]]] = {}
+        for name, table in self.tables.items():
+            for kg, ns, key, value in table.entries():
+                if wanted is not None and kg not in wanted:
+                    continue
+                if table.kind == "map":
+                    value = [[k, v] for k, v in value.items()]
+                per_kg = out.setdefault(kg, {})
+                st = per_kg.setdefault(name, {"kind": table.kind, "entries": []})
+                st["entries"].append(copy.deepcopy([key, ns, value]))
+        return {kg: out[kg] for kg in sorted(out)}
+
+    def restore(self, keyed_state: dict[int, dict[str, dict]]) -> None:
+        """Load the key groups of this subtask's range (others are ignored, as on rescale)."""
+        for kg, states in keyed_state.items():
+            kg = int(kg)
+            if kg not in self.key_group_range:
+                continue
+            for name, st in states.items():
+                kind = st["kind"]
+                table = self.tables.get(name)
+                if table is None:
+                    table = self.tables[name] = StateTable(name, kind)
+                for key, ns, value in copy.deepcopy(st["entries"]):
+                    key = _restore_key(key)
+                    ns = _restore_key(ns)
+                    if kind == "map":
+                        value = {_restore_key(k): v for k, v in value}
+                    table.put(kg, ns, key, value)
+
+    def dump(self) -> dict[str, dict[Any, Any]]:
+        """State name → {key: value} for the void namespace (for inspection)."""
+        out: dict[str, dict[Any, Any]] = {}
+        for name, table in self.tables.items():
+            for _kg, ns, key, value in table.entries():
+                if ns is VOID_NAMESPACE:
+                    out.setdefault(name, {})[key] = value
+        return out
+
+
+def _restore_key(key: Any) -> Any:
+    """JSON turns tuple keys into lists; make them hashable again."""
+    if isinstance(key, list):
+        return tuple(_restore_key(k) for k in key)
+    return key

@@ -1,0 +1,246 @@
+"""Keyed timers (Flink's ``InternalTimerServiceImpl``, ``InternalTimeServiceManager``).
+
+Timers are per (key, namespace, timestamp), deduplicated, fired in timestamp order (ties in
+registration order) with the key context set. Event-time timers fire from ``advance_watermark``
+(the operator forwards the watermark afterwards); processing-time timers are scheduled on the
+host's ``ProcessingTimeService`` (the earliest one at a time, as Flink does).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pyflowkit.errors import IllegalStateException
+from pyflowkit.state.time import LONG_MIN_VALUE
+
+EVENT_TIME = "event"
+PROCESSING_TIME = "processing"
+
+
+@dataclass(frozen=True)
+class InternalTimer:
+    """Flink's ``InternalTimer``: when, for which key, in which namespace."""
+
+    timestamp: int
+    key: Any
+    namespace: Any
+
+    def get_timestamp(self) -> int:
+        return self.timestamp
+
+    def get_key(self) -> Any:
+        return self.key
+
+    def get_namespace(self) -> Any:
+        return self.namespace
+
+
+class Triggerable(Protocol):
+    """Flink's ``Triggerable``: what an operator does when one of its timers fires."""
+
+    def on_event_time(self, timer: InternalTimer) -> None: ...
+
+    def on_processing_time(self, timer: InternalTimer) -> None: ...
+
+
+class _TimerQueue:
+    """A deduplicating min-heap of timers (Flink's ``HeapPriorityQueueSet``)."""
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[int, int, Any, Any]] = []
+        self.live: set[tuple[int, Any, Any]] = set()
+        self.seq = itertools.count()
+
+    def add(self, timestamp: int, key: Any, namespace: Any) -> bool:
+        ident = (timestamp, key, namespace)
+        if ident in self.live:
+            return False
+        self.live.add(ident)
+        heapq.heappush(self.heap, (timestamp, next(self.seq), key, namespace))
+        return True
+
+    def remove(self, timestamp: int, key: Any, namespace: Any) -> None:
+        self.live.discard((timestamp, key, namespace))
+
+    def peek_timestamp(self) -> int | None:
+        heap, live = self.heap, self.live
+        while heap:
+            ts, _, key, ns = heap[0]
+            if (ts, key, ns) in live:
+                return ts
+            heapq.heappop(heap)
+        return None
+
+    def pop_if_due(self, time: int) -> tuple[int, Any, Any] | None:
+        ts = self.peek_timestamp()
+        if ts is None or ts > time:
+            return None
+        ts, _, key, ns = heapq.heappop(self.heap)
+        self.live.discard((ts, key, ns))
+        return ts, key, ns
+
+    def ordered(self) -> list[tuple[int, Any, Any]]:
+        return [(ts, k, ns) for ts, _, k, ns in sorted(self.heap) if (ts, k, ns) in self.live]
+
+    def __len__(self) -> int:
+        return len(self.live)
+
+
+class InternalTimerService:
+    """Flink's ``InternalTimerServiceImpl`` for one named service of one operator."""
+
+    def __init__(self, name: str, manager: InternalTimeServiceManager) -> None:
+        self.name = name
+        self.manager = manager
+        self.triggerable: Triggerable | None = None
+        self.event_time_timers = _TimerQueue()
+        self.processing_time_timers = _TimerQueue()
+        self._scheduled: Any = None  # handle of the host timer for the earliest processing timer
+        self._scheduled_time: int | None = None
+
+    # ---- the TimerService view ----
+    def current_processing_time(self) -> int:
+        return self.manager.processing_time_service.get_current_processing_time()
+
+    def current_watermark(self) -> int:
+        return self.manager.current_watermark
+
+    def register_event_time_timer(self, namespace: Any, time: int) -> None:
+        self.event_time_timers.add(time, self.manager.key_context.current_key, namespace)
+
+    def delete_event_time_timer(self, namespace: Any, time: int) -> None:
+        self.event_time_timers.remove(time, self.manager.key_context.current_key, namespace)
+
+    def register_processing_time_timer(self, namespace: Any, time: int) -> None:
+        if self.processing_time_timers.add(time, self.manager.key_context.current_key, namespace):
+            self._schedule_next()
+
+    def delete_processing_time_timer(self, namespace: Any, time: int) -> None:
+        self.processing_time_timers.remove(time, self.manager.key_context.current_key, namespace)
+
+    def num_event_time_timers(self) -> int:
+        return len(self.event_time_timers)
+
+    def num_processing_time_timers(self) -> int:
+        return len(self.processing_time_timers)
+
+    # ---- firing ----
+    def advance_watermark(self, time: int) -> None:
+        """Fire every event-time timer with timestamp <= ``time``, in timestamp order."""
+        queue = self.event_time_timers
+        key_context = self.manager.key_context
+        while True:
+            due = queue.pop_if_due(time)
+            if due is None:
+                return
+            ts, key, ns = due
+            key_context.set_current_key(key)
+            self._require_triggerable().on_event_time(InternalTimer(ts, key, ns))
+
+    def on_processing_time(self, time: int) -> None:
+        """The host's callback: fire every processing-time timer with timestamp <= ``time``."""
+        self._scheduled = None
+        self._scheduled_time = None
+        queue = self.processing_time_timers
+        key_context = self.manager.key_context
+        while True:
+            due = queue.pop_if_due(time)
+            if due is None:
+                break
+            ts, key, ns = due
+            key_context.set_current_key(key)
+            self._require_triggerable().on_processing_time(InternalTimer(ts, key, ns))
+        self._schedule_next()
+
+    def _schedule_next(self) -> None:
+        head = self.processing_time_timers.peek_timestamp()
+        if head is None:
+            return
+        if self._scheduled is not None:
+            if self._scheduled_time is not None and self._scheduled_time <= head:
+                return
+            self._scheduled.cancel()
+        self._scheduled_time = head
+        self._scheduled = self.manager.processing_time_service.register_timer(
+            head, self.on_processing_time
+        )
+
+    def _require_triggerable(self) -> Triggerable:
+        if self.triggerable is None:
+            raise IllegalStateException(
+                f"Timer service '{self.name}' has timers but no operator asked for it."
+            )
+        return self.triggerable
+
+    def cancel_scheduled(self) -> None:
+        if self._scheduled is not None:
+            self._scheduled.cancel()
+            self._scheduled = None
+            self._scheduled_time = None
+
+
+class InternalTimeServiceManager:
+    """Flink's ``InternalTimeServiceManager``: an operator's timer services + watermark."""
+
+    def __init__(
+        self, key_context: Any, processing_time_service: Any, max_parallelism: int
+    ) -> None:
+        self.key_context = key_context  # HeapKeyedStateBackend (set_current_key/current_key)
+        self.processing_time_service = processing_time_service
+        self.max_parallelism = max_parallelism
+        self.current_watermark = LONG_MIN_VALUE
+        self.services: dict[str, InternalTimerService] = {}
+
+    def get_internal_timer_service(
+        self, name: str, triggerable: Triggerable
+    ) -> InternalTimerService:
+        service = self.services.get(name)
+        if service is None:
+            service = self.services[name] = InternalTimerService(name, self)
+        service.triggerable = triggerable
+        service._schedule_next()
+        return service
+
+    def advance_watermark(self, watermark: int) -> None:
+        self.current_watermark = watermark
+        for service in list(self.services.values()):
+            service.advance_watermark(watermark)
+
+    def snapshot(self) -> dict[int, list[list[Any]]]:
+        """Key group → [[service, domain, timestamp, key, namespace], …] in firing order."""
+        out: dict[int, list[list[Any]]] = {}
+        kg_of = self.key_context.key_group_of
+        for name, service in self.services.items():
+            for domain, queue in (
+                (EVENT_TIME, service.event_time_timers),
+                (PROCESSING_TIME, service.processing_time_timers),
+            ):
+                for ts, key, ns in queue.ordered():
+                    out.setdefault(kg_of(key), []).append([name, domain, ts, key, ns])
+        return {kg: out[kg] for kg in sorted(out)}
+
+    def restore(self, timers: dict[int, list[list[Any]]], key_group_range: Any) -> None:
+        """Re-register the timers of this subtask's key groups (processing ones once asked for)."""
+        from pyflowkit.state.heap_keyed_state_backend import _restore_key
+
+        for kg in sorted(int(k) for k in timers):
+            if kg not in key_group_range:
+                continue
+            entries = timers.get(kg, timers.get(str(kg)))  # type: ignore[call-overload]
+            for name, domain, ts, key, ns in entries:
+                service = self.services.get(name)
+                if service is None:
+                    service = self.services[name] = InternalTimerService(name, self)
+                queue = (
+                    service.event_time_timers
+                    if domain == EVENT_TIME
+                    else service.processing_time_timers
+                )
+                queue.add(ts, _restore_key(key), _restore_key(ns))
+
+    def dispose(self) -> None:
+        for service in self.services.values():
+            service.cancel_scheduled()
