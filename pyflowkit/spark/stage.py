@@ -1,0 +1,261 @@
+"""One JobVertex as a Spark stage: the function ``mapInArrow`` runs for each partition (= subtask).
+
+Stands for Flink's ``StreamTask`` (``SourceStreamTask`` / ``OneInputStreamTask`` /
+``TwoInputStreamTask``): it builds the vertex's ``OperatorChain`` for one subtask, feeds it the
+input chunks in a deterministic order, keeps a ``StatusWatermarkValve`` per input, ends input,
+and writes non-chained outputs and sink output as rows of ``records.SCHEMA_DDL``.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyflowkit.spark import records
+from pyflowkit.spark.partitioning import ChannelSelector, pointwise_sources, writer_seed
+
+LONG_MIN = -(2**63)
+LONG_MAX = 2**63 - 1
+ERROR_BEGIN = "<<<pyflowkit-user-error>>>"
+ERROR_END = "<<<end-pyflowkit-user-error>>>"
+_BATCH_ROWS = 512
+
+
+@dataclass
+class InputSpec:
+    """One in-edge of the vertex: which rows (edge index) feed which input (type number)."""
+
+    edge_index: int
+    type_number: int
+    producer_parallelism: int
+    pointwise: bool
+
+
+@dataclass
+class OutputSpec:
+    """One non-chained out-edge: the StreamEdge the chain writes to and its consumer's shape."""
+
+    edge_index: int
+    stream_edge: Any
+    consumer_parallelism: int
+    consumer_max_parallelism: int
+
+
+@dataclass
+class StageSpec:
+    """Everything a subtask of one vertex needs on the Spark worker (shipped with cloudpickle)."""
+
+    vertex: Any  # JobVertex
+    job_name: str
+    runtime_mode: str  # STREAMING or BATCH
+    settings: Any
+    seed: int
+    inputs: list[InputSpec] = field(default_factory=list)
+    outputs: list[OutputSpec] = field(default_factory=list)
+
+    @property
+    def parallelism(self) -> int:
+        return self.vertex.parallelism
+
+
+class StatusWatermarkValve:
+    """Flink's ``StatusWatermarkValve``: min over channels, emitted only when it increases."""
+
+    def __init__(self, channels: list[tuple[int, int]]) -> None:
+        self.channel_watermarks = {c: LONG_MIN for c in channels}
+        self.last_output = LONG_MIN
+
+    def input_watermark(self, channel: tuple[int, int], watermark: int) -> int | None:
+        if watermark <= self.channel_watermarks.get(channel, LONG_MIN):
+            return None
+        self.channel_watermarks[channel] = watermark
+        new_min = min(self.channel_watermarks.values())
+        if new_min > self.last_output:
+            self.last_output = new_min
+            return new_min
+        return None
+
+
+def user_traceback(exc: BaseException) -> str:
+    """The traceback with pyflowkit's and pyspark's own frames left out (the user's frames stay)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    here = str(Path(__file__).resolve().parents[1])
+    user = [f for f in frames if not f.filename.startswith(here) and "pyspark" not in f.filename]
+    lines = ["Traceback (most recent call last):\n"]
+    lines += traceback.format_list(user or frames)
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)
+
+
+class SubtaskRunner:
+    """Runs one subtask of a stage over its sorted input rows and yields output row columns."""
+
+    def __init__(self, spec: StageSpec, subtask: int) -> None:
+        from pyflowkit.operators.chain import OperatorChain
+        from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
+        from pyflowkit.operators.processing_time import ManualProcessingTimeService
+
+        self.spec = spec
+        self.subtask = subtask
+        vertex = spec.vertex
+        self.sink = records.RowSink(subtask)
+        self.clock = ManualProcessingTimeService(0)
+        self.prints: list[tuple[str, bool]] = []
+        self.collected: dict[int, list[Any]] = {}
+        self.env = TaskEnvironment(
+            job_name=spec.job_name,
+            task_name=vertex.name,
+            subtask_index=subtask,
+            parallelism=vertex.parallelism,
+            max_parallelism=default_max_parallelism(vertex.max_parallelism, vertex.parallelism),
+            processing_time_service=self.clock,
+            print_writer=self._print,
+            collect_writer=self._collect,
+            job_parameters={"execution.runtime-mode": spec.runtime_mode},
+        )
+        import random
+
+        self.writers: dict[Any, records.RecordWriterOutput] = {}
+        for out in spec.outputs:
+            rng = random.Random(writer_seed(spec.seed, vertex.id, subtask, out.edge_index))
+            selector = ChannelSelector(
+                out.stream_edge.partitioner,
+                subtask,
+                vertex.parallelism,
+                out.consumer_parallelism,
+                out.consumer_max_parallelism,
+                rng,
+            )
+            self.writers[out.stream_edge] = records.RecordWriterOutput(
+                out.edge_index, selector, self.sink, out.stream_edge.output_tag
+            )
+        self.chain = OperatorChain(vertex, self.env, self.writers, spec.settings)
+        self.gates: dict[int, StatusWatermarkValve] = {}
+        self.input_of_edge: dict[int, int] = {}
+        for inp in spec.inputs:
+            producers = (
+                pointwise_sources(inp.producer_parallelism, vertex.parallelism, subtask)
+                if inp.pointwise
+                else range(inp.producer_parallelism)
+            )
+            channels = [(inp.edge_index, p) for p in producers]
+            valve = self.gates.setdefault(inp.type_number, StatusWatermarkValve([]))
+            for c in channels:
+                valve.channel_watermarks[c] = LONG_MIN
+            self.input_of_edge[inp.edge_index] = inp.type_number
+
+    # --- host hooks ----------------------------------------------------------------------------
+    def _print(self, line: str, to_err: bool) -> None:
+        self.prints.append((line, to_err))
+
+    def _collect(self, sink_node_id: int, value: Any) -> None:
+        self.collected.setdefault(sink_node_id, []).append(value)
+
+    def _flush_sinks(self) -> None:
+        if self.prints:
+            out = [line for line, err in self.prints if not err]
+            err = [line for line, e in self.prints if e]
+            if out:
+                self.sink.emit(records.PRINT_OUT, 0, records.dumps(out))
+            if err:
+                self.sink.emit(records.PRINT_ERR, 0, records.dumps(err))
+            self.prints = []
+        for node_id, values in self.collected.items():
+            if values:
+                self.sink.emit(records.COLLECT, node_id, records.dumps(values))
+        self.collected = {}
+
+    # --- the task ------------------------------------------------------------------------------
+    def run(self, rows: Iterator[tuple[int, int, int, int, bytes]]) -> Iterator[dict[str, list]]:
+        """Open the chain, process every input row (or run the source), end input, close."""
+        chain = self.chain
+        chain.initialize_state()
+        chain.open()
+        if not self.spec.inputs:
+            yield from self._run_source()
+        else:
+            last_seq = None
+            for edge, _target, producer, seq, payload in rows:
+                if seq != last_seq:
+                    self.sink.advance()
+                    last_seq = seq
+                input_index = self.input_of_edge[edge]
+                values, stamps, watermark = records.decode_chunk(payload)
+                if values:
+                    chain.process_batch(values, stamps, input_index)
+                if watermark is not None:
+                    new_wm = self.gates[input_index].input_watermark((edge, producer), watermark)
+                    if new_wm is not None:
+                        chain.process_watermark(new_wm, input_index)
+                if len(self.sink) >= _BATCH_ROWS:
+                    self._flush_sinks()
+                    yield self.sink.drain()
+            for input_index in sorted(self.gates):
+                chain.end_input(input_index)
+        if self.spec.runtime_mode == "BATCH":
+            self.clock.set_current_time(LONG_MAX)  # BATCH: processing time jumps to the end
+        chain.close()  # closes the RecordWriterOutputs too (flushes their buffers)
+        self._flush_sinks()
+        yield self.sink.drain()
+
+    def _run_source(self) -> Iterator[dict[str, list]]:
+        chain = self.chain
+        while True:
+            status = chain.emit_next(records.CHUNK_RECORDS)
+            self.sink.advance()
+            if getattr(status, "name", str(status)) == "END_OF_INPUT":
+                break
+            if len(self.sink) >= _BATCH_ROWS:
+                self._flush_sinks()
+                yield self.sink.drain()
+        chain.end_input(0)
+
+
+def stage_function(spec: StageSpec):
+    """The ``mapInArrow`` function of a stage: partition id = subtask index."""
+
+    def run_partition(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        subtask = TaskContext.get().partitionId()
+        schema = pa.schema(
+            [
+                ("edge", pa.int32()),
+                ("target", pa.int32()),
+                ("producer", pa.int32()),
+                ("seq", pa.int64()),
+                ("payload", pa.binary()),
+            ]
+        )
+        try:
+            if spec.inputs:
+                rows = _checked_rows(records.iter_rows(batches), subtask)
+            else:
+                rows = iter(())
+                for _ in batches:  # the source stage's input is spark.range(p): one row each
+                    pass
+            runner = SubtaskRunner(spec, subtask)
+            for columns in runner.run(rows):
+                if columns["edge"]:
+                    yield pa.RecordBatch.from_pydict(columns, schema=schema)
+        except Exception as exc:
+            where = f"{spec.vertex.name} ({subtask + 1}/{spec.parallelism})"
+            raise RuntimeError(
+                f"{ERROR_BEGIN}{user_traceback(exc)}{ERROR_END}{where}{ERROR_END}"
+            ) from None
+
+    return run_partition
+
+
+def _checked_rows(rows: Iterator[tuple], subtask: int) -> Iterator[tuple]:
+    for row in rows:
+        if row[1] != subtask:
+            raise AssertionError(
+                f"Spark partition {subtask} received a record for subtask {row[1]}; the routing "
+                f"of partition i == subtask i was changed (is AQE coalescing partitions?)."
+            )
+        yield row
