@@ -1,4 +1,4 @@
-"""Which restart strategy a job runs with (Flink 1.11's ``RestartBackoffTimeStrategyFactoryLoader``).
+"""Which restart strategy a job runs with (``RestartBackoffTimeStrategyFactoryLoader``, 1.11).
 
 Order: the job's own configuration (unless it is the fallback) → the cluster key
 ``restart-strategy`` → default: checkpointing on ⇒ fixed delay, ``Integer.MAX_VALUE`` attempts,

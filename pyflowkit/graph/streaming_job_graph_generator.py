@@ -51,7 +51,7 @@ _YIELDING_OPERATORS = frozenset({"AsyncWaitOperator"})  # YieldingOperatorFactor
 
 
 def are_operators_chainable(up: StreamNode, down: StreamNode) -> bool:
-    """``areOperatorsChainable`` (1.11): up not NEVER, down ALWAYS, no yielding op after a source."""
+    """``areOperatorsChainable`` (1.11): up not NEVER, down ALWAYS, no yielding op on a source."""
     if up.operator_factory is None or down.operator_factory is None:
         return False
     if up.chaining_strategy is ChainingStrategy.NEVER:
