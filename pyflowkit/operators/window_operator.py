@@ -279,6 +279,7 @@ class WindowOperator(StreamOperator):
         self.late_data_output_tag = spec.late_data_output_tag
         self.window_state_descriptor = spec.state_descriptor
         self.internal_function = spec.function
+        self._contents_are_list = isinstance(spec.state_descriptor, ListStateDescriptor)
         self.is_merging = isinstance(self.assigner, MergingWindowAssigner)
         self.is_event_time = self.assigner.is_event_time()
         self.metrics[NUM_LATE_RECORDS_DROPPED] = 0
@@ -399,8 +400,11 @@ class WindowOperator(StreamOperator):
         """Fire and/or purge the pane whose state namespace is currently set."""
         if result.is_fire():
             contents = self.window_state.get()
-            if contents is not None and contents != []:
-                self._emit_window_contents(window, contents)
+            if self._contents_are_list:
+                if contents:  # an empty pane does not fire (Flink: contents == null)
+                    self._emit_window_contents(window, contents)
+            elif contents is not None:
+                self._emit_window_contents(window, [contents])
         if result.is_purge():
             self.window_state.clear()
 
@@ -520,8 +524,7 @@ class WindowOperator(StreamOperator):
         if self.evicting:
             outputs = self._evicting_outputs(window, contents)
         else:
-            inputs = contents if isinstance(contents, list) else [contents]
-            outputs = self._call(window, inputs)
+            outputs = self._call(window, list(contents))
         ts = window.max_timestamp()
         out = self.output
         for item in outputs:

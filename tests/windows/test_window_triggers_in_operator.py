@@ -116,3 +116,16 @@ def test_window_all_with_process_all_window_function():
         h.element(v, ts)
     h.watermark(MAX)
     assert h.values == [(0, 2), (10, 1)]
+
+
+def test_reduce_producing_lists_is_one_value_not_many():
+    h = WindowHarness(
+        key_selector=lambda v: "k",
+        window_assigner=TumblingEventTimeWindows.of(10),
+        function=lambda a, b: a + b,  # list concatenation
+        window_function_kind="reduce",
+    )
+    h.element([1], 1)
+    h.element([2, 3], 2)
+    h.watermark(MAX)
+    assert h.records == [([1, 2, 3], 9)]
