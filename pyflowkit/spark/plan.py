@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyflowkit.operators.context import default_max_parallelism
+from pyflowkit.operators.registry import operator_class
 from pyflowkit.spark import records
 from pyflowkit.spark.partitioning import repartition_by_target
 from pyflowkit.spark.stage import InputSpec, OutputSpec, StageSpec, stage_function
@@ -138,6 +139,9 @@ def build_plan(
     sink_frames = []
     for index, vertex in enumerate(job_graph.vertices):
         spec = StageSpec(vertex, job_graph.job_name, runtime_mode, settings, seed)
+        for node in vertex.stream_nodes:
+            name = node.operator_factory.operator_class
+            spec.operator_classes[name] = operator_class(name)
         for e in vertex.inputs:
             spec.inputs.append(
                 InputSpec(

@@ -24,6 +24,7 @@ PRINT_OUT = -1  # edge code of print-sink lines to stdout
 PRINT_ERR = -2  # ... to stderr
 COLLECT = -3  # edge code of collect-sink records (target = the sink's StreamNode id)
 CHUNK_RECORDS = 2048
+END_OF_PARTITION = b"E"  # payload of the end-of-partition marker row
 
 
 def dumps(obj: Any) -> bytes:
@@ -136,11 +137,17 @@ class RecordWriterOutput(Output):
             self.flush(watermark)
 
     def close(self) -> None:
+        """Flush, then an end-of-partition chunk to every connected target (Flink's
+        ``EndOfPartitionEvent``), so each consumer partition sees at least one row."""
         self.flush()
+        for target in self.selector.targets:
+            self.sink.emit(self.edge_index, target, END_OF_PARTITION)
 
 
 def decode_chunk(payload: bytes) -> tuple[list[Any], list[Any] | None, int | None]:
     """(values, timestamps or None, watermark after the values or None)."""
+    if payload == END_OF_PARTITION:
+        return [], None, None
     return loads(payload)
 
 

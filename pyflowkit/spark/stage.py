@@ -8,6 +8,7 @@ and writes non-chained outputs and sink output as rows of ``records.SCHEMA_DDL``
 
 from __future__ import annotations
 
+import itertools
 import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ class StageSpec:
     seed: int
     inputs: list[InputSpec] = field(default_factory=list)
     outputs: list[OutputSpec] = field(default_factory=list)
+    operator_classes: dict[str, type] = field(default_factory=dict)  # registered on the worker
 
     @property
     def parallelism(self) -> int:
@@ -97,6 +99,10 @@ class SubtaskRunner:
         from pyflowkit.operators.chain import OperatorChain
         from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
         from pyflowkit.operators.processing_time import ManualProcessingTimeService
+        from pyflowkit.operators.registry import register_operator
+
+        for name, cls in spec.operator_classes.items():  # operators registered on the driver
+            register_operator(name, cls)
 
         self.spec = spec
         self.subtask = subtask
@@ -215,13 +221,13 @@ class SubtaskRunner:
 
 
 def stage_function(spec: StageSpec):
-    """The ``mapInArrow`` function of a stage: partition id = subtask index."""
+    """The ``mapInArrow`` function of a stage. The subtask index comes from the data (the
+    ``target`` column, or the ``id`` of ``range(p)`` for sources), never from Spark's partition id,
+    which a union in the same Spark stage would offset."""
 
     def run_partition(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
-        from pyspark import TaskContext
 
-        subtask = TaskContext.get().partitionId()
         schema = pa.schema(
             [
                 ("edge", pa.int32()),
@@ -231,17 +237,25 @@ def stage_function(spec: StageSpec):
                 ("payload", pa.binary()),
             ]
         )
+        subtask = -1
         try:
             if spec.inputs:
-                rows = _checked_rows(records.iter_rows(batches), subtask)
+                rows = records.iter_rows(batches)
+                first = next(rows, None)
+                if first is None:
+                    return
+                subtask = first[1]
+                rows = _checked_rows(itertools.chain([first], rows), subtask)
+                runners = [SubtaskRunner(spec, subtask)]
             else:
+                ids = [i for b in batches for i in b.column(0).to_pylist()]
+                runners = [SubtaskRunner(spec, i) for i in ids]
                 rows = iter(())
-                for _ in batches:  # the source stage's input is spark.range(p): one row each
-                    pass
-            runner = SubtaskRunner(spec, subtask)
-            for columns in runner.run(rows):
-                if columns["edge"]:
-                    yield pa.RecordBatch.from_pydict(columns, schema=schema)
+            for runner in runners:
+                subtask = runner.subtask
+                for columns in runner.run(rows):
+                    if columns["edge"]:
+                        yield pa.RecordBatch.from_pydict(columns, schema=schema)
         except Exception as exc:
             where = f"{spec.vertex.name} ({subtask + 1}/{spec.parallelism})"
             raise RuntimeError(
@@ -255,7 +269,7 @@ def _checked_rows(rows: Iterator[tuple], subtask: int) -> Iterator[tuple]:
     for row in rows:
         if row[1] != subtask:
             raise AssertionError(
-                f"Spark partition {subtask} received a record for subtask {row[1]}; the routing "
-                f"of partition i == subtask i was changed (is AQE coalescing partitions?)."
+                f"Spark partition of subtask {subtask} received a record for subtask {row[1]}; "
+                f"the routing partition i == subtask i was changed (is AQE coalescing?)."
             )
         yield row
