@@ -266,7 +266,10 @@ def ci_sandbox(tmp_path: Path):
     fakebin = tmp_path / "fakebin"
     _write_script(fakebin / "dpkg-query", "exit 1\n")  # nothing installed
     _write_script(fakebin / "id", "echo 0\n")
-    _write_script(fakebin / "apt-get", f'echo "apt-get $*" >> "{log}"\n')
+    _write_script(
+        fakebin / "apt-get",
+        f'echo "apt-get $*" >> "{log}"\necho "E: fake apt says no" ; exit "${{FAKE_APT_STATUS:-0}}"\n',
+    )
     _write_script(
         fakebin / "make",
         f'echo "make $* CI=$CI cwd=$(pwd) stdin=$(readlink /proc/self/fd/0)" >> "{log}"\n'
@@ -309,6 +312,14 @@ def test_ci_fails_when_tests_fail_but_still_lints(ci_sandbox) -> None:
     proc, calls = ci_sandbox(FAKE_TEST_STATUS="2")
     assert proc.returncode == 2
     assert [c.split()[1] for c in calls if c.startswith("make")] == ["test", "lint"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd/0").exists(), reason="needs /proc")
+def test_ci_stops_with_apt_log_when_apt_fails(ci_sandbox) -> None:
+    proc, calls = ci_sandbox(FAKE_APT_STATUS="100")
+    assert proc.returncode == 1
+    assert "E: fake apt says no" in proc.stderr and "apt-get failed" in proc.stderr
+    assert not [c for c in calls if c.startswith("make")]
 
 
 # --- docs and layout --------------------------------------------------------------------------
