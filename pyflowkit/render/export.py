@@ -10,17 +10,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pyflowkit.graph.execution_graph import ExecutionGraph
 from pyflowkit.graph.job_graph import JobGraph
 from pyflowkit.graph.stream_graph import StreamGraph
+from pyflowkit.render.execution_graph_dot import execution_graph_to_dot
 from pyflowkit.render.job_graph_dot import job_graph_to_dot
 from pyflowkit.render.stream_graph_dot import stream_graph_to_dot
 
 FORMATS = ("svg", "png", "dot", "json")
 SUFFIX_FORMATS = {".svg": "svg", ".png": "png", ".dot": "dot", ".gv": "dot", ".json": "json"}
-
-
-def _is_execution_graph(graph: object) -> bool:
-    return type(graph).__name__ == "ExecutionGraph" and hasattr(graph, "job_vertices")
 
 
 def graph_kind(graph: object) -> str:
@@ -29,7 +27,7 @@ def graph_kind(graph: object) -> str:
         return "StreamGraph"
     if isinstance(graph, JobGraph):
         return "JobGraph"
-    if _is_execution_graph(graph):
+    if isinstance(graph, ExecutionGraph):
         return "ExecutionGraph"
     raise TypeError(
         f"cannot render {type(graph).__name__}: expected a StreamGraph, JobGraph or ExecutionGraph "
@@ -44,8 +42,6 @@ def to_dot(graph: Any, states: Mapping[str, object] | None = None) -> str:
         return stream_graph_to_dot(graph, states)
     if kind == "JobGraph":
         return job_graph_to_dot(graph, states)
-    from pyflowkit.render.execution_graph_dot import execution_graph_to_dot
-
     return execution_graph_to_dot(graph, states)
 
 
@@ -70,13 +66,9 @@ def to_json(graph: Any) -> str:
         from pyflowkit.graph.json_plan import stream_graph_to_execution_plan
 
         return stream_graph_to_execution_plan(graph)
-    job_graph = graph if kind == "JobGraph" else graph.job_graph  # ExecutionGraph.getJsonPlan()
-    plan = job_graph.to_plan_json()
-    if isinstance(plan, str):
-        return plan
-    import json
-
-    return json.dumps(plan, indent=2)
+    if kind == "JobGraph":
+        return graph.to_plan_json()
+    return graph.get_json_plan()  # ExecutionGraph.getJsonPlan(): the JobGraph's REST plan
 
 
 def resolve_format(path: Path, format: str | None) -> str:
