@@ -1,0 +1,210 @@
+"""``KeyedStream`` (PyFlink's ``pyflink.datastream.KeyedStream``, Flink's ``KeyedStream``).
+
+A KeyedStream wraps a ``PartitionTransformation`` with a ``KeyGroupStreamPartitioner`` (HASH);
+every operator created on it is keyed (``state_key_selector``/``state_key_type`` are set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pyflowkit.common.typeinfo import TypeInformation
+from pyflowkit.datastream._util import (
+    check_function,
+    check_type_info,
+    validate_field,
+)
+from pyflowkit.datastream.data_stream import DataStream, _display_name
+from pyflowkit.errors import (
+    InvalidTypesException,
+    UnsupportedOperationException,
+)
+from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner
+from pyflowkit.graph.transformations import ChainingStrategy, PartitionTransformation
+
+if TYPE_CHECKING:
+    from pyflowkit.datastream.windowed_stream import WindowedStream
+
+
+class KeyedStream(DataStream):
+    """Flink's ``KeyedStream``: records partitioned by key (HASH), keyed state and timers."""
+
+    def __init__(
+        self,
+        origin: DataStream,
+        transformation: PartitionTransformation,
+        key_selector: Callable[[Any], Any],
+        key_type: TypeInformation | None,
+        user_key_selector: Any,
+    ) -> None:
+        super().__init__(origin._env, transformation)
+        self._origin = origin
+        self._state_key_selector = key_selector
+        self._key_type = key_type
+        self._user_key_selector = user_key_selector
+
+    @classmethod
+    def _create(
+        cls, origin: DataStream, key_selector: Any, key_type: TypeInformation | None
+    ) -> KeyedStream:
+        check_function(key_selector, ("get_key",), "key_by()", "KeySelector")
+        check_type_info(key_type, "key_by()")
+        if key_type is not None and not key_type.is_key_type():
+            raise InvalidTypesException(
+                f"This type ({key_type}) cannot be used as key. (key_by after operator "
+                f"'{_display_name(origin._transformation)}': use a basic type, a tuple or a Row "
+                "of them as key)"
+            )
+        selector = getattr(key_selector, "get_key", key_selector)
+        if not callable(selector):
+            selector = key_selector
+        partition = PartitionTransformation(
+            origin._transformation, KeyGroupStreamPartitioner(selector)
+        )
+        return cls(origin, partition, selector, key_type, key_selector)
+
+    # --- keyed plumbing -------------------------------------------------------------------------
+    def _key_selector(self) -> tuple[Callable[[Any], Any] | None, Any]:
+        return self._state_key_selector, self._key_type
+
+    def get_key_selector(self) -> Callable[[Any], Any]:
+        return self._state_key_selector
+
+    def get_key_type(self) -> TypeInformation | None:
+        return self._key_type
+
+    def get_type(self) -> TypeInformation:
+        return self._origin.get_type()
+
+    # --- operator settings are not available on the partitioning itself -----------------------
+    def _unsupported(self, what: str) -> UnsupportedOperationException:
+        return UnsupportedOperationException(
+            f"Setting {what} for KeyedStream is not supported: key_by() is a partitioning, not an "
+            "operator. Set it on the operator before or after key_by()."
+        )
+
+    def name(self, name: str) -> Any:
+        raise self._unsupported("name")
+
+    def uid(self, uid: str) -> Any:
+        raise self._unsupported("uid")
+
+    def set_uid_hash(self, uid_hash: str) -> Any:
+        raise self._unsupported("uid hash")
+
+    def set_parallelism(self, parallelism: int) -> Any:
+        raise self._unsupported("parallelism")
+
+    def set_max_parallelism(self, max_parallelism: int) -> Any:
+        raise self._unsupported("max parallelism")
+
+    def disable_chaining(self) -> Any:
+        raise self._unsupported("chaining strategy")
+
+    def start_new_chain(self) -> Any:
+        raise self._unsupported("chaining strategy")
+
+    def slot_sharing_group(self, slot_sharing_group: str) -> Any:
+        raise self._unsupported("slot sharing group")
+
+    def set_buffer_timeout(self, timeout_millis: int) -> Any:
+        raise self._unsupported("buffer timeout")
+
+    def force_non_parallel(self) -> Any:
+        raise self._unsupported("parallelism")
+
+    # --- re-partitioning is forbidden ---------------------------------------------------------
+    def _no_repartition(self) -> UnsupportedOperationException:
+        return UnsupportedOperationException("Cannot override partitioning for KeyedStream.")
+
+    def forward(self) -> DataStream:
+        raise self._no_repartition()
+
+    def rebalance(self) -> DataStream:
+        raise self._no_repartition()
+
+    def rescale(self) -> DataStream:
+        raise self._no_repartition()
+
+    def shuffle(self) -> DataStream:
+        raise self._no_repartition()
+
+    def broadcast(self, *broadcast_state_descriptors: Any) -> DataStream:
+        raise self._no_repartition()
+
+    def global_(self) -> DataStream:
+        raise self._no_repartition()
+
+    def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
+        raise self._no_repartition()
+
+    # --- keyed operators ----------------------------------------------------------------------
+    def process(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
+        """``process(KeyedProcessFunction)``: ``KeyedProcess`` (KeyedProcessOperator)."""
+        check_function(func, ("process_element",), "KeyedStream.process()", "KeyedProcessFunction")
+        check_type_info(output_type, "KeyedStream.process()")
+        t = self._one_input("KeyedProcess", "KeyedProcessOperator", {"function": func}, output_type)
+        return self._wrap(t)
+
+    def reduce(self, func: Any) -> DataStream:
+        """``Keyed Reduce`` (StreamGroupedReduce, HEAD)."""
+        check_function(func, ("reduce",), "reduce()", "ReduceFunction")
+        t = self._one_input(
+            "Keyed Reduce",
+            "StreamGroupedReduce",
+            {"function": func, "aggregation": None},
+            self._origin._transformation.output_type,
+            ChainingStrategy.HEAD,
+        )
+        return self._wrap(t)
+
+    def _aggregate(self, kind: str, field: int | str) -> DataStream:
+        validate_field(
+            field,
+            self._origin._transformation.output_type,
+            f"{kind}()",
+            _display_name(self._origin._transformation),
+        )
+        t = self._one_input(
+            "Keyed Aggregation",
+            "StreamGroupedReduce",
+            {"function": None, "aggregation": {"kind": kind, "field": field, "first": True}},
+            self._origin._transformation.output_type,
+            ChainingStrategy.HEAD,
+        )
+        return self._wrap(t)
+
+    def sum(self, position_to_sum: int | str = 0) -> DataStream:
+        return self._aggregate("sum", position_to_sum)
+
+    def min(self, position_to_min: int | str = 0) -> DataStream:
+        return self._aggregate("min", position_to_min)
+
+    def max(self, position_to_max: int | str = 0) -> DataStream:
+        return self._aggregate("max", position_to_max)
+
+    def min_by(self, position_to_min_by: int | str = 0) -> DataStream:
+        return self._aggregate("min_by", position_to_min_by)
+
+    def max_by(self, position_to_max_by: int | str = 0) -> DataStream:
+        return self._aggregate("max_by", position_to_max_by)
+
+    # --- windows ------------------------------------------------------------------------------
+    def window(self, window_assigner: Any) -> WindowedStream:
+        from pyflowkit.datastream.windowed_stream import WindowedStream
+
+        return WindowedStream(self, window_assigner)
+
+    def count_window(self, size: int, slide: int = 0) -> WindowedStream:
+        """``countWindow(size)`` purges; ``countWindow(size, slide)`` slides (reference §9.4)."""
+        from pyflowkit.datastream.windowed_stream import WindowedStream, count_window_parts
+
+        assigner, trigger, evictor = count_window_parts(size, slide, "count_window()")
+        stream = WindowedStream(self, assigner)
+        stream._trigger = trigger
+        stream._evictor = evictor
+        return stream
+
+    def __repr__(self) -> str:
+        return f"KeyedStream({self._transformation!r})"

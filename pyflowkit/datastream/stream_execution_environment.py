@@ -1,0 +1,627 @@
+"""``StreamExecutionEnvironment`` (PyFlink's class; Flink's ``LocalStreamEnvironment``).
+
+Holds the job-wide settings and the list of transformations (operators and sinks, as Flink's
+``transformations`` list); compiles them with ``pyflowkit.graph`` and executes them on the
+simulated cluster (``execution.target = local``) or on Spark (``spark``, the default).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pyflowkit.common.configuration import Configuration
+from pyflowkit.common.execution_config import ExecutionConfig, check_max_parallelism
+from pyflowkit.common.job_client import JobClient
+from pyflowkit.common.job_execution_result import JobExecutionResult
+from pyflowkit.common.restart_strategy import (
+    FallbackRestartStrategyConfiguration,
+    RestartStrategyConfiguration,
+)
+from pyflowkit.common.typeinfo import TypeInformation
+from pyflowkit.datastream._util import check_type_info, has_class_in_mro
+from pyflowkit.datastream.checkpoint_config import CheckpointConfig, _check_int
+from pyflowkit.datastream.checkpointing_mode import CheckpointingMode
+from pyflowkit.datastream.data_stream import DataStream
+from pyflowkit.datastream.environment_capture import current_capture
+from pyflowkit.datastream.execution_mode import RuntimeExecutionMode
+from pyflowkit.datastream.time_characteristic import TimeCharacteristic
+from pyflowkit.errors import (
+    IllegalArgumentException,
+    IllegalStateException,
+    JobExecutionException,
+    ProgramAbortException,
+)
+from pyflowkit.graph.transformations import (
+    Boundedness,
+    ChainingStrategy,
+    LegacySourceTransformation,
+    OperatorFactory,
+    SourceTransformation,
+    Transformation,
+)
+
+DEFAULT_JOB_NAME = "Flink Streaming Job"
+EXECUTION_TARGETS = {
+    "local": "pyflowkit.runtime.local_executor",
+    "spark": "pyflowkit.spark.executor",
+}
+
+
+def _parse_duration_ms(key: str, raw: str) -> int:
+    """Flink's duration config syntax: ``500``, ``500 ms``, ``10 s``, ``1 min``, ``2 h``."""
+    m = re.fullmatch(r"\s*(\d+)\s*([a-z]*)\s*", raw.lower())
+    units = {
+        "": 1,
+        "ms": 1,
+        "milli": 1,
+        "millis": 1,
+        "s": 1000,
+        "sec": 1000,
+        "secs": 1000,
+        "second": 1000,
+        "seconds": 1000,
+        "min": 60_000,
+        "mins": 60_000,
+        "minute": 60_000,
+        "minutes": 60_000,
+        "h": 3_600_000,
+        "hour": 3_600_000,
+        "hours": 3_600_000,
+        "d": 86_400_000,
+        "day": 86_400_000,
+        "days": 86_400_000,
+    }
+    if not m or m.group(2) not in units:
+        raise IllegalArgumentException(
+            f"Configuration '{key}': cannot parse duration {raw!r} (e.g. '500 ms', '10 s')."
+        )
+    return int(m.group(1)) * units[m.group(2)]
+
+
+def _source(module: str, name: str, *args: Any) -> Any:
+    """A source reader from the operators package, or None while it is not available."""
+    try:
+        cls = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+    return cls(*args)
+
+
+class StreamExecutionEnvironment:
+    """PyFlink's ``StreamExecutionEnvironment`` (Flink's ``LocalStreamEnvironment``)."""
+
+    def __init__(self, configuration: Configuration | None = None) -> None:
+        self._configuration = Configuration(configuration) if configuration else Configuration()
+        self._config = ExecutionConfig()
+        self._checkpoint_config = CheckpointConfig()
+        self._transformations: list[Transformation] = []
+        self._all_transformations: list[Transformation] = []  # incl. sources, for uid checks
+        self._requested_side_outputs: dict[int, dict[str, TypeInformation]] = {}
+        self._chaining_enabled = True
+        self._time_characteristic = TimeCharacteristic.ProcessingTime
+        self._runtime_mode = RuntimeExecutionMode.STREAMING
+        self._buffer_timeout = 100
+        self._capture = None
+        self._config.set_parallelism(os.cpu_count() or 1)  # LocalStreamEnvironment default
+        self.configure(self._configuration)
+
+    @staticmethod
+    def get_execution_environment(
+        configuration: Configuration | None = None,
+    ) -> StreamExecutionEnvironment:
+        """A new local environment (recorded when inside ``capture_environments()``)."""
+        if configuration is not None and not isinstance(configuration, Configuration):
+            raise IllegalArgumentException(
+                f"get_execution_environment() takes a Configuration, got {configuration!r}."
+            )
+        env = StreamExecutionEnvironment(configuration)
+        capture = current_capture()
+        if capture is not None:
+            env._capture = capture
+            capture.environments.append(env)
+        return env
+
+    # --- parallelism --------------------------------------------------------------------------
+    def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
+        if isinstance(parallelism, bool) or not isinstance(parallelism, int) or parallelism < 1:
+            raise IllegalArgumentException(
+                "The parallelism of the StreamExecutionEnvironment must be at least 1, got "
+                f"{parallelism!r}."
+            )
+        self._config.set_parallelism(parallelism)
+        return self
+
+    def get_parallelism(self) -> int:
+        return self._config.get_parallelism()
+
+    def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
+        check_max_parallelism(max_parallelism, "the StreamExecutionEnvironment")
+        self._config.set_max_parallelism(max_parallelism)
+        return self
+
+    def get_max_parallelism(self) -> int:
+        return self._config.get_max_parallelism()
+
+    # --- modes and time -----------------------------------------------------------------------
+    def set_runtime_mode(self, execution_mode: RuntimeExecutionMode) -> StreamExecutionEnvironment:
+        if not isinstance(execution_mode, RuntimeExecutionMode):
+            raise IllegalArgumentException(
+                f"set_runtime_mode() needs a RuntimeExecutionMode, got {execution_mode!r}."
+            )
+        self._runtime_mode = execution_mode
+        return self
+
+    def get_runtime_mode(self) -> RuntimeExecutionMode:
+        return self._runtime_mode
+
+    def set_stream_time_characteristic(self, characteristic: TimeCharacteristic) -> None:
+        """Flink 1.11: EventTime/IngestionTime set the watermark interval to 200 ms, else 0."""
+        if not isinstance(characteristic, TimeCharacteristic):
+            raise IllegalArgumentException(
+                f"set_stream_time_characteristic() needs a TimeCharacteristic, got "
+                f"{characteristic!r}."
+            )
+        self._time_characteristic = characteristic
+        interval = 0 if characteristic == TimeCharacteristic.ProcessingTime else 200
+        self._config.set_auto_watermark_interval(interval)
+
+    def get_stream_time_characteristic(self) -> TimeCharacteristic:
+        return self._time_characteristic
+
+    def set_buffer_timeout(self, timeout_millis: int) -> StreamExecutionEnvironment:
+        if isinstance(timeout_millis, bool) or not isinstance(timeout_millis, int):
+            raise IllegalArgumentException(
+                f"Buffer timeout must be an int (ms), got {timeout_millis!r}."
+            )
+        if timeout_millis < -1:
+            raise IllegalArgumentException("Timeout of buffer must be non-negative or -1")
+        self._buffer_timeout = timeout_millis
+        return self
+
+    def get_buffer_timeout(self) -> int:
+        return self._buffer_timeout
+
+    # --- chaining -----------------------------------------------------------------------------
+    def disable_operator_chaining(self) -> StreamExecutionEnvironment:
+        self._chaining_enabled = False
+        return self
+
+    def is_chaining_enabled(self) -> bool:
+        return self._chaining_enabled
+
+    # --- checkpointing and restarts -----------------------------------------------------------
+    def enable_checkpointing(
+        self, interval: int, mode: CheckpointingMode | None = None
+    ) -> StreamExecutionEnvironment:
+        _check_int(interval, "Checkpoint interval")
+        if interval < 10:
+            raise IllegalArgumentException(
+                "Checkpoint interval must be larger than or equal to 10 ms"
+            )
+        if mode is not None and not isinstance(mode, CheckpointingMode):
+            raise IllegalArgumentException(
+                f"enable_checkpointing() mode must be a CheckpointingMode, got {mode!r}."
+            )
+        if mode is not None:
+            self._checkpoint_config.set_checkpointing_mode(mode)
+        self._checkpoint_config.set_checkpoint_interval(interval)
+        return self
+
+    def get_checkpoint_config(self) -> CheckpointConfig:
+        return self._checkpoint_config
+
+    def get_checkpoint_interval(self) -> int:
+        return self._checkpoint_config.get_checkpoint_interval()
+
+    def get_checkpointing_mode(self) -> CheckpointingMode:
+        return self._checkpoint_config.get_checkpointing_mode()
+
+    def set_restart_strategy(
+        self, restart_strategy_configuration: RestartStrategyConfiguration
+    ) -> None:
+        self._config.set_restart_strategy(restart_strategy_configuration)
+
+    def get_restart_strategy(self) -> RestartStrategyConfiguration:
+        return self._config.get_restart_strategy()
+
+    # --- configuration ------------------------------------------------------------------------
+    def get_config(self) -> ExecutionConfig:
+        return self._config
+
+    def get_configuration(self) -> Configuration:
+        return Configuration(self._configuration)
+
+    def configure(self, configuration: Configuration) -> None:
+        """Flink's ``configure(ReadableConfig)``: applies the known keys, keeps all of them.
+
+        Everything is validated first; a bad value changes nothing.
+        """
+        if not isinstance(configuration, Configuration):
+            raise IllegalArgumentException(
+                f"configure() takes a Configuration, got {configuration!r}."
+            )
+        c = configuration
+        updates: list[tuple[str, Any]] = []
+        if c.contains_key("parallelism.default"):
+            p = c.get_integer("parallelism.default")
+            if p < 1:
+                raise IllegalArgumentException(
+                    f"Configuration 'parallelism.default' must be at least 1, got {p}."
+                )
+            updates.append(("parallelism", p))
+        if c.contains_key("pipeline.max-parallelism"):
+            m = c.get_integer("pipeline.max-parallelism")
+            check_max_parallelism(m, "configuration 'pipeline.max-parallelism'")
+            updates.append(("max_parallelism", m))
+        if c.contains_key("pipeline.auto-watermark-interval"):
+            raw = c.get_string("pipeline.auto-watermark-interval") or ""
+            ms = _parse_duration_ms("pipeline.auto-watermark-interval", raw)
+            updates.append(("watermark_interval", ms))
+        if c.contains_key("pipeline.time-characteristic"):
+            raw = c.get_string("pipeline.time-characteristic") or ""
+            if raw not in TimeCharacteristic.__members__:
+                raise IllegalArgumentException(
+                    f"Configuration 'pipeline.time-characteristic' must be one of "
+                    f"{list(TimeCharacteristic.__members__)}, got {raw!r}."
+                )
+            updates.append(("time_characteristic", TimeCharacteristic[raw]))
+        if c.contains_key("execution.runtime-mode"):
+            raw = (c.get_string("execution.runtime-mode") or "").upper()
+            if raw not in RuntimeExecutionMode.__members__:
+                raise IllegalArgumentException(
+                    "Configuration 'execution.runtime-mode' must be STREAMING, BATCH or "
+                    f"AUTOMATIC, got {raw!r}."
+                )
+            updates.append(("runtime_mode", RuntimeExecutionMode[raw]))
+        if c.contains_key("execution.buffer-timeout"):
+            raw = c.get_string("execution.buffer-timeout") or ""
+            updates.append(("buffer_timeout", _parse_duration_ms("execution.buffer-timeout", raw)))
+        if c.contains_key("pipeline.operator-chaining"):
+            updates.append(("chaining", c.get_boolean("pipeline.operator-chaining")))
+        if c.contains_key("pipeline.auto-generate-uids"):
+            updates.append(("auto_uids", c.get_boolean("pipeline.auto-generate-uids")))
+        cp_state = self._checkpoint_config._copy_state()
+        try:
+            self._configure_checkpointing(c)
+        finally:
+            new_cp_state = self._checkpoint_config._copy_state()
+            self._checkpoint_config._restore_state(cp_state)
+        # --- everything validated: apply ---
+        self._checkpoint_config._restore_state(new_cp_state)
+        for what, value in updates:
+            if what == "parallelism":
+                self._config.set_parallelism(value)
+            elif what == "max_parallelism":
+                self._config.set_max_parallelism(value)
+            elif what == "time_characteristic":
+                self.set_stream_time_characteristic(value)
+            elif what == "watermark_interval":
+                pass  # applied after the time characteristic below
+            elif what == "runtime_mode":
+                self._runtime_mode = value
+            elif what == "buffer_timeout":
+                self._buffer_timeout = value
+            elif what == "chaining":
+                self._chaining_enabled = value
+            elif what == "auto_uids":
+                if value:
+                    self._config.enable_auto_generated_uids()
+                else:
+                    self._config.disable_auto_generated_uids()
+        for what, value in updates:
+            if what == "watermark_interval":
+                self._config.set_auto_watermark_interval(value)
+        if c is not self._configuration:
+            self._configuration.add_all(c)
+
+    def _configure_checkpointing(self, c: Configuration) -> None:
+        cp = self._checkpoint_config
+        if c.contains_key("execution.checkpointing.interval"):
+            raw = c.get_string("execution.checkpointing.interval") or ""
+            cp.set_checkpoint_interval(_parse_duration_ms("execution.checkpointing.interval", raw))
+        if c.contains_key("execution.checkpointing.mode"):
+            raw = (c.get_string("execution.checkpointing.mode") or "").upper()
+            if raw not in CheckpointingMode.__members__:
+                raise IllegalArgumentException(
+                    "Configuration 'execution.checkpointing.mode' must be EXACTLY_ONCE or "
+                    f"AT_LEAST_ONCE, got {raw!r}."
+                )
+            cp.set_checkpointing_mode(CheckpointingMode[raw])
+        if c.contains_key("execution.checkpointing.timeout"):
+            raw = c.get_string("execution.checkpointing.timeout") or ""
+            cp.set_checkpoint_timeout(_parse_duration_ms("execution.checkpointing.timeout", raw))
+        if c.contains_key("execution.checkpointing.min-pause"):
+            raw = c.get_string("execution.checkpointing.min-pause") or ""
+            ms = _parse_duration_ms("execution.checkpointing.min-pause", raw)
+            cp.set_min_pause_between_checkpoints(ms)
+        if c.contains_key("execution.checkpointing.max-concurrent-checkpoints"):
+            n = c.get_integer("execution.checkpointing.max-concurrent-checkpoints")
+            cp.set_max_concurrent_checkpoints(n)
+        if c.contains_key("execution.checkpointing.tolerable-failed-checkpoints"):
+            n = c.get_integer("execution.checkpointing.tolerable-failed-checkpoints")
+            cp.set_tolerable_checkpoint_failure_number(n)
+        if c.contains_key("execution.checkpointing.unaligned"):
+            cp.enable_unaligned_checkpoints(c.get_boolean("execution.checkpointing.unaligned"))
+
+    def add_jars(self, *jars_path: str) -> None:
+        """PyFlink's ``add_jars``: recorded in ``pipeline.jars`` (no JVM here)."""
+        self._append_config_list("pipeline.jars", jars_path)
+
+    def add_classpaths(self, *classpaths: str) -> None:
+        self._append_config_list("pipeline.classpaths", classpaths)
+
+    def add_python_file(self, file_path: str) -> None:
+        self._append_config_list("python.files", [file_path])
+
+    def _append_config_list(self, key: str, values: Iterable[str]) -> None:
+        existing = self._configuration.get_string(key)
+        items = (existing.split(";") if existing else []) + [str(v) for v in values]
+        self._configuration.set_string(key, ";".join(items))
+
+    # --- sources ------------------------------------------------------------------------------
+    def _register(self, t: Transformation) -> None:
+        self._all_transformations.append(t)
+
+    def _add_operator(self, t: Transformation) -> None:
+        """Flink's ``addOperator``: operators and sinks go into the transformation list."""
+        self._register(t)
+        self._transformations.append(t)
+
+    def _legacy_source(
+        self,
+        name: str,
+        params: dict[str, Any],
+        type_info: TypeInformation | None,
+        parallel: bool,
+        boundedness: Boundedness,
+    ) -> DataStream:
+        t = LegacySourceTransformation(
+            name,
+            OperatorFactory("StreamSource", ChainingStrategy.HEAD, params),
+            type_info,
+            self.get_parallelism() if parallel else 1,
+            boundedness,
+            parallel,
+        )
+        self._register(t)
+        return DataStream(self, t)
+
+    def from_collection(
+        self, collection: Iterable[Any], type_info: TypeInformation | None = None
+    ) -> DataStream:
+        """``Source: Collection Source``, non-parallel (forced parallelism 1)."""
+        check_type_info(type_info, "from_collection()")
+        if isinstance(collection, (str, bytes)) or not isinstance(collection, Iterable):
+            raise IllegalArgumentException(
+                f"from_collection() needs a collection (list, tuple, …), got {collection!r}."
+            )
+        elements = list(collection)
+        if not elements:
+            raise IllegalArgumentException("Collection must not be empty (from_collection()).")
+        reader = _source("pyflowkit.operators.sources", "CollectionSource", elements)
+        params = {"source": reader, "function": None, "elements": elements}
+        return self._legacy_source(
+            "Collection Source", params, type_info, False, Boundedness.BOUNDED
+        )
+
+    def from_elements(self, *elements: Any) -> DataStream:
+        """Flink's ``fromElements``: a Collection Source."""
+        return self.from_collection(list(elements))
+
+    def add_source(
+        self,
+        source_func: Any,
+        source_name: str = "Custom Source",
+        type_info: TypeInformation | None = None,
+    ) -> DataStream:
+        """``addSource``: parallel only for a ``ParallelSourceFunction``; unbounded."""
+        if source_func is None or not callable(getattr(source_func, "run", None)):
+            raise IllegalArgumentException(
+                f"add_source() needs a SourceFunction with run(ctx), got {source_func!r}."
+            )
+        if not isinstance(source_name, str) or not source_name:
+            raise IllegalArgumentException("add_source(): source_name must be a non-empty string.")
+        check_type_info(type_info, "add_source()")
+        parallel = has_class_in_mro(source_func, "ParallelSourceFunction") or bool(
+            getattr(source_func, "is_parallel", False)
+        )
+        params = {"source": source_func, "function": source_func}
+        return self._legacy_source(
+            source_name, params, type_info, parallel, Boundedness.CONTINUOUS_UNBOUNDED
+        )
+
+    def from_source(
+        self,
+        source: Any,
+        watermark_strategy: Any,
+        source_name: str,
+        type_info: TypeInformation | None = None,
+    ) -> DataStream:
+        """``fromSource`` (FLIP-27): a parallel ``SourceTransformation`` at env parallelism."""
+        from pyflowkit.common.watermark_strategy import WatermarkStrategy
+
+        if source is None:
+            raise IllegalArgumentException("from_source() needs a Source, got None.")
+        if not isinstance(watermark_strategy, WatermarkStrategy):
+            raise IllegalArgumentException(
+                f"from_source() needs a WatermarkStrategy, got {watermark_strategy!r}."
+            )
+        if not isinstance(source_name, str) or not source_name:
+            raise IllegalArgumentException("from_source(): source_name must be a non-empty string.")
+        check_type_info(type_info, "from_source()")
+        get_boundedness = getattr(source, "get_boundedness", None)
+        boundedness = Boundedness.BOUNDED
+        if callable(get_boundedness):
+            value = get_boundedness()
+            name = getattr(value, "name", str(value))
+            if name in Boundedness.__members__:
+                boundedness = Boundedness[name]
+        params = {"source": source, "function": None, "watermark_strategy": watermark_strategy}
+        t = SourceTransformation(
+            source_name,
+            OperatorFactory("StreamSource", ChainingStrategy.HEAD, params),
+            type_info,
+            self.get_parallelism(),
+            boundedness,
+        )
+        self._register(t)
+        return DataStream(self, t)
+
+    def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
+        """``readTextFile``: one non-parallel ``Custom File Source`` node reading lines.
+
+        (Flink splits this into a monitoring source and a ``Split Reader`` operator; pyflowkit
+        reads the file in one source node.)
+        """
+        from pyflowkit.common.typeinfo import Types
+
+        if not isinstance(file_path, str) or not file_path:
+            raise IllegalArgumentException(
+                "read_text_file(): file_path must be a non-empty string."
+            )
+        try:
+            "".encode(charset_name)
+        except LookupError:
+            raise IllegalArgumentException(
+                f"read_text_file(): unknown charset {charset_name!r}."
+            ) from None
+        reader = _source("pyflowkit.operators.sources", "TextFileSource", file_path, charset_name)
+        params = {"source": reader, "function": None, "path": file_path, "charset": charset_name}
+        return self._legacy_source(
+            "Custom File Source", params, Types.STRING(), False, Boundedness.BOUNDED
+        )
+
+    def generate_sequence(self, frm: int, to: int) -> DataStream:
+        """``generateSequence``: the parallel ``Source: Sequence Source``."""
+        from pyflowkit.common.typeinfo import Types
+
+        for v in (frm, to):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise IllegalArgumentException(f"generate_sequence() needs ints, got {v!r}.")
+        if frm > to:
+            raise IllegalArgumentException(
+                f"Start of sequence must not be greater than the end (generate_sequence({frm}, "
+                f"{to}))."
+            )
+        reader = _source(
+            "pyflowkit.datastream.connectors.number_seq", "NumberSequenceSource", frm, to
+        )
+        params = {"source": reader, "function": None, "start": frm, "end": to}
+        return self._legacy_source(
+            "Sequence Source", params, Types.LONG(), True, Boundedness.BOUNDED
+        )
+
+    # --- graphs -------------------------------------------------------------------------------
+    def get_transformations(self) -> list[Transformation]:
+        return list(self._transformations)
+
+    def _settings(self) -> Any:
+        from pyflowkit.graph.settings import EnvironmentSettings
+
+        restart = self._config.get_restart_strategy()
+        return EnvironmentSettings(
+            parallelism=self.get_parallelism(),
+            max_parallelism=self.get_max_parallelism(),
+            chaining_enabled=self._chaining_enabled,
+            runtime_mode=self._runtime_mode.name,
+            time_characteristic=self._time_characteristic.name,
+            auto_watermark_interval=self._config.get_auto_watermark_interval(),
+            buffer_timeout=self._buffer_timeout,
+            auto_generated_uids=self._config.has_auto_generated_uids_enabled(),
+            checkpoint=self._checkpoint_config.to_settings(
+                self._configuration.get_integer("state.checkpoints.num-retained", 1)
+            ),
+            restart_strategy=(
+                None if isinstance(restart, FallbackRestartStrategyConfiguration) else restart
+            ),
+            configuration=self._configuration.to_dict(),
+        )
+
+    def get_stream_graph(
+        self, job_name: str | None = None, clear_transformations: bool = False
+    ) -> Any:
+        """Flink's ``getStreamGraph``: runs ``StreamGraphGenerator`` over the transformations."""
+        if not self._transformations:
+            raise IllegalStateException(
+                "No operators defined in streaming topology. Cannot execute."
+            )
+        from pyflowkit.graph.stream_graph_generator import StreamGraphGenerator
+
+        graph = StreamGraphGenerator(
+            list(self._transformations), self._settings(), job_name
+        ).generate()
+        if clear_transformations:
+            self._transformations.clear()
+        return graph
+
+    def get_job_graph(self, job_name: str | None = None) -> Any:
+        from pyflowkit.graph.streaming_job_graph_generator import create_job_graph
+
+        return create_job_graph(self.get_stream_graph(job_name))
+
+    def get_execution_graph(self, job_name: str | None = None) -> Any:
+        from pyflowkit.graph.execution_graph import ExecutionGraph
+
+        return ExecutionGraph.from_job_graph(self.get_job_graph(job_name))
+
+    def get_execution_plan(self) -> str:
+        """Flink 1.11's ``getExecutionPlan()`` JSON (JSONGenerator format)."""
+        from pyflowkit.graph.json_plan import stream_graph_to_execution_plan
+
+        return stream_graph_to_execution_plan(self.get_stream_graph())
+
+    def explain_chaining(self) -> Any:
+        """Why each StreamEdge is chained or not (``JobGraph.explain_chaining()``)."""
+        return self.get_job_graph().explain_chaining()
+
+    # --- execution ----------------------------------------------------------------------------
+    def _executor(self) -> Any:
+        target = self._configuration.get_string("execution.target", "spark") or "spark"
+        module = EXECUTION_TARGETS.get(target)
+        if module is None:
+            raise IllegalArgumentException(
+                f"Unknown execution.target {target!r}: use one of {sorted(EXECUTION_TARGETS)}."
+            )
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name is not None and module.startswith(e.name):
+                raise IllegalStateException(
+                    f"execution.target '{target}' is not available yet: module {module} is missing."
+                ) from e
+            raise
+
+    def execute(self, job_name: str | None = None) -> JobExecutionResult:
+        """Compiles and runs the job on ``execution.target`` (``spark`` default, ``local``)."""
+        if not self._transformations:
+            raise IllegalStateException(
+                "No operators defined in streaming topology. Cannot execute."
+            )
+        if self._capture is not None:
+            self._capture.executions.append((self, job_name))
+            raise ProgramAbortException(
+                f"Job {job_name or DEFAULT_JOB_NAME!r} captured by capture_environments(); "
+                "it was not executed."
+            )
+        executor = self._executor()
+        result = executor.execute(self, job_name)
+        self._transformations.clear()  # Flink's getStreamGraph(jobName) clears on execute
+        return result
+
+    def execute_async(self, job_name: str | None = None) -> JobClient:
+        """Submits the job; our executors finish it before returning the ``JobClient``."""
+        try:
+            result = self.execute(job_name)
+        except JobExecutionException as e:
+            return JobClient(e.job_id, None, e)
+        return JobClient(result.get_job_id(), result)
+
+    def __repr__(self) -> str:
+        return (
+            f"StreamExecutionEnvironment(parallelism={self.get_parallelism()}, "
+            f"transformations={len(self._transformations)})"
+        )
