@@ -50,8 +50,8 @@ def compile_example(name: str, out_root: Path) -> CompiledJob:
     example = load_example(name)
     env = StreamExecutionEnvironment.get_execution_environment()
     example.build(env)
-    stream_graph = env.get_stream_graph(example.JOB_NAME)
     job_graph = env.get_job_graph(example.JOB_NAME)
+    stream_graph = job_graph.stream_graph  # the same generation: node ids match across levels
     execution_graph = job_graph.to_execution_graph()
     return CompiledJob(
         name, example, env, stream_graph, job_graph, execution_graph, out_root / name
@@ -82,13 +82,12 @@ def write_graphs(job: CompiledJob) -> StageResult:
         export.save(job.execution_graph, job.out_dir / "execution_graph.svg"),
     ]
     sg, jg = job.stream_graph, job.job_graph
-    subtasks = sum(v.parallelism for v in jg.vertices)
     lines = [
         f"StreamGraph     {len(sg.nodes)} operators, {len(sg.edges)} edges",
         f"JobGraph        {len(jg.vertices)} chains, {len(jg.edges)} job edges",
         *(f"                  [p={v.parallelism}] {v.name}" for v in jg.vertices),
         f"ship strategies {ship_strategy_counts(job)}",
-        f"ExecutionGraph  {subtasks} subtasks",
+        f"ExecutionGraph  {job.execution_graph.total_number_of_subtasks} subtasks",
     ]
     return StageResult(lines, files)
 

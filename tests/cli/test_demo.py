@@ -74,7 +74,7 @@ def test_out_must_be_a_directory(tmp_path, capsys):
 def test_examples_expected_outputs_are_plain_python():
     alerts = gprs_alerts.expected_output()
     assert [a.split()[1] for a in alerts] == ["u4pruyf", "gcpvj0e"]  # u33dc1v surged only once
-    assert alerts[0].startswith("ALERT u4pruyf at 1600000241000: GPRS usage up ")
+    assert alerts[0].startswith("ALERT u4pruyf at 1600000301000: GPRS usage up ")
     counts = word_count.expected_output()
     assert counts["to"] == 6 and counts["To"] == 3 and counts["sleep"] == 1
     events = gprs_alerts.gprs_events()

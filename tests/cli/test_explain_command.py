@@ -17,5 +17,5 @@ def test_explain_prints_chains_and_reasons(pipeline_file, capsys):
     assert len(rows) == 3
     assert rows[0].startswith("Source: Collection Source-") and " no " in rows[0]
     assert "parallelism differs: 1 → 2" in rows[0]
-    assert "ship strategy is HASH, not FORWARD" in rows[1]
+    assert "Keyed Aggregation has chaining strategy HEAD" in rows[1]  # checked before HASH
     assert " yes " in rows[2] and "Sink: Print to Std. Out-" in rows[2]
