@@ -1,0 +1,54 @@
+"""What every task of one run shares: the network, print/collect capture, seeded randomness."""
+
+from __future__ import annotations
+
+import random
+import sys
+from typing import Any
+
+from pyflowkit.graph.job_graph import JobGraph
+from pyflowkit.runtime.network import ShuffleEnvironment
+from pyflowkit.runtime.rpc import RpcBus
+from pyflowkit.runtime.stream_task import ChainFactory
+
+
+def sink_names(job_graph: JobGraph) -> dict[str, str]:
+    """Vertex name → the name results are filed under (its sink operator, else the vertex)."""
+    names = {}
+    for v in job_graph.vertices:
+        sinks = [n.operator_name for n in v.stream_nodes if not n.out_edges]
+        names[v.name] = sinks[-1] if len(sinks) == 1 else v.name
+    return names
+
+
+class ClusterHost:
+    """Flink's TaskManager services as the tasks of one simulated run see them."""
+
+    def __init__(self, bus: RpcBus, job_graph: JobGraph, chain_factory: ChainFactory) -> None:
+        self.bus = bus
+        self.chain_factory = chain_factory
+        self.shuffle = ShuffleEnvironment()
+        self.echo = bus.config.echo_print
+        self.printed: list[str] = []
+        self.results: dict[str, list[Any]] = {}
+        self._sink_names = sink_names(job_graph)
+        self._node_names = {
+            n.id: n.operator_name for v in job_graph.vertices for n in v.stream_nodes
+        }
+
+    def print_line(self, vertex: str, subtask: int, line: str, to_err: bool) -> None:
+        self.printed.append(line)
+        self.results.setdefault(self._sink_names.get(vertex, vertex), []).append(line)
+        if self.echo:
+            print(line, file=sys.stderr if to_err else sys.stdout)
+
+    def collect(self, sink_node_id: int, value: Any) -> None:
+        name = self._node_names.get(sink_node_id, str(sink_node_id))
+        self.results.setdefault(name, []).append(value)
+
+    def partitioner_rng(self, vertex: str, subtask: int, data_set: str) -> random.Random:
+        return random.Random(f"{self.bus.config.seed}|{vertex}|{subtask}|{data_set}")
+
+    def buffer_capacity(self) -> int:
+        cfg = self.bus.config
+        return cfg.fast_buffer_size if self.bus.fast else cfg.buffer_size

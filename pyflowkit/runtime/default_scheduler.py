@@ -1,0 +1,340 @@
+"""Scheduling, deployment and failover of one job (Flink 1.11's ``DefaultScheduler``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pyflowkit.errors import JobException, NoResourceAvailableException
+from pyflowkit.operators.context import default_max_parallelism
+from pyflowkit.runtime.deployment import (
+    InputGateDeploymentDescriptor,
+    ResultPartitionDeploymentDescriptor,
+    TaskDeploymentDescriptor,
+)
+from pyflowkit.runtime.execution import Execution, ExecutionVertex
+from pyflowkit.runtime.execution_state import ExecutionState
+from pyflowkit.runtime.failover import compute_pipelined_regions
+from pyflowkit.runtime.job_status import JobStatus
+from pyflowkit.runtime.restart_backoff import create_restart_backoff_strategy
+from pyflowkit.runtime.slot_pool import PendingRequest, SlotKey
+from pyflowkit.runtime.task import format_failure
+from pyflowkit.runtime.wiring import consumers_of, producers_of, subpartition_index
+
+if TYPE_CHECKING:
+    from pyflowkit.runtime.job_master import JobMaster
+
+S = ExecutionState
+NO_RESOURCE_MESSAGE = (
+    "Could not allocate the required slot within slot request timeout. Please make sure that the "
+    "cluster has enough resources."
+)
+
+
+class EagerSchedulingStrategy:
+    """Flink 1.11's ``EagerSchedulingStrategy``: schedule every vertex at once, topologically."""
+
+    name = "org.apache.flink.runtime.scheduler.strategy.EagerSchedulingStrategy"
+
+    def __init__(self, scheduler: DefaultScheduler) -> None:
+        self.scheduler = scheduler
+
+    def start_scheduling(self) -> None:
+        self.scheduler.allocate_slots_and_deploy(self.scheduler.execution_vertices)
+
+    def restart_tasks(self, vertices: list[ExecutionVertex]) -> None:
+        self.scheduler.allocate_slots_and_deploy(vertices)
+
+
+class DefaultScheduler:
+    """Flink's ``DefaultScheduler`` (+ ``SchedulerBase``): builds the execution view, schedules,
+    deploys once all slots are there, and handles failures with the restart strategy and regions.
+    """
+
+    def __init__(self, job_master: JobMaster) -> None:
+        self.jm = job_master
+        self.bus = job_master.bus
+        jg = job_master.job_graph
+        self.execution_vertices: list[ExecutionVertex] = []
+        self.by_key: dict[tuple[str, int], ExecutionVertex] = {}
+        for jv in jg.vertices:
+            for i in range(jv.parallelism):
+                ev = ExecutionVertex(jv, i, jg.job_id)
+                ev.reset_for_new_execution(self.bus)
+                self.execution_vertices.append(ev)
+                self.by_key[(jv.id, i)] = ev
+        self.regions = [
+            [self.by_key[k] for k in region] for region in compute_pipelined_regions(jg)
+        ]
+        settings = jg.checkpointing_settings
+        checkpointing = settings is not None and 0 < settings.checkpoint_interval < 2**63 - 1
+        self.restart_strategy = create_restart_backoff_strategy(jg.restart_strategy, checkpointing)
+        self.strategy = EagerSchedulingStrategy(self)
+        self.waiting: list[Execution] = []  # scheduled, waiting for all slots (waitForAllSlots)
+        self.pending_restart: set[str] = set()  # ExecutionVertex ids to restart
+        self.restart_event = None
+        self.failure_cause: BaseException | None = None
+        self.failure_traceback: str | None = None
+        job_master.slot_pool.on_slot_available = self._try_deploy
+        job_master.slot_pool.on_request_timeout = self._on_slot_request_timeout
+
+    # -- scheduling -----------------------------------------------------------------------------
+    def start_scheduling(self) -> None:
+        """``SchedulerBase.startScheduling``: job CREATED → RUNNING, then the strategy."""
+        self.bus.emit(
+            "JobMaster",
+            "DefaultScheduler.startScheduling",
+            f"Starting scheduling with scheduling strategy [{self.strategy.name}]",
+            job=self.jm.job_id,
+        )
+        self.jm.transition_job_status(JobStatus.RUNNING)
+        self.strategy.start_scheduling()
+
+    @staticmethod
+    def slot_key(ev: ExecutionVertex) -> SlotKey:
+        return (ev.job_vertex.slot_sharing_group or "default", ev.subtask_index)
+
+    def allocate_slots_and_deploy(self, vertices: list[ExecutionVertex]) -> None:
+        """``DefaultScheduler.allocateSlotsAndDeploy``: CREATED → SCHEDULED, request slots."""
+        pool = self.jm.slot_pool
+        batch = [ev.current_execution for ev in vertices]
+        for e in batch:
+            e.transition_state(S.SCHEDULED, self.bus)
+        for e in batch:
+            key = self.slot_key(e.vertex)
+            if not pool.has_slot(key) and not pool.is_requested(key):
+                pool.request_new_allocated_slot(key)
+        self.waiting.extend(batch)
+        self._try_deploy()
+
+    def _try_deploy(self) -> None:
+        """``waitForAllSlotsAndDeploy``: deploy only once every waiting execution has a slot."""
+        pool = self.jm.slot_pool
+        self.waiting = [e for e in self.waiting if e.state is S.SCHEDULED]
+        if not self.waiting or not all(
+            pool.has_slot(self.slot_key(e.vertex)) for e in self.waiting
+        ):
+            return
+        batch, self.waiting = self.waiting, []
+        for e in batch:
+            e.slot = pool.slots[self.slot_key(e.vertex)]
+        for e in batch:
+            self.deploy(e)
+
+    def deploy(self, e: Execution) -> None:
+        """``Execution.deploy``: SCHEDULED → DEPLOYING, then ``TaskExecutor.submitTask``."""
+        e.transition_state(S.DEPLOYING, self.bus)
+        slot = e.slot
+        self.bus.emit(
+            "JobMaster",
+            "Execution.deploy",
+            f"Deploying {e.name} (attempt #{e.attempt_number}) to {slot.location}",
+            job=self.jm.job_id,
+            vertex=e.vertex.job_vertex.name,
+            subtask=e.vertex.subtask_index,
+            attempt=e.attempt_number,
+        )
+        tdd = self.create_deployment_descriptor(e)
+        te = slot.task_executor
+        self.bus.send("JobMaster", te.name, "TaskExecutor.submitTask", lambda: te.submit_task(tdd))
+
+    def create_deployment_descriptor(self, e: Execution) -> TaskDeploymentDescriptor:
+        """``TaskDeploymentDescriptorFactory``: partitions produced and gates consumed."""
+        ev = e.vertex
+        jv = ev.job_vertex
+        produced = []
+        for edge in jv.outputs:
+            n = len(consumers_of(edge, ev.subtask_index))
+            produced.append(
+                ResultPartitionDeploymentDescriptor(
+                    edge,
+                    (edge.data_set.id, ev.subtask_index, e.attempt_id),
+                    n,
+                    default_max_parallelism(edge.target.max_parallelism, edge.target.parallelism),
+                )
+            )
+        gates = []
+        two_input = jv.invokable_class == "TwoInputStreamTask"
+        for edge in jv.inputs:
+            channels = []
+            for p in producers_of(edge, ev.subtask_index):
+                producer = self.by_key[(edge.source.id, p)].current_execution
+                channels.append(
+                    (
+                        (edge.data_set.id, p, producer.attempt_id),
+                        subpartition_index(edge, p, ev.subtask_index),
+                    )
+                )
+            gates.append(
+                InputGateDeploymentDescriptor(
+                    edge, edge.type_number if two_input else 0, tuple(channels)
+                )
+            )
+        return TaskDeploymentDescriptor(
+            job_id=self.jm.job_id,
+            job_name=self.jm.job_name,
+            job_vertex=jv,
+            subtask_index=ev.subtask_index,
+            attempt_number=e.attempt_number,
+            attempt_id=e.attempt_id,
+            allocation_id=e.slot.allocation_id,
+            target_slot_number=e.slot.slot_index,
+            max_parallelism=default_max_parallelism(jv.max_parallelism, jv.parallelism),
+            produced_partitions=tuple(produced),
+            input_gates=tuple(gates),
+            settings=getattr(self.jm.job_graph.stream_graph, "execution_config", None),
+        )
+
+    # -- state updates from TaskExecutors -------------------------------------------------------
+    def find_execution(self, attempt_id: str) -> Execution | None:
+        for ev in self.execution_vertices:
+            for e in ev.executions:
+                if e.attempt_id == attempt_id:
+                    return e
+        return None
+
+    def update_task_execution_state(
+        self, attempt_id: str, state: ExecutionState, cause: BaseException | None, tb: str | None
+    ) -> None:
+        """``SchedulerBase.updateTaskExecutionState``."""
+        e = self.find_execution(attempt_id)
+        if e is None or e.state.is_terminal():
+            return
+        if state is S.RUNNING and e.state is S.DEPLOYING:
+            e.transition_state(S.RUNNING, self.bus)
+        elif state is S.FINISHED:
+            e.transition_state(S.CANCELED if e.state is S.CANCELING else S.FINISHED, self.bus)
+        elif state is S.CANCELED and e.state is S.CANCELING:
+            e.transition_state(S.CANCELED, self.bus)
+        elif state in (S.FAILED, S.CANCELED):
+            if e.state is S.CANCELING:
+                e.transition_state(S.CANCELED, self.bus)
+            else:
+                self.mark_failed(e, cause or RuntimeError("Task failed."), tb)
+                return
+        self.jm.check_job_progress()
+
+    def mark_failed(self, e: Execution, cause: BaseException, tb: str | None) -> None:
+        """``Execution.markFailed`` → ``handleTaskFailure``."""
+        e.failure_cause = cause
+        e.failure_traceback = tb or format_failure(cause)
+        where = f" on {e.slot.location}" if e.slot is not None else ""
+        e.transition_state(S.FAILED, self.bus, suffix=where)
+        self.handle_task_failure(e, cause, e.failure_traceback)
+
+    def handle_task_failure(self, e: Execution, cause: BaseException, tb: str) -> None:
+        """``DefaultScheduler.handleTaskFailure``: restart the region, or fail the job."""
+        jm = self.jm
+        if (
+            jm.job_status in (JobStatus.FAILING, JobStatus.CANCELLING)
+            or jm.job_status.is_terminal_state()
+        ):
+            jm.check_job_progress()
+            return
+        if e.vertex.id in self.pending_restart:
+            jm.check_job_progress()
+            return
+        self.failure_cause, self.failure_traceback = cause, tb
+        self.restart_strategy.notify_failure(self.bus.now)
+        if not self.restart_strategy.can_restart():
+            err = JobException(f"Recovery is suppressed by {self.restart_strategy}")
+            err.__cause__ = cause
+            jm.fail_job(err, tb)
+            return
+        region = next(r for r in self.regions if e.vertex in r)
+        self.bus.emit(
+            "JobMaster",
+            "RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart",
+            f"Calculating tasks to restart to recover the failed task {e.vertex.id}.",
+            job=jm.job_id,
+        )
+        self.bus.emit(
+            "JobMaster",
+            "RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart",
+            f"{len(region)} tasks should be restarted to recover the failed task {e.vertex.id}.",
+            job=jm.job_id,
+        )
+        if jm.job_status is JobStatus.RUNNING:
+            jm.transition_job_status(JobStatus.RESTARTING)
+        self.pending_restart.update(ev.id for ev in region)
+        self.waiting = [w for w in self.waiting if w.vertex not in region]
+        for ev in region:
+            self.cancel_execution(ev.current_execution)
+        delay = self.restart_strategy.backoff_time
+        self.restart_event = self.bus.call_later(
+            delay, "JobMaster.restart", "DefaultScheduler.restartTasks", self._restart_after_delay
+        )
+        self._delay_over = False
+
+    def _restart_after_delay(self) -> None:
+        self._delay_over = True
+        self.maybe_restart()
+
+    def maybe_restart(self) -> None:
+        """``restartTasks``: after the delay and once the region's tasks are all terminal."""
+        if not self.pending_restart or not getattr(self, "_delay_over", False):
+            return
+        if self.jm.job_status is not JobStatus.RESTARTING:
+            return
+        region = [ev for ev in self.execution_vertices if ev.id in self.pending_restart]
+        if not all(ev.current_execution.state.is_terminal() for ev in region):
+            return
+        self.pending_restart.clear()
+        self.jm.transition_job_status(JobStatus.RUNNING)
+        for ev in region:
+            ev.reset_for_new_execution(self.bus)
+        self.strategy.restart_tasks(region)
+
+    def cancel_execution(self, e: Execution) -> None:
+        """``Execution.cancel``: nothing deployed → CANCELED; deployed → CANCELING + RPC."""
+        if e.state in (S.CREATED, S.SCHEDULED):
+            e.transition_state(S.CANCELED, self.bus)
+        elif e.state in (S.DEPLOYING, S.RUNNING):
+            e.transition_state(S.CANCELING, self.bus)
+            te = e.slot.task_executor
+            if not te.alive:  # nobody left to answer: the cancellation completes at once
+                e.transition_state(S.CANCELED, self.bus)
+                return
+            attempt = e.attempt_id
+            self.bus.send(
+                "JobMaster", te.name, "TaskExecutor.cancelTask", lambda: te.cancel_task(attempt)
+            )
+
+    def cancel_all(self) -> None:
+        self.waiting = []
+        self.jm.slot_pool.cancel_pending()
+        for ev in self.execution_vertices:
+            self.cancel_execution(ev.current_execution)
+
+    def _on_slot_request_timeout(self, req: PendingRequest) -> None:
+        """A slot request timed out: the first waiting execution fails with NoResourceAvailable."""
+        victims = [e for e in self.waiting if self.slot_key(e.vertex) == req.key]
+        if not victims:
+            return
+        err = NoResourceAvailableException(NO_RESOURCE_MESSAGE)
+        err.__cause__ = TimeoutError(
+            f"Slot request {req.allocation_id} timed out after "
+            f"{self.bus.config.slot_request_timeout} ms."
+        )
+        self.mark_failed(victims[0], err, None)
+        self.jm.check_job_progress()
+
+    def task_manager_lost(self, te: object) -> None:
+        """Heartbeat timeout of a TaskExecutor: its slots are gone, its executions fail."""
+        lost = self.jm.slot_pool.release_task_manager(te)  # type: ignore[arg-type]
+        lost_ids = {s.allocation_id for s in lost}
+        for ev in self.execution_vertices:
+            e = ev.current_execution
+            if (
+                e.slot is not None
+                and e.slot.allocation_id in lost_ids
+                and not e.state.is_terminal()
+            ):
+                if e.state is S.CANCELING:
+                    e.transition_state(S.CANCELED, self.bus)
+                    continue
+                err = RuntimeError(
+                    f"TaskManager {te.name} is no longer reachable "  # type: ignore[attr-defined]
+                    "(heartbeat timeout)."
+                )
+                self.mark_failed(e, err, None)
+        self.jm.check_job_progress()

@@ -1,0 +1,89 @@
+"""The discrete-event core: one clock, one event heap, one seeded chooser (SimPy-style)."""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(order=True)
+class SimEvent:
+    """A message or mail due at ``time``; ``lane`` keeps FIFO order between the same endpoints."""
+
+    time: int
+    seq: int
+    lane: str = field(compare=False)
+    name: str = field(compare=False)
+    action: Callable[[], None] = field(compare=False, repr=False)
+    cancelled: bool = field(default=False, compare=False)
+
+
+class EmptySchedule(Exception):
+    """Nothing left to deliver (SimPy's ``EmptySchedule``)."""
+
+
+class SimEnvironment:
+    """Clock + heap of ``(time, seq)`` events; a seeded RNG picks among events due now.
+
+    Among the events due at the earliest time, only the first of each lane is eligible, so two
+    messages between the same pair of endpoints are never reordered while different lanes interleave
+    as the seed decides.
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        self.now = 0
+        self._seq = 0
+        self._queue: list[SimEvent] = []
+        self._ready: list[SimEvent] = []
+        self.rng = random.Random(seed)
+
+    def schedule(self, delay: int, lane: str, name: str, action: Callable[[], None]) -> SimEvent:
+        if delay < 0:
+            raise ValueError(f"Negative delay {delay} for event {name!r}.")
+        self._seq += 1
+        ev = SimEvent(self.now + delay, self._seq, lane, name, action)
+        heapq.heappush(self._queue, ev)
+        return ev
+
+    def peek(self) -> float:
+        """Time of the next event, or infinity."""
+        self._drop_cancelled()
+        if self._ready:
+            return self.now
+        return self._queue[0].time if self._queue else float("inf")
+
+    def _drop_cancelled(self) -> None:
+        self._ready = [e for e in self._ready if not e.cancelled]
+        while self._queue and self._queue[0].cancelled:
+            heapq.heappop(self._queue)
+
+    def pending(self) -> int:
+        return sum(1 for e in self._ready if not e.cancelled) + sum(
+            1 for e in self._queue if not e.cancelled
+        )
+
+    def next_event(self) -> SimEvent:
+        """Remove and return the event to deliver next (advancing the clock)."""
+        self._drop_cancelled()
+        if not self._ready:
+            if not self._queue:
+                raise EmptySchedule()
+            t = self._queue[0].time
+            while self._queue and self._queue[0].time == t:
+                ev = heapq.heappop(self._queue)
+                if not ev.cancelled:
+                    self._ready.append(ev)
+            self.now = t
+            self._ready.sort()
+            if not self._ready:
+                return self.next_event()
+        seen: set[str] = set()
+        candidates: list[int] = []
+        for i, ev in enumerate(self._ready):
+            if ev.lane not in seen:
+                seen.add(ev.lane)
+                candidates.append(i)
+        idx = candidates[self.rng.randrange(len(candidates))] if len(candidates) > 1 else 0
+        return self._ready.pop(idx)

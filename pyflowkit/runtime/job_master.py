@@ -1,0 +1,172 @@
+"""The JobMaster of one job: slot pool, scheduler and the job's status (Flink's ``JobMaster``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pyflowkit.graph.job_graph import JobGraph
+from pyflowkit.runtime.execution_state import ExecutionState
+from pyflowkit.runtime.job_status import JobStatus, check_job_transition
+from pyflowkit.runtime.resource_manager import ResourceManager
+from pyflowkit.runtime.rpc import RpcBus
+from pyflowkit.runtime.slot_pool import SlotPool
+
+if TYPE_CHECKING:
+    from pyflowkit.runtime.dispatcher import Dispatcher
+    from pyflowkit.runtime.task_executor import TaskExecutor
+
+
+class JobMaster:
+    """Flink's ``JobMaster``: its constructor creates the SlotPool and the DefaultScheduler."""
+
+    def __init__(
+        self, job_graph: JobGraph, bus: RpcBus, rm: ResourceManager, dispatcher: Dispatcher
+    ) -> None:
+        from pyflowkit.runtime.default_scheduler import DefaultScheduler
+
+        self.job_graph = job_graph
+        self.job_id = job_graph.job_id
+        self.job_name = job_graph.job_name
+        self.bus = bus
+        self.rm = rm
+        self.dispatcher = dispatcher
+        self.job_status = JobStatus.CREATED
+        self.status_timestamps: dict[str, int] = {JobStatus.CREATED.value: bus.now}
+        self.failure_cause: BaseException | None = None
+        self.failure_traceback: str | None = None
+        self.fencing_token = bus.new_id()
+        self.slot_pool = SlotPool(self, bus, rm)
+        bus.emit(
+            "JobMaster",
+            "JobMaster.<init>",
+            f"Initializing job {self.job_name} ({self.job_id}).",
+            job=self.job_id,
+        )
+        self.scheduler = DefaultScheduler(self)
+        bus.emit(
+            "JobMaster",
+            "JobMaster.<init>",
+            f"Using restart back off time strategy {self.scheduler.restart_strategy} for "
+            f"{self.job_name} ({self.job_id}).",
+            job=self.job_id,
+        )
+        bus.emit(
+            "JobMaster",
+            "SchedulerBase.<init>",
+            f"Built {len(self.scheduler.regions)} pipelined regions",
+            job=self.job_id,
+        )
+        bus.emit(
+            "JobMaster",
+            "JobMaster.<init>",
+            "Using failover strategy RestartPipelinedRegionFailoverStrategy for "
+            f"{self.job_name} ({self.job_id}).",
+            job=self.job_id,
+        )
+
+    def start(self) -> None:
+        """``JobMaster.start`` → startJobExecution: connect to the RM, start scheduling."""
+        self.bus.emit(
+            "JobMaster",
+            "JobMaster.start",
+            f"Starting execution of job {self.job_name} ({self.job_id}) under job master "
+            f"id {self.fencing_token}.",
+            job=self.job_id,
+        )
+        self.bus.send(
+            "JobMaster",
+            self.rm.name,
+            "ResourceManager.registerJobManager",
+            lambda: self.rm.register_job_manager(self),
+        )
+        self.scheduler.start_scheduling()
+
+    # -- job status -----------------------------------------------------------------------------
+    def transition_job_status(self, target: JobStatus) -> None:
+        """``ExecutionGraph.transitionState`` with Flink's log line."""
+        current = self.job_status
+        check_job_transition(f"{self.job_name} ({self.job_id})", current, target)
+        self.job_status = target
+        self.status_timestamps[target.value] = self.bus.now
+        self.bus.emit(
+            "JobMaster",
+            "ExecutionGraph.transitionState",
+            f"Job {self.job_name} ({self.job_id}) switched from state {current.value} to "
+            f"{target.value}.",
+            job=self.job_id,
+            old_state=current.value,
+            new_state=target.value,
+        )
+        if target.is_globally_terminal_state():
+            self._job_reached_terminal_state()
+
+    def _job_reached_terminal_state(self) -> None:
+        if self.job_status is JobStatus.FINISHED:
+            self.bus.emit(
+                "JobMaster",
+                "CheckpointCoordinator.shutdown",
+                f"Stopping checkpoint coordinator for job {self.job_id}.",
+                job=self.job_id,
+            )
+        self.slot_pool.release_all()
+        self.bus.send(
+            "JobMaster",
+            "Dispatcher",
+            "Dispatcher.jobReachedGloballyTerminalState",
+            lambda: self.dispatcher.job_reached_globally_terminal_state(self),
+        )
+
+    def update_task_execution_state(
+        self, attempt_id: str, state: ExecutionState, cause: BaseException | None, tb: str | None
+    ) -> None:
+        """``JobMaster.updateTaskExecutionState`` (RPC from a TaskExecutor)."""
+        if self.job_status.is_globally_terminal_state():
+            return
+        self.scheduler.update_task_execution_state(attempt_id, state, cause, tb)
+
+    def offer_slots(self, te: TaskExecutor, slot_index: int, allocation_id: str) -> None:
+        """``JobMaster.offerSlots`` → ``SlotPool.offerSlot``; unknown offers are given back."""
+        if self.job_status.is_globally_terminal_state() or not self.slot_pool.offer_slot(
+            te, slot_index, allocation_id
+        ):
+            self.bus.send(
+                "JobMaster",
+                te.name,
+                "TaskExecutor.freeSlot",
+                lambda: (te.free_slot(allocation_id), self.rm.notify_slot_available(allocation_id)),
+            )
+
+    def check_job_progress(self) -> None:
+        """Finish, fail or cancel the job once every execution is terminal."""
+        sched = self.scheduler
+        executions = [ev.current_execution for ev in sched.execution_vertices]
+        all_terminal = all(e.state.is_terminal() for e in executions)
+        status = self.job_status
+        if status is JobStatus.RUNNING and all(
+            e.state is ExecutionState.FINISHED for e in executions
+        ):
+            self.transition_job_status(JobStatus.FINISHED)
+        elif status is JobStatus.FAILING and all_terminal:
+            self.transition_job_status(JobStatus.FAILED)
+        elif status is JobStatus.CANCELLING and all_terminal:
+            self.transition_job_status(JobStatus.CANCELED)
+        elif status is JobStatus.RESTARTING:
+            sched.maybe_restart()
+
+    def fail_job(self, cause: BaseException, tb: str | None) -> None:
+        """``failJob``: RUNNING → FAILING, cancel everything, then FAILED."""
+        self.failure_cause, self.failure_traceback = cause, tb
+        if self.job_status in (JobStatus.RUNNING, JobStatus.RESTARTING):
+            self.transition_job_status(JobStatus.FAILING)
+        self.scheduler.pending_restart.clear()
+        self.scheduler.cancel_all()
+        self.check_job_progress()
+
+    def cancel(self) -> None:
+        """``JobMaster.cancel``: → CANCELLING, cancel every execution, then CANCELED."""
+        if self.job_status.is_terminal_state() or self.job_status is JobStatus.CANCELLING:
+            return
+        self.transition_job_status(JobStatus.CANCELLING)
+        self.scheduler.pending_restart.clear()
+        self.scheduler.cancel_all()
+        self.check_job_progress()

@@ -1,0 +1,244 @@
+"""The simulated network stack: result partitions, input gates, buffers, credit-based flow control.
+
+Stands for Flink's ``ResultPartition``/``ResultSubpartition``, ``SingleInputGate``/``InputChannel``,
+``LocalBufferPool`` and the credit protocol of the Netty shuffle: a producer may hand a buffer to a
+consumer channel only when the channel has a credit (a free exclusive buffer); buffers that cannot be
+sent stay in the subpartition and hold the producer's pool, so a slow consumer back-pressures its
+producers. Elements inside a data buffer are ``(value, timestamp)`` tuples or ``Watermark``s; events
+(``EndOfPartitionEvent``, later ``CheckpointBarrier``) travel as their own buffers, in order.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Watermark:
+    """Flink's ``Watermark`` stream element."""
+
+    timestamp: int
+
+
+class EndOfPartitionEvent:
+    """Flink's ``EndOfPartitionEvent``: the producer subtask finished this partition."""
+
+    def __repr__(self) -> str:
+        return "EndOfPartitionEvent"
+
+
+END_OF_PARTITION = EndOfPartitionEvent()
+
+
+class Buffer:
+    """A network buffer: a list of stream elements, or one event."""
+
+    __slots__ = ("elements", "event")
+
+    def __init__(self, elements: list[Any] | None = None, event: Any = None) -> None:
+        self.elements = elements if elements is not None else []
+        self.event = event
+
+    @property
+    def is_event(self) -> bool:
+        return self.event is not None
+
+    def __len__(self) -> int:
+        return len(self.elements)
+
+
+class LocalBufferPool:
+    """Flink's ``LocalBufferPool`` of one ResultPartition: a bounded number of buffers."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self.in_use = 0
+        self.listeners: list[Callable[[], None]] = []
+
+    def is_available(self) -> bool:
+        return self.in_use < self.capacity
+
+    def request(self) -> None:
+        # The task finishes its current step even when it overdraws; it then waits (back pressure).
+        self.in_use += 1
+
+    def recycle(self) -> None:
+        was_available = self.is_available()
+        self.in_use -= 1
+        if not was_available and self.is_available():
+            for listener in list(self.listeners):
+                listener()
+
+
+class ResultSubpartition:
+    """Flink's ``PipelinedSubpartition``: the queue of buffers for one consumer subtask."""
+
+    def __init__(self, partition: ResultPartition, index: int) -> None:
+        self.partition = partition
+        self.index = index
+        self.queue: deque[Buffer] = deque()
+        self.channel: InputChannel | None = None
+        self.credit = 0
+        self.buffers_sent = 0
+
+    def add(self, buffer: Buffer) -> None:
+        self.queue.append(buffer)
+        self.try_send()
+
+    def add_credit(self, n: int) -> None:
+        self.credit += n
+        self.try_send()
+
+    def try_send(self) -> None:
+        """Hand queued buffers to the consumer channel while it has credit."""
+        ch = self.channel
+        while self.queue and ch is not None and self.credit > 0 and not self.partition.released:
+            self.credit -= 1
+            buffer = self.queue.popleft()
+            self.buffers_sent += 1
+            self.partition.pool.recycle()
+            ch.on_buffer(buffer)
+
+
+class ResultPartition:
+    """Flink's ``ResultPartition``: one produced dataset of one subtask, one subpartition per consumer."""
+
+    def __init__(self, partition_id: tuple[str, int, str], n_subpartitions: int, pool_size: int):
+        self.partition_id = partition_id  # (IntermediateDataSet id, producer subtask, attempt id)
+        self.subpartitions = [ResultSubpartition(self, i) for i in range(n_subpartitions)]
+        self.pool = LocalBufferPool(pool_size)
+        self.released = False
+        self.finished = False
+
+    def queued_buffers(self) -> int:
+        return sum(len(s.queue) for s in self.subpartitions)
+
+    def finish(self) -> None:
+        """``ResultPartition.finish``: an EndOfPartitionEvent into every subpartition."""
+        self.finished = True
+        for sp in self.subpartitions:
+            self.pool.request()
+            sp.add(Buffer(event=END_OF_PARTITION))
+
+    def release(self) -> None:
+        self.released = True
+        for sp in self.subpartitions:
+            sp.queue.clear()
+            sp.channel = None
+
+
+class InputChannel:
+    """Flink's ``RemoteInputChannel``: receives one subpartition, announces credit for it."""
+
+    def __init__(
+        self,
+        gate: SingleInputGate,
+        index: int,
+        partition_id: tuple[str, int, str],
+        subpartition_index: int,
+    ) -> None:
+        self.gate = gate
+        self.index = index
+        self.partition_id = partition_id
+        self.subpartition_index = subpartition_index
+        self.queue: deque[Buffer] = deque()
+        self.subpartition: ResultSubpartition | None = None
+        self.finished = False
+        self.blocked = False  # checkpoint alignment blocks a channel (next issue)
+
+    def connect(self, subpartition: ResultSubpartition) -> None:
+        """``requestSubpartition`` + initial credit announcement (exclusive buffers)."""
+        self.subpartition = subpartition
+        subpartition.channel = self
+        subpartition.add_credit(self.gate.buffers_per_channel)
+
+    def on_buffer(self, buffer: Buffer) -> None:
+        was_empty = not self.queue
+        self.queue.append(buffer)
+        if was_empty:
+            self.gate.notify_channel_non_empty(self)
+
+    def recycle(self) -> None:
+        """The consumer is done with one buffer: its credit goes back to the producer."""
+        if self.subpartition is not None:
+            self.subpartition.add_credit(1)
+
+
+class SingleInputGate:
+    """Flink's ``SingleInputGate``: one channel per producer subtask of one consumed dataset."""
+
+    def __init__(self, input_index: int, buffers_per_channel: int) -> None:
+        self.input_index = input_index  # 0 for one-input tasks, 1/2 for two-input (type number)
+        self.buffers_per_channel = buffers_per_channel
+        self.channels: list[InputChannel] = []
+        self.channels_with_data: deque[InputChannel] = deque()
+        self.listener: Callable[[], None] | None = None
+
+    def add_channel(
+        self, partition_id: tuple[str, int, str], subpartition_index: int
+    ) -> InputChannel:
+        ch = InputChannel(self, len(self.channels), partition_id, subpartition_index)
+        self.channels.append(ch)
+        return ch
+
+    def notify_channel_non_empty(self, channel: InputChannel) -> None:
+        if not channel.blocked:
+            self.channels_with_data.append(channel)
+        if self.listener is not None:
+            self.listener()
+
+    def has_data(self) -> bool:
+        return bool(self.channels_with_data)
+
+    def poll_next(self) -> tuple[InputChannel, Buffer] | None:
+        """``pollNext``: the next buffer, from channels in the order they got data."""
+        while self.channels_with_data:
+            ch = self.channels_with_data.popleft()
+            if ch.blocked or not ch.queue:
+                continue
+            buffer = ch.queue.popleft()
+            if ch.queue:
+                self.channels_with_data.append(ch)
+            return ch, buffer
+        return None
+
+    def queued_buffers(self) -> int:
+        return sum(len(c.queue) for c in self.channels)
+
+    @property
+    def is_finished(self) -> bool:
+        return all(c.finished for c in self.channels)
+
+
+class ShuffleEnvironment:
+    """Flink's ``NettyShuffleEnvironment``, cluster-wide here: connects channels to subpartitions."""
+
+    def __init__(self) -> None:
+        self.partitions: dict[tuple[str, int, str], ResultPartition] = {}
+        self.waiting: dict[tuple[str, int, str], list[InputChannel]] = {}
+
+    def register_partition(self, partition: ResultPartition) -> None:
+        self.partitions[partition.partition_id] = partition
+        for ch in self.waiting.pop(partition.partition_id, []):
+            ch.connect(partition.subpartitions[ch.subpartition_index])
+
+    def request_subpartition(self, channel: InputChannel) -> None:
+        partition = self.partitions.get(channel.partition_id)
+        if partition is None or partition.released:
+            self.waiting.setdefault(channel.partition_id, []).append(channel)
+        else:
+            channel.connect(partition.subpartitions[channel.subpartition_index])
+
+    def release_partition(self, partition: ResultPartition) -> None:
+        partition.release()
+        self.partitions.pop(partition.partition_id, None)
+
+    def forget_channel(self, channel: InputChannel) -> None:
+        waiting = self.waiting.get(channel.partition_id)
+        if waiting and channel in waiting:
+            waiting.remove(channel)
+        if channel.subpartition is not None and channel.subpartition.channel is channel:
+            channel.subpartition.channel = None

@@ -1,0 +1,134 @@
+"""The ResourceManager and its SlotManager: which TaskExecutor slot serves which request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pyflowkit.runtime.rpc import RpcBus
+
+if TYPE_CHECKING:
+    from pyflowkit.runtime.job_master import JobMaster
+    from pyflowkit.runtime.task_executor import TaskExecutor
+
+
+@dataclass
+class SlotRequest:
+    """Flink's ``SlotRequest`` (job, allocation id) as the SlotManager keeps it pending."""
+
+    job_id: str
+    allocation_id: str
+    job_master: JobMaster
+
+
+class SlotManager:
+    """Flink's ``SlotManagerImpl``: registered slots, free or allocated, and pending requests."""
+
+    def __init__(self) -> None:
+        self.slots: dict[tuple[int, int], str | None] = {}  # (tm index, slot) → allocation id
+        self.pending: list[SlotRequest] = []
+
+    def register_task_executor(self, te: TaskExecutor) -> None:
+        for s in te.task_slot_table.slots:
+            self.slots[(te.index, s.index)] = None
+
+    def unregister_task_executor(self, index: int) -> None:
+        for key in [k for k in self.slots if k[0] == index]:
+            del self.slots[key]
+
+    def find_free(self) -> tuple[int, int] | None:
+        for key in sorted(self.slots):
+            if self.slots[key] is None:
+                return key
+        return None
+
+    def free_slot(self, allocation_id: str) -> None:
+        for key, alloc in self.slots.items():
+            if alloc == allocation_id:
+                self.slots[key] = None
+
+
+class ResourceManager:
+    """Flink's ``StandaloneResourceManager`` of a MiniCluster (owns the SlotManager)."""
+
+    name = "ResourceManager"
+
+    def __init__(self, bus: RpcBus, task_executors: list[TaskExecutor]) -> None:
+        self.bus = bus
+        self.task_executors = task_executors
+        self.slot_manager = SlotManager()
+        for te in task_executors:
+            self.slot_manager.register_task_executor(te)
+
+    def register_job_manager(self, job_master: JobMaster) -> None:
+        """``ResourceManager.registerJobManager``: the JobMaster is now known; reply."""
+        self.bus.emit(
+            self.name,
+            "ResourceManager.registerJobManager",
+            f"Registered job manager for job {job_master.job_id}.",
+            job=job_master.job_id,
+        )
+        self.bus.send(
+            self.name,
+            "JobMaster",
+            "SlotPool.connectToResourceManager",
+            job_master.slot_pool.connect_to_resource_manager,
+        )
+
+    def request_slot(self, request: SlotRequest) -> None:
+        """``ResourceManager.requestSlot`` → ``SlotManagerImpl.registerSlotRequest``."""
+        self.bus.emit(
+            self.name,
+            "SlotManager.registerSlotRequest",
+            f"Request slot with profile ResourceProfile{{UNKNOWN}} for job "
+            f"{request.job_id} with allocation id {request.allocation_id}.",
+            job=request.job_id,
+        )
+        self.slot_manager.pending.append(request)
+        self._fulfil_pending()
+
+    def _fulfil_pending(self) -> None:
+        sm = self.slot_manager
+        while sm.pending:
+            key = sm.find_free()
+            if key is None:
+                req = sm.pending[0]
+                self.bus.emit(
+                    self.name,
+                    "SlotManager.registerSlotRequest",
+                    f"No free slot for allocation {req.allocation_id}; the request stays "
+                    "pending until a slot frees up or the JobMaster's slot request times "
+                    "out.",
+                    job=req.job_id,
+                )
+                return
+            req = sm.pending.pop(0)
+            sm.slots[key] = req.allocation_id
+            te = self.task_executors[key[0]]
+            self.bus.send(
+                self.name,
+                te.name,
+                "TaskExecutor.requestSlot",
+                lambda te=te, key=key, req=req: te.request_slot(
+                    key[1], req.job_id, req.allocation_id, req.job_master
+                ),
+            )
+
+    def cancel_slot_request(self, allocation_id: str) -> None:
+        self.slot_manager.pending = [
+            r for r in self.slot_manager.pending if r.allocation_id != allocation_id
+        ]
+
+    def notify_slot_available(self, allocation_id: str) -> None:
+        """A TaskExecutor freed a slot (``SlotReport``): serve pending requests."""
+        self.slot_manager.free_slot(allocation_id)
+        self._fulfil_pending()
+
+    def task_executor_lost(self, index: int) -> None:
+        self.slot_manager.unregister_task_executor(index)
+        self.bus.emit(
+            self.name,
+            "ResourceManager.closeTaskManagerConnection",
+            f"Closing TaskExecutor connection TaskExecutor-{index} because: "
+            "the TaskExecutor is no longer reachable.",
+        )

@@ -1,0 +1,281 @@
+"""The invokable of a task: StreamTask and its source / one-input / two-input kinds.
+
+Stands for Flink's ``StreamTask`` (``SourceStreamTask``, ``OneInputStreamTask``,
+``TwoInputStreamTask``): ``beforeInvoke`` builds the OperatorChain and opens it tail to head; each
+default action of the mailbox processes one input buffer (or lets the source emit one batch);
+``afterInvoke`` closes head to tail, flushes and finishes the result partitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pyflowkit.graph.job_graph import JobVertex
+from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
+from pyflowkit.runtime.record_writer import RecordWriter
+from pyflowkit.state.watermark_valve import StatusWatermarkValve
+
+if TYPE_CHECKING:
+    from pyflowkit.runtime.task import Task
+
+LONG_MIN_VALUE = -(2**63)
+
+ChainFactory = Callable[[JobVertex, Any, dict[Any, Any], Any], Any]
+
+
+def default_chain_factory(
+    job_vertex: JobVertex, task_env: Any, outputs: dict[Any, Any], settings: Any
+) -> Any:
+    """Build ``pyflowkit.operators.chain.OperatorChain`` for one subtask."""
+    from pyflowkit.operators.chain import OperatorChain
+
+    return OperatorChain(job_vertex, task_env, outputs, settings)
+
+
+def is_end_of_input(status: Any) -> bool:
+    """``InputStatus.END_OF_INPUT`` (an enum member, its name, or False for "no more")."""
+    if status is False:
+        return True
+    return getattr(status, "name", status) == "END_OF_INPUT"
+
+
+class RecordWriterOutput:
+    """Flink's ``RecordWriterOutput``: the chain's exit towards one non-chained StreamEdge."""
+
+    def __init__(self, writer: RecordWriter, output_tag: Any = None) -> None:
+        self.writer = writer
+        self.output_tag = output_tag
+        self.collect = writer.emit
+        self.collect_batch = writer.emit_batch
+
+    def collect_side(self, output_tag: Any, value: Any, timestamp: int | None) -> None:
+        if output_tag == self.output_tag:
+            self.writer.emit(value, timestamp)
+
+    def emit_watermark(self, watermark: int) -> None:
+        self.writer.emit_watermark(watermark)
+
+    def close(self) -> None:
+        self.writer.flush_all()
+
+
+class StreamTask:
+    """Flink's ``StreamTask``: runs an OperatorChain inside the task's mailbox loop."""
+
+    kind = "StreamTask"
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.chain: Any = None
+        self.record_writers: list[RecordWriter] = []
+        self.records_in = 0
+        self.current_watermark = LONG_MIN_VALUE
+        self.end_of_input = False
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    def before_invoke(self) -> None:
+        outputs: dict[Any, Any] = {}
+        for writer, rpdd in zip(
+            self.task.record_writers, self.task.tdd.produced_partitions, strict=True
+        ):
+            outputs[rpdd.edge.stream_edge] = RecordWriterOutput(
+                writer, rpdd.edge.stream_edge.output_tag
+            )
+        self.record_writers = list(self.task.record_writers)
+        tdd = self.task.tdd
+        self.chain = self.task.chain_factory(
+            tdd.job_vertex, self.task.task_env, outputs, tdd.settings
+        )
+        self.chain.initialize_state(None)  # no checkpoints yet: a restart starts with empty state
+        self.chain.open()
+
+    def after_invoke(self) -> None:
+        self.chain.close()
+        for w in self.record_writers:
+            w.flush_all()
+        for p in self.task.partitions:
+            p.finish()
+
+    def clean_up_invoke(self) -> None:
+        if self.chain is not None:
+            dispose = getattr(self.chain, "dispose", None)
+            if dispose is not None:
+                dispose()
+
+    # -- mailbox default action ----------------------------------------------------------------
+    def outputs_available(self) -> bool:
+        return all(w.is_available() for w in self.record_writers)
+
+    def is_default_action_available(self) -> bool:
+        raise NotImplementedError
+
+    def process_input(self, fast: bool) -> str:
+        """One default action; returns a sentence for the trace."""
+        raise NotImplementedError
+
+    def flush(self) -> None:
+        for w in self.record_writers:
+            w.flush_all()
+
+    @property
+    def records_out(self) -> int:
+        return sum(w.records_out for w in self.record_writers)
+
+    def queued_output_buffers(self) -> int:
+        return sum(p.queued_buffers() for p in self.task.partitions)
+
+    def queued_input_buffers(self) -> int:
+        return 0
+
+
+class SourceStreamTask(StreamTask):
+    """Flink's ``SourceStreamTask``: the source emits a batch of records per default action."""
+
+    kind = "SourceStreamTask"
+
+    def is_default_action_available(self) -> bool:
+        return not self.end_of_input and self.outputs_available()
+
+    def process_input(self, fast: bool) -> str:
+        cfg = self.task.bus.config
+        n = cfg.fast_source_batch if fast else cfg.source_batch
+        before = self.records_out
+        status = self.chain.emit_next(n)
+        self.flush()
+        emitted = self.records_out - before
+        if is_end_of_input(status):
+            self.end_of_input = True
+            return (
+                f"{self.task.name} emitted {emitted} records; its source reached the end of input."
+            )
+        return f"{self.task.name} emitted {emitted} records."
+
+
+class _InputTask(StreamTask):
+    """Shared input handling of one- and two-input tasks: gates, valves, end of input."""
+
+    def __init__(self, task: Task) -> None:
+        super().__init__(task)
+        self.gates: list[SingleInputGate] = []
+        self.valves: dict[int, StatusWatermarkValve] = {}
+        self.channel_offset: dict[int, int] = {}  # id(gate) → first valve channel of that gate
+        self.input_watermarks: dict[int, int] = {}
+        self.ended_inputs: set[int] = set()
+        self._next_gate = 0
+
+    def before_invoke(self) -> None:
+        self.gates = list(self.task.gates)
+        counts: dict[int, int] = {}
+        for g in self.gates:
+            self.channel_offset[id(g)] = counts.get(g.input_index, 0)
+            counts[g.input_index] = counts.get(g.input_index, 0) + len(g.channels)
+        self.valves = {i: StatusWatermarkValve(n) for i, n in counts.items()}
+        self.input_watermarks = {i: LONG_MIN_VALUE for i in counts}
+        super().before_invoke()
+
+    def is_default_action_available(self) -> bool:
+        return (
+            not self.end_of_input
+            and any(g.has_data() for g in self.gates)
+            and self.outputs_available()
+        )
+
+    def queued_input_buffers(self) -> int:
+        return sum(g.queued_buffers() for g in self.gates)
+
+    def _poll(self) -> tuple[SingleInputGate, Any, Buffer] | None:
+        n = len(self.gates)
+        for k in range(n):
+            g = self.gates[(self._next_gate + k) % n]
+            got = g.poll_next()
+            if got is not None:
+                self._next_gate = (self._next_gate + k + 1) % n
+                return g, got[0], got[1]
+        return None
+
+    def process_input(self, fast: bool) -> str:
+        parts: list[str] = []
+        rounds = 0
+        while True:
+            got = self._poll()
+            if got is None:
+                break
+            gate, channel, buffer = got
+            parts.append(self._process_buffer(gate, channel, buffer))
+            rounds += 1
+            if not fast or not self.outputs_available() or self.end_of_input or rounds >= 64:
+                break
+        self.flush()
+        return " ".join(parts)
+
+    def _process_buffer(self, gate: SingleInputGate, channel: Any, buffer: Buffer) -> str:
+        idx = gate.input_index
+        chain = self.chain
+        if buffer.is_event:
+            channel.recycle()
+            if isinstance(buffer.event, EndOfPartitionEvent):
+                channel.finished = True
+                msg = f"{self.task.name} received EndOfPartitionEvent on channel {channel.index}"
+                if all(g.is_finished for g in self.gates if g.input_index == idx):
+                    self.ended_inputs.add(idx)
+                    chain.end_input(idx)
+                    msg += f"; input {idx} ended"
+                if len(self.ended_inputs) == len(self.valves):
+                    self.end_of_input = True
+                    msg += "; all input ended"
+                return msg + "."
+            return f"{self.task.name} received {buffer.event!r}."
+        values: list[Any] = []
+        stamps: list[Any] = []
+        n_records = 0
+        watermarks = 0
+        for el in buffer.elements:
+            if type(el) is tuple:
+                values.append(el[0])
+                stamps.append(el[1])
+            else:
+                if values:
+                    n_records += len(values)
+                    chain.process_batch(values, stamps, idx)
+                    values, stamps = [], []
+                if isinstance(el, Watermark):
+                    watermarks += 1
+                    self._on_watermark(idx, self.channel_offset[id(gate)] + channel.index, el)
+        if values:
+            n_records += len(values)
+            chain.process_batch(values, stamps, idx)
+        self.records_in += n_records
+        channel.recycle()
+        wm = f" and {watermarks} watermark(s)" if watermarks else ""
+        return (
+            f"{self.task.name} processed a buffer of {n_records} records{wm} from channel "
+            f"{channel.index} (input {idx})."
+        )
+
+    def _on_watermark(self, idx: int, valve_channel: int, wm: Watermark) -> None:
+        new = self.valves[idx].input_watermark(wm.timestamp, valve_channel)
+        if new is not None:
+            self.input_watermarks[idx] = new
+            self.chain.process_watermark(new, idx)
+            self.current_watermark = min(self.input_watermarks.values())
+
+
+class OneInputStreamTask(_InputTask):
+    """Flink's ``OneInputStreamTask``."""
+
+    kind = "OneInputStreamTask"
+
+
+class TwoInputStreamTask(_InputTask):
+    """Flink's ``TwoInputStreamTask``: two inputs (type numbers 1 and 2), one valve each."""
+
+    kind = "TwoInputStreamTask"
+
+
+STREAM_TASK_CLASSES: dict[str, type[StreamTask]] = {
+    "SourceStreamTask": SourceStreamTask,
+    "SourceOperatorStreamTask": SourceStreamTask,
+    "OneInputStreamTask": OneInputStreamTask,
+    "TwoInputStreamTask": TwoInputStreamTask,
+}

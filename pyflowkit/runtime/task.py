@@ -1,0 +1,303 @@
+"""The TaskExecutor-side task (Flink's ``Task``): its thread, its state machine, its network."""
+
+from __future__ import annotations
+
+import traceback
+from typing import TYPE_CHECKING, Any
+
+from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
+from pyflowkit.runtime.deployment import TaskDeploymentDescriptor
+from pyflowkit.runtime.execution_state import TASK_TRANSITIONS, ExecutionState, check_transition
+from pyflowkit.runtime.mailbox import MailboxProcessor
+from pyflowkit.runtime.network import ResultPartition, SingleInputGate
+from pyflowkit.runtime.processing_time import SimulatedProcessingTimeService
+from pyflowkit.runtime.record_writer import RecordWriter
+from pyflowkit.runtime.stream_task import STREAM_TASK_CLASSES, StreamTask
+
+if TYPE_CHECKING:
+    from pyflowkit.runtime.task_executor import TaskExecutor
+
+S = ExecutionState
+
+
+def format_failure(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+class Task:
+    """Flink's ``Task``: deploys, runs the invokable (a StreamTask) and reports its final state.
+
+    Every piece of work is one event on the task's lane: ``Task.run`` (CREATED → DEPLOYING →
+    RUNNING), ``StreamTask.invoke`` (beforeInvoke), one event per mailbox step, and
+    ``StreamTask.afterInvoke`` (→ FINISHED).
+    """
+
+    def __init__(self, tdd: TaskDeploymentDescriptor, task_executor: TaskExecutor) -> None:
+        self.tdd = tdd
+        self.task_executor = task_executor
+        self.bus = task_executor.bus
+        self.host = task_executor.host
+        self.chain_factory = self.host.chain_factory
+        self.attempt_id = tdd.attempt_id
+        self.name = tdd.task_name_with_subtasks
+        self.lane = f"Task:{tdd.attempt_id}"
+        self.state = S.CREATED
+        self.mailbox = MailboxProcessor()
+        self._wakeup: Any = None
+        self.partitions: list[ResultPartition] = []
+        self.record_writers: list[RecordWriter] = []
+        self.gates: list[SingleInputGate] = []
+        self.failure_cause: BaseException | None = None
+        self.failure_traceback: str | None = None
+        self.invoking = False
+        jv = tdd.job_vertex
+        cls = STREAM_TASK_CLASSES.get(jv.invokable_class)
+        if cls is None:
+            raise ValueError(
+                f"Vertex '{jv.name}' has invokable class {jv.invokable_class!r}, which the simulated "
+                f"cluster cannot run; supported: {sorted(STREAM_TASK_CLASSES)}."
+            )
+        self.invokable: StreamTask = cls(self)
+        vertex, subtask = jv.name, tdd.subtask_index
+        self.task_env = TaskEnvironment(
+            job_name=tdd.job_name,
+            task_name=jv.name,
+            subtask_index=subtask,
+            parallelism=jv.parallelism,
+            max_parallelism=tdd.max_parallelism,
+            attempt_number=tdd.attempt_number,
+            processing_time_service=SimulatedProcessingTimeService(self),
+            print_writer=lambda line, to_err: self.host.print_line(vertex, subtask, line, to_err),
+            collect_writer=self.host.collect,
+        )
+
+    # -- state machine --------------------------------------------------------------------------
+    def transition_state(self, target: ExecutionState, suffix: str = "") -> None:
+        """``Task.transitionState`` with Flink's TaskExecutor log line."""
+        current = self.state
+        check_transition(self.name, current, target, TASK_TRANSITIONS)
+        self.state = target
+        self.bus.emit(
+            self.task_executor.name,
+            "Task.transitionState",
+            f"{self.name} ({self.attempt_id}) switched from {current.value} to {target.value}{suffix}.",
+            **self._subjects(old_state=current.value, new_state=target.value),
+        )
+
+    def _subjects(self, **extra: Any) -> dict[str, Any]:
+        return dict(
+            job=self.tdd.job_id,
+            vertex=self.tdd.job_vertex.name,
+            subtask=self.tdd.subtask_index,
+            attempt=self.tdd.attempt_number,
+            **extra,
+        )
+
+    def emit(self, method: str, message: str, data: bool = False) -> None:
+        self.bus.emit(self.name, method, message, data=data, **self._subjects())
+
+    # -- thread ---------------------------------------------------------------------------------
+    def start_task_thread(self) -> None:
+        self.bus.call_later(1, self.lane, "Task.run", self._guard(self._do_run))
+
+    def _guard(self, fn: Any) -> Any:
+        def run() -> None:
+            try:
+                fn()
+            except Exception as exc:  # a user function (or operator) threw
+                self._fail(exc)
+
+        return run
+
+    def _do_run(self) -> None:
+        if self.state is S.CANCELING:
+            self._finish_cancel()
+            return
+        if self.state is not S.CREATED:
+            return
+        self.transition_state(S.DEPLOYING)
+        self._setup_network()
+        self.transition_state(S.RUNNING)
+        self.task_executor.update_task_execution_state(self, S.RUNNING)
+        self.bus.call_later(1, self.lane, "StreamTask.invoke", self._guard(self._invoke))
+
+    def _setup_network(self) -> None:
+        """Register result partitions and input gates (``NettyShuffleEnvironment``)."""
+        cfg = self.bus.config
+        shuffle = self.host.shuffle
+        tdd = self.tdd
+        for rp in tdd.produced_partitions:
+            n = rp.number_of_subpartitions
+            part = ResultPartition(
+                rp.partition_id, n, n * cfg.buffers_per_channel + cfg.floating_buffers_per_gate
+            )
+            part.pool.listeners.append(self.schedule_mailbox)
+            rng = self.host.partitioner_rng(
+                tdd.job_vertex.name, tdd.subtask_index, rp.partition_id[0]
+            )
+            writer = RecordWriter(
+                part,
+                rp.edge.partitioner,
+                rp.consumer_max_parallelism,
+                rng,
+                self.host.buffer_capacity,
+            )
+            self.partitions.append(part)
+            self.record_writers.append(writer)
+            shuffle.register_partition(part)
+        for igdd in tdd.input_gates:
+            gate = SingleInputGate(igdd.input_index, cfg.buffers_per_channel)
+            gate.listener = self.schedule_mailbox
+            for pid, sub in igdd.channels:
+                gate.add_channel(pid, sub)
+            self.gates.append(gate)
+        for gate in self.gates:
+            for ch in gate.channels:
+                shuffle.request_subpartition(ch)
+
+    def _invoke(self) -> None:
+        if self.state is not S.RUNNING:
+            return
+        jv = self.tdd.job_vertex
+        self.invokable.before_invoke()
+        self.invoking = True
+        self.emit(
+            "StreamTask.invoke",
+            f"{self.name}: {self.invokable.kind}.beforeInvoke built the OperatorChain "
+            f"[{' -> '.join(jv.operator_names)}] and opened its operators tail to head.",
+        )
+        self.schedule_mailbox()
+
+    # -- mailbox loop ---------------------------------------------------------------------------
+    def accepts_mail(self) -> bool:
+        return self.state is S.RUNNING and self.invoking
+
+    def has_work(self) -> bool:
+        return self.accepts_mail() and (
+            self.mailbox.has_mail() or self.invokable.is_default_action_available()
+        )
+
+    def schedule_mailbox(self) -> None:
+        if self._wakeup is None and self.has_work():
+            self._wakeup = self.bus.call_later(
+                1, self.lane, "MailboxProcessor.runMailboxStep", self._guard(self._mailbox_step)
+            )
+
+    def _mailbox_step(self) -> None:
+        self._wakeup = None
+        if not self.accepts_mail():
+            return
+        fast = self.bus.fast
+        mail = self.mailbox.take_mail()
+        if mail is not None:
+            mail.action()
+            self.mailbox.mails_processed += 1
+            self.invokable.flush()
+            self.emit(
+                "MailboxProcessor.runMailboxStep",
+                f"{self.name} ran mail: {mail.description}.",
+                data=True,
+            )
+        elif self.invokable.is_default_action_available():
+            msg = self.invokable.process_input(fast)
+            self.emit("StreamTask.processInput", msg, data=True)
+        if self.invokable.end_of_input and not self.mailbox.has_mail():
+            self.invoking = False
+            self.bus.call_later(
+                1, self.lane, "StreamTask.afterInvoke", self._guard(self._after_invoke)
+            )
+            return
+        self.schedule_mailbox()
+
+    def _after_invoke(self) -> None:
+        if self.state is not S.RUNNING:
+            return
+        self.invokable.after_invoke()
+        self.invokable.clean_up_invoke()
+        self.emit(
+            "StreamTask.afterInvoke",
+            f"{self.name}: afterInvoke closed the operators head to tail, flushed the outputs and "
+            "finished its result partitions.",
+        )
+        self.transition_state(S.FINISHED)
+        self._exit()
+
+    def _exit(self) -> None:
+        self.mailbox.clear()
+        if self._wakeup is not None:
+            self._wakeup.cancelled = True
+            self._wakeup = None
+        self.emit(
+            "Task.releaseResources", f"Freeing task resources for {self.name} ({self.attempt_id})."
+        )
+        self.emit(
+            "TaskExecutor.unregisterTaskAndNotifyFinalState",
+            f"Un-registering task and sending final execution state {self.state.value} to "
+            f"JobManager for task {self.name} {self.attempt_id}.",
+        )
+        self.task_executor.task_terminated(self)
+
+    def release_network(self) -> None:
+        shuffle = self.host.shuffle
+        for p in self.partitions:
+            shuffle.release_partition(p)
+        for g in self.gates:
+            for ch in g.channels:
+                shuffle.forget_channel(ch)
+
+    # -- failure and cancellation ---------------------------------------------------------------
+    def _fail(self, exc: BaseException) -> None:
+        if self.state.is_terminal():
+            return
+        self.failure_cause = exc
+        self.failure_traceback = format_failure(exc)
+        self.invoking = False
+        if self.state is S.CANCELING:
+            self._finish_cancel()
+            return
+        try:
+            self.invokable.clean_up_invoke()
+        except Exception:  # noqa: BLE001 - cleanup errors never hide the root failure
+            pass
+        self.transition_state(S.FAILED, suffix="")
+        self.emit("Task.failure", f"{self.name} failed: {type(exc).__name__}: {exc}")
+        self.release_network()
+        self._exit()
+
+    def fail_externally(self, cause: BaseException) -> None:
+        """``Task.failExternally``: fail the task from outside (e.g. ``run.fail_task``)."""
+        self._fail(cause)
+
+    def cancel_execution(self) -> None:
+        """``Task.cancelExecution``: → CANCELING; the task thread then ends as CANCELED."""
+        if self.state.is_terminal() or self.state is S.CANCELING:
+            return
+        was_running = self.state is S.RUNNING
+        self.transition_state(S.CANCELING)
+        self.invoking = False
+        if was_running:
+            self.bus.call_later(1, self.lane, "Task.cancelInvokable", self._finish_cancel)
+
+    def _finish_cancel(self) -> None:
+        if self.state is not S.CANCELING:
+            return
+        try:
+            self.invokable.clean_up_invoke()
+        except Exception:  # noqa: BLE001
+            pass
+        self.transition_state(S.CANCELED)
+        self.release_network()
+        self._exit()
+
+    # -- inspection -----------------------------------------------------------------------------
+    @property
+    def back_pressured(self) -> bool:
+        return self.state is S.RUNNING and not self.invokable.outputs_available()
+
+    def keyed_state_backend(self) -> Any:
+        chain = self.invokable.chain
+        return None if chain is None else chain
+
+
+def vertex_max_parallelism(jv: Any) -> int:
+    return default_max_parallelism(jv.max_parallelism, jv.parallelism)
