@@ -1,0 +1,5 @@
+"""PyFlink's ``pyflink.datastream.connectors.number_seq.NumberSequenceSource``."""
+
+from pyflowkit.operators.sources import NumberSequenceSource
+
+__all__ = ["NumberSequenceSource"]

@@ -1,0 +1,141 @@
+"""Sinks: Flink's ``StreamSink`` hosting the print sink, the collect sink or a user ``SinkFunction``.
+
+Params (``OperatorFactory.params``): ``sink_identifier``/``print_to_err`` → print sink
+(``PrintSinkFunction``); ``collect=True`` → the collect sink of ``execute_and_collect``;
+``function`` → a user ``SinkFunction`` (``invoke(value, context)``) or a plain callable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from pyflowkit.datastream.functions import SinkFunction
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.graph.transformations import ChainingStrategy
+from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
+from pyflowkit.operators.print_format import format_value, print_prefix
+from pyflowkit.operators.registry import register_operator
+
+
+class PrintSinkFunction(SinkFunction):
+    """Flink's ``PrintSinkFunction`` + ``PrintSinkOutputWriter``: one line per record."""
+
+    def __init__(self, sink_identifier: str | None = None, print_to_err: bool = False) -> None:
+        self.sink_identifier = sink_identifier
+        self.print_to_err = print_to_err
+        self.prefix = ""
+
+    def open(self, runtime_context: Any) -> None:
+        self.prefix = print_prefix(
+            self.sink_identifier,
+            runtime_context.get_index_of_this_subtask(),
+            runtime_context.get_number_of_parallel_subtasks(),
+        )
+
+    def invoke(self, value: Any, context: Any) -> None:  # pragma: no cover - StreamSink inlines it
+        raise NotImplementedError("StreamSink writes print lines itself.")
+
+    def __str__(self) -> str:
+        return "Print to Std. Err" if self.print_to_err else "Print to Std. Out"
+
+
+class CollectSinkFunction(SinkFunction):
+    """The sink of ``execute_and_collect`` (Flink's ``CollectSinkFunction``): values to the host."""
+
+    def invoke(self, value: Any, context: Any) -> None:  # pragma: no cover - StreamSink inlines it
+        raise NotImplementedError("StreamSink hands collected values to the host itself.")
+
+
+class _SinkContext(SinkFunction.Context):
+    """``SinkFunction.Context`` of ``StreamSink``: clocks and the record's timestamp."""
+
+    def __init__(self, operator: StreamSink) -> None:
+        self.operator = operator
+        self.current_timestamp: int | None = None
+
+    def current_processing_time(self) -> int:
+        return self.operator.get_processing_time()
+
+    def current_watermark(self) -> int:
+        return self.operator.current_watermark
+
+    def timestamp(self) -> int | None:
+        return self.current_timestamp
+
+
+class StreamSink(AbstractUdfStreamOperator):
+    """Flink's ``StreamSink``: calls the sink function per record; emits nothing downstream."""
+
+    chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
+
+    def __init__(self, function: Any) -> None:
+        super().__init__(function)
+        if isinstance(function, PrintSinkFunction | CollectSinkFunction):
+            self._invoke = None
+        else:
+            invoke = getattr(function, "invoke", None)
+            if invoke is None and callable(function):
+                user = function
+
+                def invoke(value: Any, context: Any) -> None:
+                    user(value)
+
+            if invoke is None:
+                raise IllegalArgumentException(
+                    f"Sink needs a SinkFunction (with invoke(value, context)) or a callable, got "
+                    f"{function!r}."
+                )
+            self._invoke = invoke
+        self._ctx = _SinkContext(self)
+        self.lines: int = 0
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
+        if params.get("collect"):
+            return cls(CollectSinkFunction())
+        if params.get("function") is not None:
+            return cls(params["function"])
+        return cls(
+            PrintSinkFunction(params.get("sink_identifier"), bool(params.get("print_to_err")))
+        )
+
+    def open(self) -> None:
+        super().open()
+        fn = self.user_function
+        env = self._env
+        in_type = self.config.input_types[0] if self.config.input_types else None
+        if isinstance(fn, PrintSinkFunction):
+            prefix, to_err, write = fn.prefix, fn.print_to_err, env.print_line
+
+            def print_record(value: Any, timestamp: int | None) -> None:
+                write(prefix + format_value(value, in_type), to_err)
+
+            self.process_element = print_record  # type: ignore[method-assign]
+        elif isinstance(fn, CollectSinkFunction):
+            node_id, collect = self.config.node_id, env.collect
+
+            def collect_record(value: Any, timestamp: int | None) -> None:
+                collect(node_id, value)
+
+            self.process_element = collect_record  # type: ignore[method-assign]
+
+    def process_element(self, value: Any, timestamp: int | None) -> None:
+        ctx = self._ctx
+        ctx.current_timestamp = timestamp
+        self._invoke(value, ctx)  # type: ignore[misc]
+
+    def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        process = self.process_element
+        if timestamps is None:
+            for v in values:
+                process(v, None)
+        else:
+            for v, ts in zip(values, timestamps, strict=False):
+                process(v, ts)
+
+    def process_watermark(self, watermark: int) -> None:
+        self.current_watermark = watermark
+
+
+register_operator("StreamSink", StreamSink)

@@ -1,0 +1,327 @@
+"""Splittable, positional, checkpointable source readers behind ``StreamSource``.
+
+A *source* describes what to read (``CollectionSource``, ``StatefulSequenceSource``,
+``NumberSequenceSource``, ``DataGeneratorSource``, ``TextFileSource``, a user ``SourceFunction``);
+``create_reader(subtask_index, parallelism)`` gives one subtask's ``SourceReader`` with
+``poll(max_records) -> [(value, timestamp)]``, ``is_finished()``, ``snapshot_position()`` and
+``restore_position(position)`` (positions are plain ints, so they survive a JSON savepoint).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from pyflowkit.datastream.functions import SourceFunction
+from pyflowkit.errors import IllegalArgumentException
+
+
+class SourceWatermark:
+    """A watermark a user ``SourceFunction`` emitted, in the reader's output stream."""
+
+    __slots__ = ("timestamp",)
+
+    def __init__(self, timestamp: int) -> None:
+        self.timestamp = timestamp
+
+
+class SourceReader:
+    """One subtask's reader: positional, so a restart or restore can resume exactly."""
+
+    may_emit_watermarks = False
+
+    def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        raise NotImplementedError
+
+    def is_finished(self) -> bool:
+        raise NotImplementedError
+
+    def snapshot_position(self) -> int:
+        raise NotImplementedError
+
+    def restore_position(self, position: int) -> None:
+        raise NotImplementedError
+
+
+class ListReader(SourceReader):
+    """Reads a materialised list of ``(value, timestamp)`` in order."""
+
+    def __init__(self, records: Sequence[tuple[Any, int | None]]) -> None:
+        self.records = records
+        self.position = 0
+
+    def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        start = self.position
+        end = min(len(self.records), start + max_records)
+        self.position = end
+        return list(self.records[start:end])
+
+    def is_finished(self) -> bool:
+        return self.position >= len(self.records)
+
+    def snapshot_position(self) -> int:
+        return self.position
+
+    def restore_position(self, position: int) -> None:
+        if not 0 <= position <= len(self.records):
+            raise IllegalArgumentException(
+                f"Cannot restore a source reader to position {position}; it has "
+                f"{len(self.records)} records."
+            )
+        self.position = position
+
+
+class RangeReader(SourceReader):
+    """Reads ``f(i)`` for ``i`` in an arithmetic range (numbers, generated data)."""
+
+    def __init__(self, indices: range, fn: Callable[[int], Any] | None = None) -> None:
+        self.indices = indices
+        self.fn = fn
+        self.position = 0
+
+    def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        start = self.position
+        end = min(len(self.indices), start + max_records)
+        self.position = end
+        part = self.indices[start:end]
+        fn = self.fn
+        if fn is None:
+            return [(i, None) for i in part]
+        return [(fn(i), None) for i in part]
+
+    def is_finished(self) -> bool:
+        return self.position >= len(self.indices)
+
+    def snapshot_position(self) -> int:
+        return self.position
+
+    def restore_position(self, position: int) -> None:
+        if not 0 <= position <= len(self.indices):
+            raise IllegalArgumentException(
+                f"Cannot restore a source reader to position {position} of {len(self.indices)}."
+            )
+        self.position = position
+
+
+class Source:
+    """What to read; ``is_parallel`` False forces parallelism 1 (Flink's non-parallel sources)."""
+
+    is_parallel = True
+
+    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
+        raise NotImplementedError
+
+
+class CollectionSource(Source):
+    """Flink's ``FromElementsFunction`` (``from_collection``): non-parallel, in order."""
+
+    is_parallel = False
+
+    def __init__(self, elements: Sequence[Any]) -> None:
+        self.elements = list(elements)
+
+    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
+        if parallelism != 1:
+            raise IllegalArgumentException(
+                "The parallelism of non parallel operator must be 1. 'Collection Source' "
+                f"was asked to run with parallelism {parallelism}."
+            )
+        return ListReader([(e, None) for e in self.elements])
+
+
+class StatefulSequenceSource(Source):
+    """Flink 1.11's ``StatefulSequenceSource`` (``generate_sequence``): subtask i gets
+    ``start + i``, ``start + i + p``, … (strided by the parallelism)."""
+
+    def __init__(self, start: int, end: int) -> None:
+        if start > end:
+            raise IllegalArgumentException(
+                f"Sequence Source: start ({start}) must not be greater than end ({end})."
+            )
+        self.start = start
+        self.end = end
+
+    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
+        return RangeReader(range(self.start + subtask_index, self.end + 1, parallelism))
+
+
+def split_number_range(start: int, end: int, num_splits: int) -> list[tuple[int, int]]:
+    """``NumberSequenceSource.splitNumberRange``: contiguous splits, the first ones one longer."""
+    total = end - start + 1
+    per, remainder = divmod(total, num_splits)
+    splits, num = [], start
+    for i in range(num_splits):
+        step = per + 1 if i < remainder else per
+        splits.append((num, num + step - 1))
+        num += step
+    return splits
+
+
+class NumberSequenceSource(Source):
+    """Flink's FLIP-27 ``NumberSequenceSource``: split ``i`` of ``split_number_range`` → subtask i."""
+
+    def __init__(self, start: int, end: int) -> None:
+        if start > end:
+            raise IllegalArgumentException(
+                f"NumberSequenceSource: start ({start}) must not be greater than end ({end})."
+            )
+        self.start = start
+        self.end = end
+
+    def get_from(self) -> int:
+        return self.start
+
+    def get_to(self) -> int:
+        return self.end
+
+    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
+        lo, hi = split_number_range(self.start, self.end, parallelism)[subtask_index]
+        return RangeReader(range(lo, hi + 1))
+
+
+class DataGeneratorSource(Source):
+    """Flink's ``DataGeneratorSource(generator_function, count)``: ``f(i)`` for i in [0, count),
+    split across subtasks as ``NumberSequenceSource`` splits."""
+
+    def __init__(self, generator_function: Callable[[int], Any], count: int) -> None:
+        if count < 0:
+            raise IllegalArgumentException(f"DataGeneratorSource count must be >= 0, got {count}.")
+        fn = getattr(generator_function, "map", generator_function)
+        if not callable(fn):
+            raise IllegalArgumentException(
+                f"DataGeneratorSource needs a callable index -> value, got {generator_function!r}."
+            )
+        self.generator_function = fn
+        self.count = count
+
+    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
+        if self.count == 0:
+            return RangeReader(range(0))
+        lo, hi = split_number_range(0, self.count - 1, parallelism)[subtask_index]
+        return RangeReader(range(lo, hi + 1), self.generator_function)
+
+
+class TextFileSource(Source):
+    """``read_text_file``: the file's lines (without line breaks); subtask i reads the i-th of
+    ``parallelism`` contiguous line ranges (stands for Flink's file splits)."""
+
+    def __init__(self, file_path: str, charset_name: str = "UTF-8") -> None:
+        self.file_path = file_path
+        self.charset_name = charset_name
+
+    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
+        try:
+            with open(self.file_path, encoding=self.charset_name) as f:
+                lines = f.read().splitlines()
+        except OSError as exc:
+            raise IllegalArgumentException(
+                f"Source 'Custom File Source' cannot read {self.file_path!r}: {exc}."
+            ) from exc
+        if not lines:
+            return ListReader([])
+        lo, hi = split_number_range(0, len(lines) - 1, parallelism)[subtask_index]
+        return ListReader([(line, None) for line in lines[lo : hi + 1]])
+
+
+class _BufferingSourceContext(SourceFunction.SourceContext):
+    def __init__(self, sink: list[tuple[Any, int | None]]) -> None:
+        self.sink = sink
+
+    def collect(self, element: Any) -> None:
+        self.sink.append((element, None))
+
+    def collect_with_timestamp(self, element: Any, timestamp: int) -> None:
+        self.sink.append((element, timestamp))
+
+    def emit_watermark(self, watermark: Any) -> None:
+        ts = watermark if isinstance(watermark, int) else watermark.timestamp
+        self.sink.append((SourceWatermark(ts), None))
+
+    def mark_as_temporarily_idle(self) -> None:
+        pass
+
+    def get_checkpoint_lock(self) -> object:
+        return self
+
+
+class SourceFunctionReader(SourceReader):
+    """Runs a user ``SourceFunction``: a generator ``run`` is stepped lazily; a plain ``run`` is
+    run to completion once and replayed positionally (so restores are exact)."""
+
+    may_emit_watermarks = True
+
+    def __init__(self, function: SourceFunction) -> None:
+        self.function = function
+        self.buffer: list[tuple[Any, int | None]] = []
+        self.ctx = _BufferingSourceContext(self.buffer)
+        self.position = 0
+        self._gen: Iterator[Any] | None = None
+        self._done = False
+
+    def _fill(self, wanted: int) -> None:
+        if self._done:
+            return
+        if self._gen is None:
+            result = self.function.run(self.ctx)
+            if inspect.isgenerator(result):
+                self._gen = result
+            else:
+                self._done = True
+                return
+        while len(self.buffer) < wanted:
+            try:
+                item = next(self._gen)
+            except StopIteration:
+                self._done = True
+                return
+            if item is not None:
+                self.buffer.append((item, None))
+
+    def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        self._fill(self.position + max_records)
+        start = self.position
+        end = min(len(self.buffer), start + max_records)
+        self.position = end
+        return self.buffer[start:end]
+
+    def is_finished(self) -> bool:
+        if self.position < len(self.buffer):
+            return False
+        self._fill(self.position + 1)
+        return self._done and self.position >= len(self.buffer)
+
+    def snapshot_position(self) -> int:
+        return self.position
+
+    def restore_position(self, position: int) -> None:
+        self._fill(position)
+        self.position = min(position, len(self.buffer))
+
+
+class SourceFunctionSource(Source):
+    """A user ``SourceFunction`` (``add_source``); parallel iff ``is_parallel`` is set."""
+
+    def __init__(self, function: SourceFunction) -> None:
+        if not callable(getattr(function, "run", None)):
+            raise IllegalArgumentException(
+                f"add_source needs a SourceFunction with run(ctx), got {function!r}."
+            )
+        self.function = function
+        self.is_parallel = bool(getattr(function, "is_parallel", False))
+
+    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
+        return SourceFunctionReader(self.function)
+
+
+def as_source(obj: Any) -> Source:
+    """Accept a ``Source``, a ``SourceFunction`` or a plain sequence (a collection)."""
+    if isinstance(obj, Source):
+        return obj
+    if callable(getattr(obj, "create_reader", None)):
+        return obj
+    if callable(getattr(obj, "run", None)):
+        return SourceFunctionSource(obj)
+    if isinstance(obj, list | tuple):
+        return CollectionSource(obj)
+    raise IllegalArgumentException(f"Not a source: {obj!r}.")

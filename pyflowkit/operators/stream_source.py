@@ -1,0 +1,122 @@
+"""Flink's ``StreamSource`` (legacy sources) and ``SourceOperator`` (FLIP-27) as one operator.
+
+The host calls ``emit_next(max_records)`` (Flink's ``emitNext``/the source thread's loop);
+records go down the chain in batches. In ProcessingTime the source context drops timestamps
+(``NonTimestampContext``); at the end of a bounded input ``Long.MAX_VALUE`` is emitted once
+(``advanceToEndOfEventTime``). The reader position is operator list state, so it is
+checkpointed and restored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+from typing import Any, ClassVar
+
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.graph.transformations import ChainingStrategy
+from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
+from pyflowkit.operators.registry import register_operator
+from pyflowkit.operators.sources import SourceReader, SourceWatermark, as_source
+from pyflowkit.state.time import MAX_WATERMARK
+
+POSITION_STATE = "reader-position"
+
+
+class InputStatus(Enum):
+    """Flink's ``InputStatus``."""
+
+    MORE_AVAILABLE = "MORE_AVAILABLE"
+    NOTHING_AVAILABLE = "NOTHING_AVAILABLE"
+    END_OF_INPUT = "END_OF_INPUT"
+
+
+class StreamSource(AbstractUdfStreamOperator):
+    """Flink's ``StreamSource``: reads its ``Source`` with a positional reader."""
+
+    chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.HEAD
+    is_source: ClassVar[bool] = True
+
+    def __init__(self, source: Any) -> None:
+        super().__init__(as_source(source))
+        self.source = self.user_function
+        self.reader: SourceReader | None = None
+        self.records_emitted = 0
+        self._sent_max_watermark = False
+        self._position_state: Any = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
+        source = params.get("source", params.get("function"))
+        if source is None:
+            raise IllegalArgumentException("StreamSource needs a 'source' parameter.")
+        return cls(source)
+
+    def initialize_operator_state(self, is_restored: bool) -> None:
+        env = self._env
+        self.reader = self.source.create_reader(env.subtask_index, env.parallelism)
+        self._position_state = self.operator_state_backend.get_list_state(POSITION_STATE)  # type: ignore[union-attr]
+        if is_restored:
+            positions = self._position_state.get()
+            if len(positions) == 1:
+                self.reader.restore_position(positions[0])
+            elif positions:
+                raise IllegalArgumentException(
+                    f"Source '{self.config.operator_name}' cannot restore {len(positions)} reader "
+                    "positions into one subtask (rescaling this source is not supported)."
+                )
+
+    def open(self) -> None:
+        # a user SourceFunction is opened by the reader's first run; Sources have no open()
+        opener = getattr(self.source, "function", None)
+        if opener is not None and callable(getattr(opener, "open", None)):
+            opener.open(self.runtime_context)
+
+    def close(self) -> None:
+        fn = getattr(self.source, "function", None)
+        if fn is not None and callable(getattr(fn, "close", None)):
+            fn.close()
+
+    def emit_next(self, max_records: int) -> InputStatus:
+        """Read up to ``max_records`` and push them down the chain."""
+        reader = self.reader
+        if reader is None:
+            raise IllegalArgumentException(
+                f"Source '{self.config.operator_name}' was polled before initialize_state()."
+            )
+        records = reader.poll(max_records) if max_records > 0 else []
+        if records:
+            self._emit(records)
+        if reader.is_finished():
+            if not self._sent_max_watermark:
+                self._sent_max_watermark = True
+                self.output.emit_watermark(MAX_WATERMARK)  # type: ignore[union-attr]
+            return InputStatus.END_OF_INPUT
+        return InputStatus.MORE_AVAILABLE
+
+    def _emit(self, records: list[tuple[Any, int | None]]) -> None:
+        out = self.output
+        keep_ts = self.config.time_characteristic != "ProcessingTime"
+        if self.reader.may_emit_watermarks:  # type: ignore[union-attr]
+            for value, ts in records:
+                if type(value) is SourceWatermark:
+                    if keep_ts:
+                        out.emit_watermark(value.timestamp)  # type: ignore[union-attr]
+                else:
+                    self.records_emitted += 1
+                    out.collect(value, ts if keep_ts else None)  # type: ignore[union-attr]
+            return
+        self.records_emitted += len(records)
+        values = [v for v, _ in records]
+        timestamps = [ts for _, ts in records] if keep_ts else None
+        if timestamps is not None and all(ts is None for ts in timestamps):
+            timestamps = None
+        out.collect_batch(values, timestamps)  # type: ignore[union-attr]
+
+    def snapshot_operator_state(self, checkpoint_id: int) -> None:
+        if self._position_state is not None and self.reader is not None:
+            self._position_state.update([self.reader.snapshot_position()])
+
+
+register_operator("StreamSource", StreamSource)
+register_operator("SourceOperator", StreamSource)

@@ -1,0 +1,120 @@
+"""Flink's ``TimestampsAndWatermarksOperator`` (``assign_timestamps_and_watermarks``).
+
+Per record: extract the timestamp, emit the record, ``on_event``. Every auto-watermark interval
+of processing time (only if > 0; 1.11 sets 200 ms for EventTime) ``on_periodic_emit``. Upstream
+watermarks are ignored except ``Long.MAX_VALUE``, which is forwarded; ``close`` emits once more.
+Emitted watermarks only ever increase.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.graph.transformations import ChainingStrategy
+from pyflowkit.operators.base import StreamOperator
+from pyflowkit.operators.registry import register_operator
+from pyflowkit.state.time import LONG_MIN_VALUE, MAX_WATERMARK
+
+
+class _WatermarkEmitter:
+    """Flink's ``TimestampsAndWatermarksOperator.WatermarkEmitter``: forwards increasing marks."""
+
+    def __init__(self, operator: TimestampsAndWatermarksOperator) -> None:
+        self.operator = operator
+        self.idle = False
+
+    def emit_watermark(self, watermark: Any) -> None:
+        ts = watermark if isinstance(watermark, int) else int(watermark.timestamp)
+        op = self.operator
+        if ts <= op.current_watermark:
+            return
+        op.current_watermark = ts
+        self.idle = False
+        op.output.emit_watermark(ts)  # type: ignore[union-attr]
+
+    def mark_idle(self) -> None:
+        # StreamStatus.IDLE is not modelled on operator outputs; the generator stops emitting.
+        self.idle = True
+
+    def mark_active(self) -> None:
+        self.idle = False
+
+
+class TimestampsAndWatermarksOperator(StreamOperator):
+    """Flink's ``TimestampsAndWatermarksOperator`` driven by a ``WatermarkStrategy``."""
+
+    chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
+
+    def __init__(self, watermark_strategy: Any) -> None:
+        super().__init__()
+        if not callable(getattr(watermark_strategy, "create_watermark_generator", None)):
+            raise IllegalArgumentException(
+                "Timestamps/Watermarks needs a WatermarkStrategy (e.g. WatermarkStrategy."
+                f"for_monotonous_timestamps()), got {watermark_strategy!r}."
+            )
+        self.watermark_strategy = watermark_strategy
+        self._timer: Any = None
+        self._closed = False
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
+        return cls(params.get("watermark_strategy"))
+
+    def open(self) -> None:
+        pts = self._env.processing_time_service
+        strategy = self.watermark_strategy
+        self.timestamp_assigner = strategy.create_timestamp_assigner()
+        try:
+            self.watermark_generator = strategy.create_watermark_generator(
+                pts.get_current_processing_time
+            )
+        except TypeError:
+            self.watermark_generator = strategy.create_watermark_generator()
+        self.wm_output = _WatermarkEmitter(self)
+        self._extract = self.timestamp_assigner.extract_timestamp
+        self._on_event = self.watermark_generator.on_event
+        self.watermark_interval = self.config.auto_watermark_interval
+        if self.watermark_interval > 0:
+            self._schedule(pts.get_current_processing_time() + self.watermark_interval)
+
+    def _schedule(self, when: int) -> None:
+        self._timer = self._env.processing_time_service.register_timer(
+            when, self.on_processing_time
+        )
+
+    def on_processing_time(self, timestamp: int) -> None:
+        """The periodic tick: ``onPeriodicEmit``, then re-register ``now + interval``."""
+        self._timer = None
+        if self._closed:
+            return
+        self.watermark_generator.on_periodic_emit(self.wm_output)
+        self._schedule(self.get_processing_time() + self.watermark_interval)
+
+    def process_element(self, value: Any, timestamp: int | None) -> None:
+        ts = self._extract(value, LONG_MIN_VALUE if timestamp is None else timestamp)
+        self.output.collect(value, ts)  # type: ignore[union-attr]
+        self._on_event(value, ts, self.wm_output)
+
+    def process_watermark(self, watermark: int) -> None:
+        if watermark == MAX_WATERMARK and self.current_watermark != MAX_WATERMARK:
+            self.current_watermark = MAX_WATERMARK
+            self.output.emit_watermark(MAX_WATERMARK)  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        self.watermark_generator.on_periodic_emit(self.wm_output)
+        self._cancel()
+
+    def dispose(self) -> None:
+        self._cancel()
+        super().dispose()
+
+    def _cancel(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+register_operator("TimestampsAndWatermarksOperator", TimestampsAndWatermarksOperator)
