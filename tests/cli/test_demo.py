@@ -80,3 +80,18 @@ def test_examples_expected_outputs_are_plain_python():
     events = gprs_alerts.gprs_events()
     assert len(events) == 40 and events == gprs_alerts.gprs_events()
     assert [e[1] for e in events] == sorted(e[1] for e in events)
+
+
+def test_make_demo_command_runs_as_a_console_script(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "pyflowkit", "demo", "--out", str(tmp_path / "d")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "== GPRS usage alerts (gprs_alerts)"
+    assert len(list((tmp_path / "d").rglob("*.svg"))) == 6
