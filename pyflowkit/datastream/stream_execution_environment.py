@@ -472,10 +472,10 @@ class StreamExecutionEnvironment:
         return DataStream(self, t)
 
     def read_text_file(self, file_path: str, charset_name: str = "UTF-8") -> DataStream:
-        """``readTextFile``: one non-parallel ``Custom File Source`` node reading lines.
+        """``readTextFile``: one parallel ``Custom File Source`` node reading line ranges.
 
-        (Flink splits this into a monitoring source and a ``Split Reader`` operator; pyflowkit
-        reads the file in one source node.)
+        (Flink splits this into a parallelism-1 monitoring source and a parallel ``Split Reader``
+        operator; pyflowkit reads the splits in one source node at the reader's parallelism.)
         """
         from pyflowkit.common.typeinfo import Types
 
@@ -492,7 +492,7 @@ class StreamExecutionEnvironment:
         reader = _source("pyflowkit.operators.sources", "TextFileSource", file_path, charset_name)
         params = {"source": reader, "function": None, "path": file_path, "charset": charset_name}
         return self._legacy_source(
-            "Custom File Source", params, Types.STRING(), False, Boundedness.BOUNDED
+            "Custom File Source", params, Types.STRING(), True, Boundedness.BOUNDED
         )
 
     def generate_sequence(self, frm: int, to: int) -> DataStream:
@@ -507,9 +507,7 @@ class StreamExecutionEnvironment:
                 f"Start of sequence must not be greater than the end (generate_sequence({frm}, "
                 f"{to}))."
             )
-        reader = _source(
-            "pyflowkit.datastream.connectors.number_seq", "NumberSequenceSource", frm, to
-        )
+        reader = _source("pyflowkit.operators.sources", "StatefulSequenceSource", frm, to)
         params = {"source": reader, "function": None, "start": frm, "end": to}
         return self._legacy_source(
             "Sequence Source", params, Types.LONG(), True, Boundedness.BOUNDED
