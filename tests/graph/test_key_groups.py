@@ -1,0 +1,49 @@
+"""KeyGroupRangeAssignment against the reference §1.5 vectors (real Flink 1.11.1 output)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyflowkit.graph.java_hash import java_hash_code
+from pyflowkit.graph.key_groups import (
+    assign_key_to_parallel_operator,
+    assign_to_key_group,
+    compute_default_max_parallelism,
+    compute_key_group_range_for_operator_index,
+    murmur_hash,
+)
+
+
+@pytest.mark.parametrize(
+    ("key", "hash_code", "key_group", "p2", "p3", "p4"),
+    [
+        (1, 1, 86, 1, 2, 2),
+        (2, 2, 127, 1, 2, 3),
+        (42, 42, 29, 0, 0, 0),
+        ("a", 97, 81, 1, 1, 2),
+        ("b", 98, 22, 0, 0, 0),
+        ("hello", 99162322, 35, 0, 0, 1),
+        (True, 1231, 77, 1, 1, 2),
+        (("a",), 97, 81, 1, 1, 2),
+    ],
+)
+def test_reference_vectors(key, hash_code, key_group, p2, p3, p4) -> None:
+    assert java_hash_code(key) == hash_code
+    assert assign_to_key_group(key, 128) == key_group
+    assert [assign_key_to_parallel_operator(key, 128, p) for p in (2, 3, 4)] == [p2, p3, p4]
+
+
+def test_murmur_of_long_100_hash_code() -> None:
+    assert murmur_hash(100) % 128 == 64  # 100L: Long.hashCode(100) == 100
+
+
+def test_key_group_ranges() -> None:
+    ranges = [compute_key_group_range_for_operator_index(128, 3, i) for i in range(3)]
+    assert [(r.start_key_group, r.end_key_group) for r in ranges] == [(0, 42), (43, 85), (86, 127)]
+
+
+@pytest.mark.parametrize(
+    ("p", "m"), [(1, 128), (4, 128), (85, 128), (86, 256), (100, 256), (1000, 2048), (30000, 32768)]
+)
+def test_default_max_parallelism(p: int, m: int) -> None:
+    assert compute_default_max_parallelism(p) == m
