@@ -123,7 +123,7 @@ def execute(
         tracker.finish("FAILED")
         carried = user_error_message(exc)
         if carried is None:
-            if isinstance(exc, ValueError):  # pipeline errors raised before Spark ran
+            if not _is_spark_error(exc):  # a pipeline error raised before Spark ran
                 raise
             raise JobExecutionException(
                 job_id, f"Job '{name}' ({job_id}) failed on Spark: {exc}", exc
@@ -137,11 +137,11 @@ def execute(
     net_runtime = int((time.perf_counter() - started) * 1000)
     final = tracker.finish("FINISHED")
     plan.physical_plan = physical_plan_text(df)
-    results, lines, types = _gather(job_graph, table)
+    results, lines, types, by_node = _gather(job_graph, table)
     if print_output:
         for line, to_err in lines:
             print(line, file=sys.stderr if to_err else sys.stdout)
-    return SparkJobExecutionResult(
+    result = SparkJobExecutionResult(
         job_id,
         net_runtime,
         results,
@@ -151,6 +151,13 @@ def execute(
         sink_types=types,
         progress=final,
     )
+    result.results_by_node = by_node
+    return result
+
+
+def _is_spark_error(exc: BaseException) -> bool:
+    module = type(exc).__module__
+    return module.startswith(("pyspark", "py4j", "grpc"))
 
 
 def _print_progress(p: SparkProgress) -> None:
@@ -158,10 +165,11 @@ def _print_progress(p: SparkProgress) -> None:
     print(p.line(), end=end, file=sys.stderr, flush=True)
 
 
-def _gather(job_graph: Any, table: Any) -> tuple[dict[str, list], list[tuple[str, bool]], dict]:
+def _gather(job_graph: Any, table: Any) -> tuple[dict, list[tuple[str, bool]], dict, dict]:
     """Decode sink rows (stage order, subtask, emission order) into per-sink results."""
     nodes = {n.id: n for v in job_graph.vertices for n in v.stream_nodes}
     results: dict[str, list[Any]] = {}
+    by_node: dict[int, list[Any]] = {}
     types: dict[str, Any] = {}
     lines: list[tuple[str, bool]] = []
     print_sinks = [
@@ -177,6 +185,7 @@ def _gather(job_graph: Any, table: Any) -> tuple[dict[str, list], list[tuple[str
             node = nodes.get(target)
             name = node.operator_name if node is not None else f"Sink {target}"
             results.setdefault(name, []).extend(values)
+            by_node.setdefault(target, []).extend(values)
             if node is not None and node.in_edges:
                 types.setdefault(name, node.in_edges[0].source.output_type)
         else:
@@ -186,4 +195,4 @@ def _gather(job_graph: Any, table: Any) -> tuple[dict[str, list], list[tuple[str
     if print_sinks:
         name = print_sinks[0].operator_name
         results[name] = [line for line, _ in lines]
-    return results, lines, types
+    return results, lines, types, by_node

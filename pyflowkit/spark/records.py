@@ -25,6 +25,7 @@ PRINT_ERR = -2  # ... to stderr
 COLLECT = -3  # edge code of collect-sink records (target = the sink's StreamNode id)
 CHUNK_RECORDS = 2048
 END_OF_PARTITION = b"E"  # payload of the end-of-partition marker row
+MAX_WATERMARK = 2**63 - 1  # Watermark.MAX_WATERMARK
 
 
 def dumps(obj: Any) -> bytes:
@@ -83,13 +84,13 @@ class RecordWriterOutput(Output):
         selector: ChannelSelector,
         sink: RowSink,
         output_tag: Any = None,
-        forward_watermarks: bool = True,
+        only_max_watermark: bool = False,
     ) -> None:
         self.edge_index = edge_index
         self.selector = selector
         self.sink = sink
         self.output_tag = output_tag
-        self.forward_watermarks = forward_watermarks
+        self.only_max_watermark = only_max_watermark  # BATCH: the watermark jumps to the end
         self.buffers: dict[int, tuple[list[Any], list[Any]]] = {}
         self.buffered = 0
 
@@ -133,7 +134,7 @@ class RecordWriterOutput(Output):
         self.buffered = 0
 
     def emit_watermark(self, watermark: int) -> None:
-        if self.forward_watermarks:
+        if not self.only_max_watermark or watermark >= MAX_WATERMARK:
             self.flush(watermark)
 
     def close(self) -> None:

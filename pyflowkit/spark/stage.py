@@ -136,9 +136,22 @@ class SubtaskRunner:
                 rng,
             )
             self.writers[out.stream_edge] = records.RecordWriterOutput(
-                out.edge_index, selector, self.sink, out.stream_edge.output_tag
+                out.edge_index,
+                selector,
+                self.sink,
+                out.stream_edge.output_tag,
+                only_max_watermark=spec.runtime_mode == "BATCH",
             )
         self.chain = OperatorChain(vertex, self.env, self.writers, spec.settings)
+        self.batch_outputs = []
+        if spec.runtime_mode == "BATCH":
+            from pyflowkit.spark.batch import apply_batch_semantics
+
+            self.batch_outputs = apply_batch_semantics(self.chain.operators)
+        interval = getattr(spec.settings, "auto_watermark_interval", 0) or 0
+        # STREAMING: processing time advances one watermark interval per chunk (deterministic);
+        # BATCH: it stands still, then jumps to the end.
+        self.tick = interval if spec.runtime_mode != "BATCH" else 0
         self.gates: dict[int, StatusWatermarkValve] = {}
         self.input_of_edge: dict[int, int] = {}
         for inp in spec.inputs:
@@ -183,7 +196,7 @@ class SubtaskRunner:
         if not self.spec.inputs:
             yield from self._run_source()
         else:
-            last_seq = None
+            last_seq = last_tick = None
             for edge, _target, producer, seq, payload in rows:
                 if seq != last_seq:
                     self.sink.advance()
@@ -196,11 +209,16 @@ class SubtaskRunner:
                     new_wm = self.gates[input_index].input_watermark((edge, producer), watermark)
                     if new_wm is not None:
                         chain.process_watermark(new_wm, input_index)
+                if self.tick and seq != last_tick:
+                    last_tick = seq
+                    self.clock.advance(self.tick)
                 if len(self.sink) >= _BATCH_ROWS:
                     self._flush_sinks()
                     yield self.sink.drain()
             for input_index in sorted(self.gates):
                 chain.end_input(input_index)
+        for batch_output in self.batch_outputs:
+            batch_output.flush()
         if self.spec.runtime_mode == "BATCH":
             self.clock.set_current_time(LONG_MAX)  # BATCH: processing time jumps to the end
         chain.close()  # closes the RecordWriterOutputs too (flushes their buffers)
@@ -212,6 +230,8 @@ class SubtaskRunner:
         while True:
             status = chain.emit_next(records.CHUNK_RECORDS)
             self.sink.advance()
+            if self.tick:
+                self.clock.advance(self.tick)
             if getattr(status, "name", str(status)) == "END_OF_INPUT":
                 break
             if len(self.sink) >= _BATCH_ROWS:
