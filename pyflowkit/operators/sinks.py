@@ -111,22 +111,25 @@ class StreamSink(AbstractUdfStreamOperator):
             def print_record(value: Any, timestamp: int | None) -> None:
                 write(prefix + format_value(value, in_type), to_err)
 
-            self.process_element = print_record  # type: ignore[method-assign]
+            self._write = print_record
         elif isinstance(fn, CollectSinkFunction):
             node_id, collect = self.config.node_id, env.collect
 
             def collect_record(value: Any, timestamp: int | None) -> None:
                 collect(node_id, value)
 
-            self.process_element = collect_record  # type: ignore[method-assign]
+            self._write = collect_record
 
-    def process_element(self, value: Any, timestamp: int | None) -> None:
+    def _write(self, value: Any, timestamp: int | None) -> None:
         ctx = self._ctx
         ctx.current_timestamp = timestamp
         self._invoke(value, ctx)  # type: ignore[misc]
 
+    def process_element(self, value: Any, timestamp: int | None) -> None:
+        self._write(value, timestamp)
+
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
-        process = self.process_element
+        process = self._write
         if timestamps is None:
             for v in values:
                 process(v, None)
