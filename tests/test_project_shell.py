@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-tomllib = pytest.importorskip("tomllib")  # Python >= 3.11; the checks are the same on 3.10
 needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
 
 
 @pytest.fixture(scope="module")
 def pyproject() -> dict:
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11; the checks are the same on 3.10
     return tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
 
 
