@@ -184,14 +184,18 @@ class JobRun:
     def _do_mode(self, fast: bool) -> None:
         self.bus.fast = fast
 
-    def rewind(self, k: int) -> JobRun:
-        """Rebuild the state at step ``k`` by replaying from the start with the same seed."""
+    def rewind(self, k: int, keep_commands: bool = True) -> JobRun:
+        """Rebuild the state at step ``k`` by replaying from the start with the same seed.
+
+        Steering commands issued after step ``k`` are kept (stepping on replays them, like a
+        recording) unless ``keep_commands`` is False, which starts a new timeline at ``k``.
+        """
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= self.bus.step:
             raise IllegalArgumentException(
                 f"rewind(k): k must be between 0 and the current step {self.bus.step}, got {k!r}."
             )
-        commands = [c for c in self._commands if c[0] <= k]
-        self._commands = commands
+        if not keep_commands:
+            self._commands = [c for c in self._commands if c[0] <= k]
         self.__dict__["_applied_set"] = set()
         self._build(echo=False)
         while self.bus.step < k:
@@ -232,8 +236,7 @@ class JobRun:
                 f"fail_task: subtask {subtask} of vertex {vertex_id} has no live task to fail "
                 "(not deployed yet, or already terminal)."
             )
-        bus = self.bus
-        bus.call_later(0, task.lane, "Task.failExternally", lambda: task.fail_externally(exc))
+        task.fail_externally(exc)
 
     def fail_task_manager(self, index: int) -> None:
         """Kill TaskExecutor ``index``: its tasks and slots are lost (heartbeat timeout)."""

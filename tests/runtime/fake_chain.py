@@ -81,7 +81,7 @@ class FakeChain:
                 value = p["function"](self.state[key], value)
             self.state[key] = value
         elif kind == "StreamSink":
-            if p.get("fail_on") is not None and value == p["fail_on"]:
+            if p.get("fail_on") is not None and p["fail_on"](value):
                 raise ValueError(f"bad record {value!r}")
             self.env.collect(node.id, value)
             return
