@@ -76,8 +76,8 @@ class KeyedProcessOperator(AbstractUdfStreamOperator):
         ctx.current_timestamp = timer.timestamp  # type: ignore[union-attr]
         ctx.current_time_domain = domain  # type: ignore[union-attr]
         result = self._on_timer(timer.timestamp, ctx)
-        ctx.current_time_domain = None  # type: ignore[union-attr]
         split_process_output(result, self.output, timestamp, is_output_tag)  # type: ignore[arg-type]
+        ctx.current_time_domain = None  # type: ignore[union-attr]
 
     def on_event_time(self, timer: InternalTimer) -> None:
         self._fire(timer, TimeDomain.EVENT_TIME, timer.timestamp)
