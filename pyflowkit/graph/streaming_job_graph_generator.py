@@ -6,15 +6,12 @@ heads; every non-chained StreamEdge becomes a JobEdge with its own IntermediateD
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import uuid
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException, JobException
-from pyflowkit.graph.hasher import (
-    Murmur3Hasher,
-    StreamGraphHasherV2,
-    StreamGraphUserHashHasher,
-)
+from pyflowkit.graph.hasher import StreamGraphHasherV2, StreamGraphUserHashHasher
 from pyflowkit.graph.job_graph import (
     DistributionPattern,
     IntermediateDataSet,
@@ -86,10 +83,7 @@ def is_chainable(edge: StreamEdge, chaining_enabled: bool = True) -> bool:
 
 def _derived_id(*parts: object) -> str:
     """A deterministic 32-hex id (Flink draws these at random; determinism helps teaching)."""
-    hasher = Murmur3Hasher()
-    for part in parts:
-        hasher.put_string(str(part)).put_int(0)
-    return hasher.hash().hex()
+    return hashlib.blake2b("|".join(map(str, parts)).encode(), digest_size=16).hexdigest()
 
 
 class StreamingJobGraphGenerator:
@@ -109,7 +103,7 @@ class StreamingJobGraphGenerator:
         self._legacy_hashes: dict[int, bytes | None] = {}
         self._built_vertices: set[int] = set()
         self._job_vertices: dict[int, JobVertex] = {}  # head node id -> vertex, insertion order
-        self._chained_names: dict[int, str] = {}
+        self._chainable_outputs: dict[int, list[StreamEdge]] = {}
         self._chained_nodes: dict[int, list[StreamNode]] = {}  # head id -> nodes, pre-order
         self._chained_edges: dict[int, list[StreamEdge]] = {}
         self._chain_indices: dict[int, dict[int, int]] = {}
@@ -174,20 +168,40 @@ class StreamingJobGraphGenerator:
         for edge in non_chainable:
             transitive_out_edges.append(edge)
             yield self._create_chain(edge.target.id, edge.target.id, 0)
-        self._chained_names[current_id] = self._create_chained_name(node, chainable)
+        self._chainable_outputs[current_id] = chainable
         if current_id == start_id:
             vertex = self._create_job_vertex(start_id)
             for edge in transitive_out_edges:
                 self._connect(vertex, edge)
         return transitive_out_edges
 
-    def _create_chained_name(self, node: StreamNode, chained_outputs: list[StreamEdge]) -> str:
-        if len(chained_outputs) > 1:
-            names = ", ".join(self._chained_names[e.target.id] for e in chained_outputs)
-            return f"{node.operator_name} -> ({names})"
-        if len(chained_outputs) == 1:
-            return f"{node.operator_name} -> {self._chained_names[chained_outputs[0].target.id]}"
-        return node.operator_name
+    def _create_chained_name(self, head_id: int) -> str:
+        """``createChainedName``: ``a -> b`` and ``a -> (b, c)``; rendered once per chain head.
+
+        Flink builds every node's name from its successors' (quadratic on long chains); rendering
+        the same text once from the head keeps this linear.
+        """
+        nodes = self.stream_graph.nodes
+        pieces: list[str] = []
+        stack: list[int | str] = [head_id]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                pieces.append(item)
+                continue
+            pieces.append(nodes[item].operator_name)
+            outputs = self._chainable_outputs[item]
+            if len(outputs) == 1:
+                stack.append(outputs[0].target.id)
+                stack.append(" -> ")
+            elif outputs:
+                stack.append(")")
+                for k in range(len(outputs) - 1, -1, -1):
+                    stack.append(outputs[k].target.id)
+                    if k:
+                        stack.append(", ")
+                stack.append(" -> (")
+        return "".join(pieces)
 
     def _create_job_vertex(self, head_id: int) -> JobVertex:
         head = self.stream_graph.nodes[head_id]
@@ -205,7 +219,7 @@ class StreamingJobGraphGenerator:
             )
         vertex = JobVertex(
             id=digest.hex(),
-            name=self._chained_names[head_id],
+            name=self._create_chained_name(head_id),
             parallelism=head.parallelism,
             max_parallelism=head.max_parallelism,
             slot_sharing_group=head.slot_sharing_group or DEFAULT_SLOT_SHARING_GROUP,
