@@ -1,0 +1,37 @@
+"""``%load_ext pyflowkit``: registers the ``%%pipeline``/``%pipeline`` magics on the shell.
+
+No Flink counterpart: IPython's extension hooks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LOADED: dict[int, Any] = {}
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the magics and the ``pre_run_cell`` hook that tells cells apart by id."""
+    from pyflowkit.notebook.magics import PipelineMagics
+
+    if id(ipython) in _LOADED:
+        return
+    magics = PipelineMagics(ipython)
+    ipython.register_magics(magics)
+    ipython.events.register("pre_run_cell", magics.pre_run_cell)
+    _LOADED[id(ipython)] = magics
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """Remove the magics and the hook again (``%unload_ext pyflowkit``)."""
+    magics = _LOADED.pop(id(ipython), None)
+    if magics is None:
+        return
+    ipython.events.unregister("pre_run_cell", magics.pre_run_cell)
+    for kind in ("line", "cell"):
+        ipython.magics_manager.magics[kind].pop("pipeline", None)
+
+
+def loaded_magics(ipython: Any) -> Any:
+    """The ``PipelineMagics`` registered on this shell (for tests and widgets), or None."""
+    return _LOADED.get(id(ipython))
