@@ -52,3 +52,17 @@ def __dir__() -> list[str]:
 
 
 __all__ = ["__version__", *_EXPORTS]
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext pyflowkit`` (lazy: IPython is imported only here)."""
+    from pyflowkit.notebook.extension import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext pyflowkit``."""
+    from pyflowkit.notebook.extension import unload_ipython_extension as unload
+
+    unload(ipython)
