@@ -87,7 +87,10 @@ class StreamEdge:
         return f"{self.source}_{self.target}_{self.type_number}_{names}_{self.partitioner}"
 
     def __str__(self) -> str:
-        return f"({self.source} -> {self.target}, typeNumber={self.type_number}, selectedNames=[], outputPartitioner={self.partitioner}, outputTag={self.output_tag})"
+        return (
+            f"({self.source} -> {self.target}, typeNumber={self.type_number}, "
+            f"selectedNames=[], outputPartitioner={self.partitioner}, outputTag={self.output_tag})"
+        )
 
 
 @dataclass(eq=False)
