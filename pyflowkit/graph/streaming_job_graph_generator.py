@@ -81,6 +81,23 @@ def is_chainable(edge: StreamEdge, chaining_enabled: bool = True) -> bool:
     )
 
 
+def java_hash_iteration_order(keys: list[int]) -> list[int]:
+    """Iteration order of a Java ``HashSet<Integer>``/``HashMap`` filled with ``keys`` in order.
+
+    Buckets are ``(h ^ h >>> 16) & (capacity - 1)`` (capacity 16, doubled past 0.75 load); a
+    bucket keeps insertion order. Flink iterates its source ids and job vertices this way.
+    """
+    capacity = 16
+    while len(keys) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(key: int) -> int:
+        h = key & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    return sorted(dict.fromkeys(keys), key=bucket)  # sorted() is stable: insertion order kept
+
+
 def _derived_id(*parts: object) -> str:
     """A deterministic 32-hex id (Flink draws these at random; determinism helps teaching)."""
     return hashlib.blake2b("|".join(map(str, parts)).encode(), digest_size=16).hexdigest()
@@ -118,7 +135,7 @@ class StreamingJobGraphGenerator:
         self._legacy_hashes = StreamGraphUserHashHasher().traverse_stream_graph_and_generate_hashes(
             graph
         )
-        for source_id in sorted(graph.sources):
+        for source_id in java_hash_iteration_order(graph.sources):  # Flink's HashSet order
             trampoline(self._create_chain(source_id, source_id, 0))
         self._check_unreachable_nodes()
         flink_order = list(self._job_vertices.values())
@@ -333,9 +350,11 @@ class StreamingJobGraphGenerator:
         """``configureCheckpointing``: interval, trigger/ack/confirm vertices, mode, retention."""
         cfg = _checkpoint_settings(self.stream_graph)
         interval = cfg.interval if cfg.interval >= MINIMAL_CHECKPOINT_TIME else LONG_MAX_VALUE
-        by_head_id = sorted(self._job_vertices.items())  # Flink's HashMap<Integer, JobVertex>
-        trigger = [v.id for _, v in by_head_id if v.is_input_vertex]
-        all_ids = [v.id for _, v in by_head_id]
+        # Flink iterates its HashMap<Integer, JobVertex> keyed by the chain heads' node ids
+        order = java_hash_iteration_order(list(self._job_vertices))
+        by_head_id = [self._job_vertices[head_id] for head_id in order]
+        trigger = [v.id for v in by_head_id if v.is_input_vertex]
+        all_ids = [v.id for v in by_head_id]
         if cfg.externalized_retention is None:
             retention = "NEVER_RETAIN_AFTER_TERMINATION"
         elif cfg.externalized_retention == "DELETE_ON_CANCELLATION":

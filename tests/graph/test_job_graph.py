@@ -16,7 +16,10 @@ from pyflowkit.graph.partitioner import (
     RescalePartitioner,
 )
 from pyflowkit.graph.settings import LONG_MAX_VALUE
-from pyflowkit.graph.streaming_job_graph_generator import create_job_graph
+from pyflowkit.graph.streaming_job_graph_generator import (
+    create_job_graph,
+    java_hash_iteration_order,
+)
 from pyflowkit.graph.transformations import ChainingStrategy, PartitionTransformation, ShuffleMode
 
 from .builders import (
@@ -365,3 +368,11 @@ def test_restart_strategy_resolution_order() -> None:
 def test_chaining_strategy_values_are_flinks() -> None:
     assert [s.name for s in ChainingStrategy] == ["ALWAYS", "NEVER", "HEAD"]
     assert RebalancePartitioner().ship_strategy == "REBALANCE"
+
+
+def test_java_hash_iteration_order() -> None:
+    assert java_hash_iteration_order([1, 2, 3]) == [1, 2, 3]
+    assert java_hash_iteration_order([14, 17]) == [17, 14]  # buckets 14 and 1 of 16
+    assert java_hash_iteration_order([17, 1]) == [17, 1]  # same bucket: insertion order
+    assert java_hash_iteration_order(list(range(20, 33)))[0] == 32  # 13 keys: capacity 32
+    assert java_hash_iteration_order([3, 65537]) == [65537, 3]  # h ^ (h >>> 16)
