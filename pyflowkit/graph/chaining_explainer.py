@@ -30,8 +30,10 @@ def first_failed_rule(edge: StreamEdge, chaining_enabled: bool) -> str | None:
     if len(down.in_edges) != 1:
         n = len(down.in_edges)
         if down.invokable_class == "TwoInputStreamTask":
-            return f"{down.operator_name} has {n} inputs (a two-input operator never chains)"
-        return f"Union target {down.operator_name} has {n} inputs (only 1 input can chain)"
+            return (
+                f"{down.operator_name} has {n} inputs (a two-input operator never chains to them)"
+            )
+        return f"Union target has {n} inputs ({down.operator_name} would need exactly 1 to chain)"
     if up.slot_sharing_group != down.slot_sharing_group:
         return (
             f"different slot sharing groups: '{up.slot_sharing_group}' → "

@@ -56,7 +56,7 @@ def test_each_rule_in_words() -> None:
     a, b = sequence_source(), sequence_source()
     assert reasons([map_(union(a, b))])[0] == (
         False,
-        "Union target Map has 2 inputs (only 1 input can chain)",
+        "Union target has 2 inputs (Map would need exactly 1 to chain)",
     )
     assert reasons([co_map(a, b)])[0][1].startswith("Co-Map has 2 inputs")
     grouped = map_(a)
