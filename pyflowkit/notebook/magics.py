@@ -174,7 +174,7 @@ class PipelineMagics(Magics):
             return None
         try:
             return getattr(self, f"_cmd_{args.command}")(args)
-        except KeyError as exc:  # unknown pipeline name
+        except (KeyError, ValueError) as exc:  # unknown pipeline name, bad option combination
             print(f"%pipeline {args.command}: {exc.args[0]}")
             return None
 

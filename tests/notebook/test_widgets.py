@@ -1,0 +1,133 @@
+"""Widgets' Python side: GraphView state/marks/selection, Stepper commands, static fallbacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyflowkit.datastream import StreamExecutionEnvironment
+from tests.notebook.conftest import run
+from tests.notebook.test_magics import CELL1, CELL2, CELL3
+
+
+def word_count_env():
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    (
+        env.from_collection(["to be or", "not to be"])
+        .flat_map(lambda line: line.split())
+        .map(lambda w: (w, 1))
+        .key_by(lambda t: t[0])
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .print()
+    )
+    return env
+
+
+def bundle_of(widget):
+    bundle = widget._repr_mimebundle_()
+    return bundle[0] if isinstance(bundle, tuple) else bundle
+
+
+def test_widget_front_end_files_are_found():
+    from pyflowkit.notebook.assets import widget_file
+
+    assert "export default" in widget_file("pyflowkit.js").read_text()
+    assert ".pfk-" in widget_file("widgets.css").read_text()
+    with pytest.raises(FileNotFoundError, match="nope.js"):
+        widget_file("nope.js")
+
+
+def test_graph_view_states_marks_and_selection():
+    from pyflowkit.notebook.graph_view import GraphView
+
+    graph = word_count_env().get_job_graph()
+    view = GraphView(graph)
+    svg_before = view.svg
+    vid = graph.vertices[1].id
+    view.set_states({f"jv_{vid}": "running"})
+    assert view.states == {f"jv_{vid}": "RUNNING"} and view.svg == svg_before  # no re-layout
+    with pytest.raises(ValueError, match="Unknown state 'SLEEPING'"):
+        view.set_states({f"jv_{vid}": "SLEEPING"})
+    view.set_edge_marks({f"je_{vid}_0": "barrier"})
+    with pytest.raises(ValueError, match="unknown marks"):
+        view.set_edge_marks({f"je_{vid}_0": "smoke"})
+    clicked = []
+    view.on_select(clicked.append)
+    view.selected = f"jv_{vid}"
+    assert clicked == [f"jv_{vid}"]
+    data = bundle_of(view)
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert f"#jv_{vid} > polygon" in data["image/svg+xml"] and "#52c41a" in data["image/svg+xml"]
+
+
+def test_stepper_steps_until_a_task_runs_and_to_the_end():
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(word_count_env())
+    assert not stepper.submitted and stepper.states == {}
+    stepper.submit()
+    assert stepper.job_status == "CREATED" and stepper.step_count == 0
+    for _ in range(100):
+        stepper.step()
+        if "RUNNING" in stepper.states.values():
+            break
+    assert "RUNNING" in stepper.states.values()
+    assert stepper.events[-1]["method"] and stepper.events[-1]["message"]
+    running = next(k for k, v in stepper.states.items() if v == "RUNNING")
+    at = stepper.step_count
+    stepper.back()
+    assert stepper.step_count == at - 1
+    stepper.selected = running
+    stepper.run_to("end")
+    assert stepper.job_status == "FINISHED" and set(stepper.states.values()) == {"FINISHED"}
+    assert {r["state"] for r in stepper.tasks} == {"FINISHED"}
+    assert len(stepper.slots) == 4
+    stepper.run_to("checkpoint")
+    assert "not available" in stepper.message
+    data = bundle_of(stepper)
+    assert "FINISHED" in data["text/html"] and "image/svg+xml" in data
+
+
+def test_stepper_commands_from_the_browser_never_raise():
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(word_count_env(), seed=1)
+    stepper._on_command(stepper, {"cmd": "fail_task"}, [])
+    assert "select a subtask" in stepper.message
+    stepper._on_command(stepper, {"cmd": "step", "n": 5}, [])
+    assert stepper.step_count == 5
+    stepper._on_command(stepper, {"cmd": "reset", "seed": 7}, [])
+    assert stepper.seed == 7 and stepper.step_count == 0
+    stepper._on_command(stepper, {"cmd": "frobnicate"}, [])
+    assert stepper.message == "unknown command 'frobnicate'"
+
+
+def test_stepper_fail_selected_task_fails_the_job():
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(word_count_env(), submit=True)
+    stepper.run_to("state")
+    while "RUNNING" not in stepper.states.values():
+        stepper.step()
+    stepper.selected = next(k for k, v in stepper.states.items() if v == "RUNNING")
+    stepper.fail_selected_task()
+    stepper.run_to("end")
+    assert "FAILED" in {e["method"] for e in stepper.events} or stepper.job_status == "FAILED"
+
+
+def test_step_and_local_run_subcommands(ip):
+    for i, cell in enumerate((CELL1, CELL2, CELL3)):
+        run(ip, cell, f"c{i}")
+    stepper = ip.run_line_magic("pipeline", "step wc --seed 3 --task-managers 1 --slots 4")
+    assert stepper.seed == 3 and stepper.task_managers == 1
+    res, cap = run(ip, "%pipeline run wc --target local")
+    assert res.error_in_exec is None
+    result = ip.user_ns["wc_result"]
+    frame = result.frames["Sink: Print to Std. Out"]
+    assert sorted(line.split("> ", 1)[1] for line in frame["value"]) == sorted(
+        ["('to', 1)", "('be', 1)", "('or', 1)", "('not', 1)", "('to', 2)", "('be', 2)"]
+    )
+    assert "2> ('to', 2)" in cap.stdout
+    assert "Sink: Print to Std. Out (6 records)" in result._repr_html_()
+    res, cap = run(ip, "%pipeline run wc --target local --master spark://x:7077")
+    assert res.error_in_exec is None and "--master only applies" in cap.stdout
