@@ -8,7 +8,6 @@ surrogate key whose Spark hash lands on partition ``target`` makes ``repartition
 
 from __future__ import annotations
 
-import hashlib
 import random
 from typing import Any
 
@@ -39,10 +38,23 @@ def pointwise_targets(s: int, t: int, producer: int) -> list[int]:
     return [c for c in range(t) if producer in pointwise_sources(s, t, c)]
 
 
-def writer_seed(seed: int, producer_vertex_id: str, producer: int, edge_index: int) -> int:
-    """Deterministic per-writer seed (Flink draws REBALANCE starts / SHUFFLE from a thread RNG)."""
-    digest = hashlib.sha256(f"{seed}/{producer_vertex_id}/{producer}/{edge_index}".encode())
-    return int.from_bytes(digest.digest()[:8], "little")
+def writer_seeds(job_graph: Any, seed: int = 0) -> dict[tuple[str, int, int], float]:
+    """The RNG seed of every record writer: (vertex id, subtask, out-edge position) → seed.
+
+    Flink draws REBALANCE starts / SHUFFLE channels from a thread RNG; pyflowkit seeds them the
+    way the reference driver (``pyflowkit.operators.local_driver``) does: one ``Random(seed)``
+    walked over vertices (topological), subtasks, then non-chained out edges in chain order.
+    """
+    from pyflowkit.operators.chain import non_chained_out_edges
+
+    rng = random.Random(seed)
+    seeds = {}
+    for vertex in job_graph.vertices:
+        edges = non_chained_out_edges(vertex)
+        for subtask in range(vertex.parallelism):
+            for position in range(len(edges)):
+                seeds[(vertex.id, subtask, position)] = rng.random()
+    return seeds
 
 
 class ChannelSelector:

@@ -13,7 +13,7 @@ from typing import Any
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.operators.registry import operator_class
 from pyflowkit.spark import records
-from pyflowkit.spark.partitioning import repartition_by_target
+from pyflowkit.spark.partitioning import repartition_by_target, writer_seeds
 from pyflowkit.spark.stage import InputSpec, OutputSpec, StageSpec, stage_function
 
 UNBOUNDED = "CONTINUOUS_UNBOUNDED"
@@ -135,10 +135,12 @@ def build_plan(
     check_bounded(job_graph, runtime_mode)
     plan = SparkPlan(job_graph.job_name, runtime_mode)
     edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
+    seeds = writer_seeds(job_graph, seed)
     outputs: dict[str, Any] = {}  # vertex id → its output DataFrame
     sink_frames = []
     for index, vertex in enumerate(job_graph.vertices):
         spec = StageSpec(vertex, job_graph.job_name, runtime_mode, settings, seed)
+        spec.writer_seeds = {(i, pos): v for (vid, i, pos), v in seeds.items() if vid == vertex.id}
         for node in vertex.stream_nodes:
             name = node.operator_factory.operator_class
             spec.operator_classes[name] = operator_class(name)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pyflowkit.spark import records
-from pyflowkit.spark.partitioning import ChannelSelector, pointwise_sources, writer_seed
+from pyflowkit.spark.partitioning import ChannelSelector, pointwise_sources
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
@@ -57,6 +57,7 @@ class StageSpec:
     inputs: list[InputSpec] = field(default_factory=list)
     outputs: list[OutputSpec] = field(default_factory=list)
     operator_classes: dict[str, type] = field(default_factory=dict)  # registered on the worker
+    writer_seeds: dict[tuple[int, int], float] = field(default_factory=dict)  # (subtask, pos)
 
     @property
     def parallelism(self) -> int:
@@ -124,9 +125,13 @@ class SubtaskRunner:
         )
         import random
 
+        from pyflowkit.operators.chain import non_chained_out_edges
+
+        positions = {id(e): i for i, e in enumerate(non_chained_out_edges(vertex))}
         self.writers: dict[Any, records.RecordWriterOutput] = {}
         for out in spec.outputs:
-            rng = random.Random(writer_seed(spec.seed, vertex.id, subtask, out.edge_index))
+            position = positions[id(out.stream_edge)]
+            rng = random.Random(spec.writer_seeds.get((subtask, position), 0.0))
             selector = ChannelSelector(
                 out.stream_edge.partitioner,
                 subtask,
