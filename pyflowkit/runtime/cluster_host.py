@@ -31,6 +31,7 @@ class ClusterHost:
         self.echo = bus.config.echo_print
         self.printed: list[str] = []
         self.results: dict[str, list[Any]] = {}
+        self.results_by_node: dict[int, list[Any]] = {}
         self._sink_names = sink_names(job_graph)
         self._node_names = {
             n.id: n.operator_name for v in job_graph.vertices for n in v.stream_nodes
@@ -45,9 +46,11 @@ class ClusterHost:
     def collect(self, sink_node_id: int, value: Any) -> None:
         name = self._node_names.get(sink_node_id, str(sink_node_id))
         self.results.setdefault(name, []).append(value)
+        self.results_by_node.setdefault(sink_node_id, []).append(value)
 
-    def partitioner_rng(self, vertex: str, subtask: int, data_set: str) -> random.Random:
-        return random.Random(f"{self.bus.config.seed}|{vertex}|{subtask}|{data_set}")
+    def partitioner_rng(self, vertex: str, subtask: int, output: str) -> random.Random:
+        """A seeded RNG per record writer, independent of interleavings and of graph ids."""
+        return random.Random(f"{self.bus.config.seed}|{vertex}|{subtask}|{output}")
 
     def buffer_capacity(self) -> int:
         cfg = self.bus.config

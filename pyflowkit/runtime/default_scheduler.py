@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pyflowkit.errors import JobException, NoResourceAvailableException
+from pyflowkit.graph.execution_graph import ExecutionGraph
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.runtime.deployment import (
     InputGateDeploymentDescriptor,
@@ -13,12 +14,10 @@ from pyflowkit.runtime.deployment import (
 )
 from pyflowkit.runtime.execution import Execution, ExecutionVertex
 from pyflowkit.runtime.execution_state import ExecutionState
-from pyflowkit.runtime.failover import compute_pipelined_regions
 from pyflowkit.runtime.job_status import JobStatus
 from pyflowkit.runtime.restart_backoff import create_restart_backoff_strategy
 from pyflowkit.runtime.slot_pool import PendingRequest, SlotKey
 from pyflowkit.runtime.task import format_failure
-from pyflowkit.runtime.wiring import consumers_of, producers_of, subpartition_index
 
 if TYPE_CHECKING:
     from pyflowkit.runtime.job_master import JobMaster
@@ -54,6 +53,7 @@ class DefaultScheduler:
         self.jm = job_master
         self.bus = job_master.bus
         jg = job_master.job_graph
+        self.execution_graph = ExecutionGraph.from_job_graph(jg)
         self.execution_vertices: list[ExecutionVertex] = []
         self.by_key: dict[tuple[str, int], ExecutionVertex] = {}
         for jv in jg.vertices:
@@ -63,7 +63,8 @@ class DefaultScheduler:
                 self.execution_vertices.append(ev)
                 self.by_key[(jv.id, i)] = ev
         self.regions = [
-            [self.by_key[k] for k in region] for region in compute_pipelined_regions(jg)
+            [self.by_key[(v.job_vertex.id, v.subtask_index)] for v in region.execution_vertices]
+            for region in self.execution_graph.failover_regions
         ]
         settings = jg.checkpointing_settings
         checkpointing = settings is not None and 0 < settings.checkpoint_interval < 2**63 - 1
@@ -141,29 +142,27 @@ class DefaultScheduler:
         """``TaskDeploymentDescriptorFactory``: partitions produced and gates consumed."""
         ev = e.vertex
         jv = ev.job_vertex
+        graph_vertex = self.execution_graph.get_execution_vertex(ev.id)
         produced = []
         for edge in jv.outputs:
-            n = len(consumers_of(edge, ev.subtask_index))
+            partition = graph_vertex.produced_partitions[edge.data_set.id]
             produced.append(
                 ResultPartitionDeploymentDescriptor(
                     edge,
                     (edge.data_set.id, ev.subtask_index, e.attempt_id),
-                    n,
+                    partition.number_of_subpartitions,
                     default_max_parallelism(edge.target.max_parallelism, edge.target.parallelism),
                 )
             )
         gates = []
         two_input = jv.invokable_class == "TwoInputStreamTask"
-        for edge in jv.inputs:
+        for num, edge in enumerate(jv.inputs):
+            sub = graph_vertex.consumed_subpartition_index(num)
             channels = []
-            for p in producers_of(edge, ev.subtask_index):
+            for graph_edge in graph_vertex.input_edges[num]:
+                p = graph_edge.source.partition_number
                 producer = self.by_key[(edge.source.id, p)].current_execution
-                channels.append(
-                    (
-                        (edge.data_set.id, p, producer.attempt_id),
-                        subpartition_index(edge, p, ev.subtask_index),
-                    )
-                )
+                channels.append(((edge.data_set.id, p, producer.attempt_id), sub))
             gates.append(
                 InputGateDeploymentDescriptor(
                     edge, edge.type_number if two_input else 0, tuple(channels)

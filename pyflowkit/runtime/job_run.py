@@ -40,6 +40,9 @@ class JobRun:
         chain_factory: ChainFactory,
         _replaying: bool = False,
     ) -> None:
+        from pyflowkit.graph.execution_graph import ExecutionGraph
+
+        ExecutionGraph.from_job_graph(job_graph)  # Flink's JobException checks, before any step
         self.config = config
         self.job_graph = job_graph
         self.chain_factory = chain_factory

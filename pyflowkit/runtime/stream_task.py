@@ -8,10 +8,13 @@ default action of the mailbox processes one input buffer (or lets the source emi
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.graph.job_graph import JobVertex
+from pyflowkit.graph.transformations import OperatorFactory
 from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.state.watermark_valve import StatusWatermarkValve
@@ -24,13 +27,32 @@ LONG_MIN_VALUE = -(2**63)
 ChainFactory = Callable[[JobVertex, Any, dict[Any, Any], Any], Any]
 
 
+def isolated_vertex(job_vertex: JobVertex) -> JobVertex:
+    """The vertex with private copies of its operators' parameters (user functions, sources).
+
+    Flink deserialises a fresh copy of every user function per subtask and attempt; without it,
+    subtasks would share one function object (and its fields set in ``open``) and a restarted
+    source would resume from the old reader's position.
+    """
+    nodes = []
+    for node in job_vertex.stream_nodes:
+        factory = node.operator_factory
+        try:
+            params = copy.deepcopy(dict(factory.params))
+        except Exception:  # noqa: BLE001 - uncopyable user objects are shared, as given
+            params = dict(factory.params)
+        copied = OperatorFactory(factory.operator_class, factory.chaining_strategy, params)
+        nodes.append(dataclasses.replace(node, operator_factory=copied))
+    return dataclasses.replace(job_vertex, stream_nodes=nodes)
+
+
 def default_chain_factory(
     job_vertex: JobVertex, task_env: Any, outputs: dict[Any, Any], settings: Any
 ) -> Any:
-    """Build ``pyflowkit.operators.chain.OperatorChain`` for one subtask."""
+    """Build ``pyflowkit.operators.chain.OperatorChain`` for one subtask (own function copies)."""
     from pyflowkit.operators.chain import OperatorChain
 
-    return OperatorChain(job_vertex, task_env, outputs, settings)
+    return OperatorChain(isolated_vertex(job_vertex), task_env, outputs, settings)
 
 
 def is_end_of_input(status: Any) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
@@ -20,8 +21,19 @@ if TYPE_CHECKING:
 S = ExecutionState
 
 
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
+
+
 def format_failure(exc: BaseException) -> str:
-    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    """The exception's traceback with pyflowkit's own frames left out (the user's code remains)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    user = [f for f in frames if not f.filename.startswith(_PACKAGE_DIR)]
+    if not user:
+        return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    lines = ["Traceback (most recent call last):\n"]
+    lines += traceback.format_list(user)
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)
 
 
 class Task:
@@ -126,14 +138,14 @@ class Task:
         cfg = self.bus.config
         shuffle = self.host.shuffle
         tdd = self.tdd
-        for rp in tdd.produced_partitions:
+        for out_index, rp in enumerate(tdd.produced_partitions):
             n = rp.number_of_subpartitions
             part = ResultPartition(
                 rp.partition_id, n, n * cfg.buffers_per_channel + cfg.floating_buffers_per_gate
             )
             part.pool.listeners.append(self.schedule_mailbox)
             rng = self.host.partitioner_rng(
-                tdd.job_vertex.name, tdd.subtask_index, rp.partition_id[0]
+                tdd.job_vertex.name, tdd.subtask_index, f"{out_index}:{rp.edge.target.name}"
             )
             writer = RecordWriter(
                 part,

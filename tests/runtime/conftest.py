@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -29,7 +30,9 @@ def assert_legal_transitions(run: JobRun) -> None:
             table = EXECUTION_TRANSITIONS if e.component == "JobMaster" else TASK_TRANSITIONS
             pair2 = (ExecutionState(e.old_state), ExecutionState(e.new_state))
             assert pair2 in table, f"illegal {e.component} transition {pair2} at step {e.step}"
-            key = (e.component == "JobMaster", e.vertex, e.subtask, e.attempt)
+            attempt_id = re.search(r"\(([0-9a-f]{32})\) switched", e.message)
+            assert attempt_id, e.message
+            key = (e.component == "JobMaster", attempt_id.group(1))
         if key in last:
             assert last[key] == e.old_state, f"{key}: {last[key]} then {e.old_state}→{e.new_state}"
         else:

@@ -1,0 +1,31 @@
+"""Checkpoint events in the data stream (Flink's ``CheckpointBarrier``, ``CancelCheckpointMarker``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
+
+
+@dataclass(frozen=True)
+class CheckpointBarrier:
+    """Flink's ``CheckpointBarrier``: separates the records of checkpoint ``id`` from later ones."""
+
+    id: int
+    timestamp: int
+    options: CheckpointOptions
+
+    def __repr__(self) -> str:
+        return (
+            f"CheckpointBarrier {self.id} @ {self.timestamp} ({self.options.checkpoint_type.value})"
+        )
+
+
+@dataclass(frozen=True)
+class CancelCheckpointMarker:
+    """Flink's ``CancelCheckpointMarker``: tells downstream tasks checkpoint ``id`` was aborted."""
+
+    checkpoint_id: int
+
+    def __repr__(self) -> str:
+        return f"CancelCheckpointMarker {self.checkpoint_id}"

@@ -1,0 +1,601 @@
+"""The JobMaster's checkpoint coordinator (Flink 1.11's ``CheckpointCoordinator``).
+
+Triggers checkpoints at the sources, collects acknowledgements into ``PendingCheckpoint``s,
+completes them into the ``StandaloneCompletedCheckpointStore``, notifies every task, aborts on
+declines, timeouts and failures, and hands the latest state back for a restore. It talks to the
+rest of the JobMaster through a ``CheckpointGateway`` (RPCs to the TaskExecutors, failing the job).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pyflowkit.errors import CheckpointException, IllegalStateException
+from pyflowkit.operators.context import default_max_parallelism
+from pyflowkit.runtime.checkpoint.completed_checkpoint import (
+    CompletedCheckpoint,
+    StandaloneCompletedCheckpointStore,
+)
+from pyflowkit.runtime.checkpoint.failure_manager import CheckpointFailureManager
+from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason as R
+from pyflowkit.runtime.checkpoint.failure_reason import checkpoint_exception, reason_of
+from pyflowkit.runtime.checkpoint.pending_checkpoint import (
+    AckTask,
+    PendingCheckpoint,
+    TaskAcknowledgeResult,
+)
+from pyflowkit.runtime.checkpoint.properties import (
+    CheckpointOptions,
+    CheckpointProperties,
+    CheckpointType,
+)
+from pyflowkit.runtime.checkpoint.request_decider import (
+    CheckpointRequestDecider,
+    CheckpointTriggerRequest,
+    Decision,
+)
+from pyflowkit.runtime.checkpoint.state_assignment import StateAssignmentOperation, TaskRestore
+from pyflowkit.runtime.checkpoint.stats import CheckpointStatsTracker
+from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics, TaskStateSnapshot
+
+LONG_MAX_VALUE = 2**63 - 1
+
+
+class CheckpointGateway(Protocol):
+    """What the coordinator needs from its JobMaster (executions and RPCs to TaskExecutors)."""
+
+    def current_executions(self, vertex_id: str) -> list[Any]: ...
+
+    def trigger_checkpoint(
+        self, execution: Any, checkpoint_id: int, timestamp: int, options: CheckpointOptions
+    ) -> None: ...
+
+    def notify_checkpoint_complete(
+        self, execution: Any, checkpoint_id: int, timestamp: int
+    ) -> None: ...
+
+    def notify_checkpoint_aborted(
+        self, execution: Any, checkpoint_id: int, timestamp: int
+    ) -> None: ...
+
+    def fail_job(self, cause: BaseException) -> None: ...
+
+
+@dataclass
+class RestoredState:
+    """What a restore hands to the scheduler: the checkpoint and each subtask's share."""
+
+    checkpoint: CompletedCheckpoint
+    task_restore: TaskRestore
+    channel_states: dict[tuple[str, int], Any]
+
+
+class CheckpointCoordinator:
+    """Flink's ``CheckpointCoordinator`` for one job (trace events name its methods)."""
+
+    def __init__(self, job_graph: Any, bus: Any, gateway: CheckpointGateway) -> None:
+        settings = job_graph.checkpointing_settings
+        self.job_graph = job_graph
+        self.job_id = job_graph.job_id
+        self.bus = bus
+        self.gateway = gateway
+        self.settings = settings
+        self.interval = settings.checkpoint_interval
+        self.timeout = settings.checkpoint_timeout
+        self.is_exactly_once = settings.is_exactly_once
+        self.unaligned = settings.is_unaligned_checkpoints_enabled
+        self.retention_policy = settings.retention_policy
+        by_id = {v.id: v for v in job_graph.vertices}
+        self.tasks_to_trigger = [by_id[i] for i in settings.vertices_to_trigger if i in by_id]
+        self.tasks_to_wait_for = [by_id[i] for i in settings.vertices_to_acknowledge if i in by_id]
+        self.tasks_to_commit_to = [by_id[i] for i in settings.vertices_to_confirm if i in by_id]
+        num_retained = getattr(settings, "num_retained", 1)
+        sg_cfg = getattr(job_graph.stream_graph, "checkpoint_config", None)
+        num_retained = getattr(sg_cfg, "num_retained", num_retained) or 1
+        self.store = StandaloneCompletedCheckpointStore(
+            num_retained, settings.prefer_checkpoint_for_recovery
+        )
+        self.store.on_discard = lambda cp: self.stats.report_discarded(cp.checkpoint_id)
+        self.failure_manager = CheckpointFailureManager(
+            settings.tolerable_checkpoint_failure_number, self._fail_job
+        )
+        self.decider = CheckpointRequestDecider(
+            settings.max_concurrent_checkpoints, settings.min_pause_between_checkpoints
+        )
+        self.stats = CheckpointStatsTracker(
+            {v.id: (v.name, v.parallelism) for v in job_graph.vertices}
+        )
+        self.pending: dict[int, PendingCheckpoint] = {}
+        self.aborted_ids: set[int] = set()
+        self.completed_by_id: dict[int, CompletedCheckpoint] = {}
+        self.checkpoint_id_counter = 1
+        self.last_checkpoint_completion = -(2**62)
+        self.periodic_scheduling = False
+        self.shutdown = False
+        self._timer: Any = None
+        self._rng = random.Random(f"checkpoint-scheduler-{bus.config.seed}")
+        self.savepoint_targets: dict[int, str] = {}
+
+    # -- trace ----------------------------------------------------------------------------------
+    def _emit(self, method: str, message: str, checkpoint_id: int | None = None, **kw: Any) -> None:
+        if checkpoint_id is not None:
+            kw["checkpoint"] = checkpoint_id
+        self.bus.emit("JobMaster", method, message, job=self.job_id, **kw)
+
+    @property
+    def is_periodic_checkpointing_configured(self) -> bool:
+        return 0 < self.interval < LONG_MAX_VALUE
+
+    # -- periodic scheduling (CheckpointCoordinatorDeActivator) ---------------------------------
+    def job_status_changed(self, new_status: str) -> None:
+        """``CheckpointCoordinatorDeActivator.jobStatusChanges``."""
+        if not self.is_periodic_checkpointing_configured or self.shutdown:
+            return
+        if new_status == "RUNNING":
+            self.start_checkpoint_scheduler()
+        else:
+            self.stop_checkpoint_scheduler()
+
+    def start_checkpoint_scheduler(self) -> None:
+        """``startCheckpointScheduler``: first trigger after a random delay in [minPause, interval]."""
+        if self.shutdown:
+            raise IllegalStateException("Checkpoint coordinator is shut down")
+        self.stop_checkpoint_scheduler(abort=False)
+        self.periodic_scheduling = True
+        lo = min(self.decider.min_pause, self.interval)
+        self._schedule_periodic(self._rng.randint(lo, self.interval))
+
+    def _schedule_periodic(self, delay: int) -> None:
+        if self._timer is not None:
+            self._timer.cancelled = True
+        self._timer = self.bus.call_later(
+            delay, "CheckpointCoordinator", "ScheduledTrigger.run", self._periodic_tick
+        )
+
+    def _periodic_tick(self) -> None:
+        self._timer = None
+        if not self.periodic_scheduling:
+            return
+        self._schedule_periodic(self.interval)  # fixed rate
+        self.trigger_checkpoint(is_periodic=True)
+
+    def stop_checkpoint_scheduler(self, abort: bool = True) -> None:
+        """``stopCheckpointScheduler``: stop the timer, abort pending (COORDINATOR_SUSPEND)."""
+        self.periodic_scheduling = False
+        if self._timer is not None:
+            self._timer.cancelled = True
+            self._timer = None
+        self.decider.queued.clear()
+        if abort:
+            self.abort_pending_checkpoints(R.CHECKPOINT_COORDINATOR_SUSPEND)
+
+    def shutdown_coordinator(self) -> None:
+        """``shutdown``: stop everything; pending checkpoints fail with COORDINATOR_SHUTDOWN."""
+        if self.shutdown:
+            return
+        self.stop_checkpoint_scheduler(abort=False)
+        self.abort_pending_checkpoints(R.CHECKPOINT_COORDINATOR_SHUTDOWN)
+        self.shutdown = True
+
+    # -- triggering -----------------------------------------------------------------------------
+    def trigger_checkpoint(
+        self,
+        is_periodic: bool = False,
+        props: CheckpointProperties | None = None,
+        target_location: str | None = None,
+    ) -> int | None:
+        """``triggerCheckpoint``: the new checkpoint id, or None when a periodic one waits/drops.
+
+        A request that is not periodic raises ``CheckpointException`` when it cannot start.
+        """
+        props = props or CheckpointProperties.for_checkpoint(self.retention_policy)
+        request = CheckpointTriggerRequest(is_periodic, props.forced, props.checkpoint_type.name)
+        decision, reason = self.decider.decide(
+            request, len(self.pending), self.bus.now, self.last_checkpoint_completion
+        )
+        if decision is Decision.QUEUE:
+            self.decider.queued.append(request)
+            self._emit(
+                "CheckpointRequestDecider.chooseRequestToExecute",
+                f"Checkpoint request queued: {len(self.pending)} checkpoint(s) in progress, "
+                f"maximum {self.decider.max_concurrent}.",
+            )
+            return None
+        if decision is Decision.DROP:
+            assert reason is not None
+            if reason is R.MINIMUM_TIME_BETWEEN_CHECKPOINTS and self.periodic_scheduling:
+                self._schedule_periodic(
+                    self.last_checkpoint_completion + self.decider.min_pause - self.bus.now
+                )
+            return self._trigger_failed(reason, is_periodic)
+        return self._start_triggering(is_periodic, props, target_location)
+
+    def _trigger_failed(self, reason: R, is_periodic: bool) -> None:
+        self._emit(
+            "CheckpointCoordinator.onTriggerFailure",
+            f"Failed to trigger checkpoint for job {self.job_id} because {reason.message}",
+        )
+        if not is_periodic:
+            raise checkpoint_exception(reason)
+        return None
+
+    def _start_triggering(
+        self, is_periodic: bool, props: CheckpointProperties, target: str | None
+    ) -> int | None:
+        """``startTriggeringCheckpoint``: pre-checks, id, PendingCheckpoint, trigger the sources."""
+        if self.shutdown:
+            return self._trigger_failed(R.CHECKPOINT_COORDINATOR_SHUTDOWN, is_periodic)
+        if is_periodic and not self.periodic_scheduling:
+            return self._trigger_failed(R.PERIODIC_SCHEDULER_SHUTDOWN, is_periodic)
+        executions = self._get_trigger_executions()
+        if executions is None:
+            return self._trigger_failed(R.NOT_ALL_REQUIRED_TASKS_RUNNING, is_periodic)
+        ack_tasks = self._get_ack_tasks()
+        if ack_tasks is None:
+            return self._trigger_failed(R.NOT_ALL_REQUIRED_TASKS_RUNNING, is_periodic)
+        checkpoint_id = self.checkpoint_id_counter
+        self.checkpoint_id_counter += 1
+        timestamp = self.bus.now
+        location = target or f"<checkpoint-{checkpoint_id}>"
+        pending = PendingCheckpoint(self.job_id, checkpoint_id, timestamp, ack_tasks, props, target)
+        self.pending[checkpoint_id] = pending
+        pending.canceller = self.bus.call_later(
+            self.timeout,
+            "CheckpointCoordinator",
+            "CheckpointCanceller.run",
+            lambda: self._expire(checkpoint_id),
+        )
+        self.stats.report_pending_checkpoint(checkpoint_id, timestamp, props.is_savepoint)
+        kind = props.checkpoint_type.value
+        self._emit(
+            "CheckpointCoordinator.createPendingCheckpoint",
+            f"Triggering checkpoint {checkpoint_id} (type={kind}) @ {timestamp} for job "
+            f"{self.job_id}.",
+            checkpoint_id,
+        )
+        options = CheckpointOptions.create(
+            props.checkpoint_type, self.is_exactly_once, self.unaligned, location
+        )
+        for e in executions:
+            self._emit(
+                "Execution.triggerCheckpoint",
+                f"Triggering checkpoint {checkpoint_id} at source {e.vertex.name} "
+                f"(attempt #{e.attempt_number}).",
+                checkpoint_id,
+                vertex=e.vertex.job_vertex.name,
+                subtask=e.vertex.subtask_index,
+                attempt=e.attempt_number,
+            )
+            self.gateway.trigger_checkpoint(e, checkpoint_id, timestamp, options)
+        return checkpoint_id
+
+    def _get_trigger_executions(self) -> list[Any] | None:
+        """``getTriggerExecutions``: every source subtask must be RUNNING."""
+        out = []
+        for jv in self.tasks_to_trigger:
+            for e in self.gateway.current_executions(jv.id):
+                state = e.state.value
+                if state != "RUNNING":
+                    self._emit(
+                        "CheckpointCoordinator.getTriggerExecutions",
+                        f"Checkpoint triggering task {e.vertex.name} of job {self.job_id} is not "
+                        f"in state RUNNING but {state} instead. Aborting checkpoint.",
+                        vertex=jv.name,
+                        subtask=e.vertex.subtask_index,
+                        attempt=e.attempt_number,
+                    )
+                    return None
+                out.append(e)
+        return out
+
+    def _get_ack_tasks(self) -> dict[str, AckTask] | None:
+        """``getAckTasks``: attempt id → subtask for every vertex (all must be deployed)."""
+        out: dict[str, AckTask] = {}
+        for jv in self.tasks_to_wait_for:
+            pairs = list(getattr(jv, "operator_ids", []) or [])
+            op_ids = tuple(p.generated_operator_id for p in pairs)
+            if len(op_ids) != len(jv.stream_nodes):
+                op_ids = tuple(str(n.id) for n in jv.stream_nodes)
+            names = tuple(n.operator_name for n in jv.stream_nodes)
+            uids = tuple(getattr(n, "uid", None) for n in jv.stream_nodes)
+            max_p = default_max_parallelism(jv.max_parallelism, jv.parallelism)
+            for e in self.gateway.current_executions(jv.id):
+                if e.state.value != "RUNNING":
+                    self._emit(
+                        "CheckpointCoordinator.getAckTasks",
+                        f"Checkpoint acknowledging task {e.vertex.name} of job {self.job_id} is "
+                        f"not being executed at the moment. Aborting checkpoint.",
+                        vertex=jv.name,
+                        subtask=e.vertex.subtask_index,
+                    )
+                    return None
+                out[e.attempt_id] = AckTask(
+                    e.attempt_id,
+                    jv.id,
+                    jv.name,
+                    e.vertex.subtask_index,
+                    jv.parallelism,
+                    max_p,
+                    op_ids,
+                    names,
+                    uids,
+                )
+        return out
+
+    # -- acknowledgements -----------------------------------------------------------------------
+    def receive_acknowledge_message(
+        self,
+        attempt_id: str,
+        checkpoint_id: int,
+        metrics: CheckpointMetrics,
+        snapshot: TaskStateSnapshot | None,
+        tm_location: str = "",
+    ) -> None:
+        """``receiveAcknowledgeMessage``."""
+        if self.shutdown:
+            return
+        pending = self.pending.get(checkpoint_id)
+        if pending is None or pending.discarded:
+            if checkpoint_id in self.aborted_ids or checkpoint_id < self.checkpoint_id_counter:
+                self._emit(
+                    "CheckpointCoordinator.receiveAcknowledgeMessage",
+                    f"Received late message for now expired checkpoint attempt {checkpoint_id} "
+                    f"from task {attempt_id} of job {self.job_id} at {tm_location}.",
+                    checkpoint_id,
+                )
+            else:
+                self._emit(
+                    "CheckpointCoordinator.receiveAcknowledgeMessage",
+                    f"Received message for an unknown checkpoint {checkpoint_id} from task "
+                    f"{attempt_id} of job {self.job_id} at {tm_location}.",
+                    checkpoint_id,
+                )
+            return
+        task = pending.ack_tasks.get(attempt_id)
+        result = pending.acknowledge_task(attempt_id, snapshot, metrics, self.bus.now)
+        subj = {}
+        if task is not None:
+            subj = {"vertex": task.vertex_name, "subtask": task.subtask_index}
+        if result is TaskAcknowledgeResult.SUCCESS:
+            assert task is not None
+            self.stats.report_subtask_stats(
+                checkpoint_id,
+                task.vertex_id,
+                task.subtask_index,
+                pending.subtask_stats[(task.vertex_id, task.subtask_index)],
+            )
+            self._emit(
+                "PendingCheckpoint.acknowledgeTask",
+                f"Received acknowledge message for checkpoint {checkpoint_id} from task "
+                f"{attempt_id} of job {self.job_id} at {tm_location} "
+                f"({pending.number_of_acknowledged_tasks}/{len(pending.ack_tasks)}).",
+                checkpoint_id,
+                **subj,
+            )
+            if pending.are_tasks_fully_acknowledged():
+                self.complete_pending_checkpoint(pending)
+        elif result is TaskAcknowledgeResult.DUPLICATE:
+            self._emit(
+                "PendingCheckpoint.acknowledgeTask",
+                f"Received a duplicate acknowledge message for checkpoint {checkpoint_id}, task "
+                f"{attempt_id}, job {self.job_id}, location {tm_location}.",
+                checkpoint_id,
+                **subj,
+            )
+        elif result is TaskAcknowledgeResult.UNKNOWN:
+            self._emit(
+                "PendingCheckpoint.acknowledgeTask",
+                f"Could not acknowledge the checkpoint {checkpoint_id} for task {attempt_id} of "
+                f"job {self.job_id} at {tm_location}, because the task's execution attempt id "
+                "was unknown. Discarding the state handle to avoid lingering state.",
+                checkpoint_id,
+            )
+
+    def receive_decline_message(
+        self,
+        attempt_id: str,
+        checkpoint_id: int,
+        cause: BaseException | None,
+        tm_location: str = "",
+    ) -> None:
+        """``receiveDeclineMessage``: the whole checkpoint is aborted."""
+        if self.shutdown:
+            return
+        self._emit(
+            "CheckpointCoordinator.receiveDeclineMessage",
+            f"Decline checkpoint {checkpoint_id} by task {attempt_id} of job {self.job_id} at "
+            f"{tm_location}.",
+            checkpoint_id,
+        )
+        pending = self.pending.get(checkpoint_id)
+        if pending is None or pending.discarded:
+            return
+        if cause is None:
+            reason = R.CHECKPOINT_DECLINED
+        else:
+            reason = reason_of(cause) or R.JOB_FAILURE
+        self.abort_pending_checkpoint(pending, reason)
+
+    # -- completion -----------------------------------------------------------------------------
+    def complete_pending_checkpoint(self, pending: PendingCheckpoint) -> None:
+        """``completePendingCheckpoint``: finalize, store, subsume older, notify all tasks."""
+        checkpoint_id = pending.checkpoint_id
+        now = self.bus.now
+        completed = pending.finalize_checkpoint(now)
+        target = self.savepoint_targets.pop(checkpoint_id, None)
+        if target is not None:
+            from pyflowkit.runtime.checkpoint.savepoint import savepoint_directory, write_savepoint
+
+            suffix = f"{self.bus.new_id()}"
+            try:
+                path = write_savepoint(
+                    savepoint_directory(target, self.job_id, suffix),
+                    self.job_id,
+                    checkpoint_id,
+                    pending.checkpoint_timestamp,
+                    completed.operator_states,
+                )
+            except Exception as exc:  # noqa: BLE001 - state without a JSON form, I/O errors
+                self.pending_failure_cause = exc
+                self.abort_pending_checkpoint(pending, R.FINALIZE_CHECKPOINT_FAILURE, str(exc))
+                return
+            completed.external_pointer = str(path)
+        if pending.canceller is not None:
+            pending.canceller.cancelled = True
+        del self.pending[checkpoint_id]
+        self.failure_manager.handle_checkpoint_success(checkpoint_id)
+        self.store.add_checkpoint(completed)
+        self.completed_by_id[checkpoint_id] = completed
+        self.stats.report_completed(checkpoint_id, completed.external_pointer)
+        self.last_checkpoint_completion = now
+        for older in sorted(self.pending.values(), key=lambda p: p.checkpoint_id):
+            if older.checkpoint_id < checkpoint_id and older.can_be_subsumed():
+                self.abort_pending_checkpoint(older, R.CHECKPOINT_SUBSUMED)
+        size = self.stats.by_id[checkpoint_id]["state_size"]
+        self._emit(
+            "CheckpointCoordinator.completePendingCheckpoint",
+            f"Completed checkpoint {checkpoint_id} for job {self.job_id} ({size} bytes in "
+            f"{now - pending.checkpoint_timestamp} ms).",
+            checkpoint_id,
+        )
+        for jv in self.tasks_to_commit_to:
+            for e in self.gateway.current_executions(jv.id):
+                if e.attempt_id in pending.ack_tasks:
+                    self._emit(
+                        "Execution.notifyCheckpointComplete",
+                        f"Notifying {e.vertex.name} (attempt #{e.attempt_number}) that checkpoint "
+                        f"{checkpoint_id} completed.",
+                        checkpoint_id,
+                        vertex=jv.name,
+                        subtask=e.vertex.subtask_index,
+                        attempt=e.attempt_number,
+                    )
+                    self.gateway.notify_checkpoint_complete(
+                        e, checkpoint_id, pending.checkpoint_timestamp
+                    )
+        self._execute_queued_request()
+
+    def _execute_queued_request(self) -> None:
+        while self.decider.queued and len(self.pending) < self.decider.max_concurrent:
+            request = self.decider.queued.pop(0)
+            self.trigger_checkpoint(is_periodic=request.is_periodic)
+
+    # -- aborting -------------------------------------------------------------------------------
+    def _expire(self, checkpoint_id: int) -> None:
+        pending = self.pending.get(checkpoint_id)
+        if pending is None or pending.discarded:
+            return
+        self._emit(
+            "CheckpointCoordinator$CheckpointCanceller.run",
+            f"Checkpoint {checkpoint_id} of job {self.job_id} expired before completing.",
+            checkpoint_id,
+        )
+        self.abort_pending_checkpoint(pending, R.CHECKPOINT_EXPIRED)
+
+    def abort_pending_checkpoint(
+        self, pending: PendingCheckpoint, reason: R, detail: str | None = None
+    ) -> None:
+        """``abortPendingCheckpoint``: discard, count the failure, tell the tasks."""
+        checkpoint_id = pending.checkpoint_id
+        if pending.discarded:
+            return
+        pending.abort(reason)
+        self.pending.pop(checkpoint_id, None)
+        self.aborted_ids.add(checkpoint_id)
+        self.savepoint_targets.pop(checkpoint_id, None)
+        message = reason.message if detail is None else f"{reason.message} {detail}"
+        self.stats.report_failed(checkpoint_id, self.bus.now, message)
+        self._emit(
+            "CheckpointCoordinator.abortPendingCheckpoint",
+            f"Checkpoint {checkpoint_id} of job {self.job_id} failed: {message}",
+            checkpoint_id,
+        )
+        self.failure_manager.handle_job_level_checkpoint_exception(reason, checkpoint_id)
+        for attempt_id in pending.ack_tasks:
+            e = self._execution(attempt_id)
+            if e is not None and e.state.value == "RUNNING":
+                self.gateway.notify_checkpoint_aborted(
+                    e, checkpoint_id, pending.checkpoint_timestamp
+                )
+        if not self.shutdown:
+            self._execute_queued_request()
+
+    def abort_pending_checkpoints(self, reason: R) -> None:
+        """``abortPendingCheckpoints``: every pending checkpoint, oldest first."""
+        for pending in sorted(self.pending.values(), key=lambda p: p.checkpoint_id):
+            self.abort_pending_checkpoint(pending, reason)
+
+    def fail_unacknowledged_pending_checkpoints_for(self, attempt_id: str) -> None:
+        """``failUnacknowledgedPendingCheckpointsFor``: a task failed → TASK_FAILURE."""
+        for pending in sorted(self.pending.values(), key=lambda p: p.checkpoint_id):
+            if attempt_id in pending.not_yet_acknowledged:
+                self.abort_pending_checkpoint(pending, R.TASK_FAILURE)
+
+    def _execution(self, attempt_id: str) -> Any:
+        for jv in self.tasks_to_wait_for:
+            for e in self.gateway.current_executions(jv.id):
+                if e.attempt_id == attempt_id:
+                    return e
+        return None
+
+    def _fail_job(self, cause: BaseException) -> None:
+        self.gateway.fail_job(cause)
+
+    # -- restore --------------------------------------------------------------------------------
+    def restore_latest_checkpointed_state(
+        self, vertices: list[Any] | None = None, allow_non_restored_state: bool = False
+    ) -> RestoredState | None:
+        """``restoreLatestCheckpointedStateToAll``/``ToSubtasks``: None without a checkpoint."""
+        latest = self.store.get_latest_checkpoint()
+        if latest is None:
+            self._emit(
+                "CheckpointCoordinator.restoreLatestCheckpointedState",
+                f"No checkpoint to restore for job {self.job_id}: starting from scratch.",
+            )
+            return None
+        self._emit(
+            "CheckpointCoordinator.restoreLatestCheckpointedState",
+            f"Restoring job {self.job_id} from latest valid checkpoint: {latest}.",
+            latest.checkpoint_id,
+        )
+        self._emit(
+            "CheckpointCoordinator.restoreLatestCheckpointedState",
+            "No master state to restore",
+            latest.checkpoint_id,
+        )
+        op = StateAssignmentOperation(
+            latest.operator_states,
+            vertices or self.job_graph.vertices,
+            str(latest),
+            allow_non_restored_state,
+        )
+        self.stats.report_restored(
+            latest.checkpoint_id, self.bus.now, latest.is_savepoint, latest.external_pointer
+        )
+        return RestoredState(latest, op.assign_states(), dict(latest.channel_states))
+
+    def add_restored_savepoint(self, completed: CompletedCheckpoint) -> None:
+        """A savepoint a job starts from becomes its latest checkpoint (ids continue after it)."""
+        self.store.add_checkpoint(completed)
+        self.completed_by_id[completed.checkpoint_id] = completed
+        self.checkpoint_id_counter = max(self.checkpoint_id_counter, completed.checkpoint_id + 1)
+
+    def get_checkpoint(self, checkpoint_id: int) -> CompletedCheckpoint:
+        cp = self.completed_by_id.get(checkpoint_id)
+        if cp is None:
+            known = sorted(self.completed_by_id)
+            raise CheckpointException(
+                f"No completed checkpoint {checkpoint_id} for job {self.job_id}; completed: "
+                f"{known}.",
+                R.CHECKPOINT_DECLINED.name,
+            )
+        return cp
+
+
+def savepoint_properties(kind: CheckpointType) -> CheckpointProperties:
+    """Properties for a user-triggered savepoint (``SAVEPOINT``) or stop-with-savepoint."""
+    if kind is CheckpointType.SYNC_SAVEPOINT:
+        return CheckpointProperties.for_sync_savepoint()
+    return CheckpointProperties.for_savepoint()

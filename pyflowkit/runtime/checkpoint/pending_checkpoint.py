@@ -1,0 +1,150 @@
+"""A checkpoint waiting for acknowledgements (Flink's ``PendingCheckpoint``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from pyflowkit.runtime.checkpoint.completed_checkpoint import CompletedCheckpoint
+from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason
+from pyflowkit.runtime.checkpoint.properties import CheckpointProperties
+from pyflowkit.runtime.checkpoint.task_state import (
+    CheckpointMetrics,
+    OperatorState,
+    TaskStateSnapshot,
+)
+
+
+class TaskAcknowledgeResult(Enum):
+    """Flink's ``PendingCheckpoint.TaskAcknowledgeResult``."""
+
+    SUCCESS = "SUCCESS"
+    DUPLICATE = "DUPLICATE"
+    UNKNOWN = "UNKNOWN"
+    DISCARDED = "DISCARDED"
+
+
+@dataclass(frozen=True)
+class AckTask:
+    """One subtask a checkpoint waits for: ``ExecutionVertex`` coordinates of an attempt."""
+
+    attempt_id: str
+    vertex_id: str
+    vertex_name: str
+    subtask_index: int
+    parallelism: int
+    max_parallelism: int
+    operator_ids: tuple[str, ...]
+    operator_names: tuple[str, ...]
+    operator_uids: tuple[str | None, ...]
+
+
+class PendingCheckpoint:
+    """Flink's ``PendingCheckpoint``: ``notYetAcknowledgedTasks`` shrinks with every ack."""
+
+    def __init__(
+        self,
+        job_id: str,
+        checkpoint_id: int,
+        timestamp: int,
+        ack_tasks: dict[str, AckTask],
+        props: CheckpointProperties,
+        target_location: str | None = None,
+    ) -> None:
+        self.job_id = job_id
+        self.checkpoint_id = checkpoint_id
+        self.checkpoint_timestamp = timestamp
+        self.props = props
+        self.target_location = target_location
+        self.ack_tasks = dict(ack_tasks)
+        self.not_yet_acknowledged: dict[str, AckTask] = dict(ack_tasks)
+        self.acknowledged: dict[str, AckTask] = {}
+        self.operator_states: dict[str, OperatorState] = {}
+        self.channel_states: dict[tuple[str, int], Any] = {}
+        self.subtask_stats: dict[tuple[str, int], dict[str, Any]] = {}
+        self.discarded = False
+        self.failure_reason: CheckpointFailureReason | None = None
+        self.canceller: Any = None
+        for task in ack_tasks.values():
+            for op_id, name, uid in zip(
+                task.operator_ids, task.operator_names, task.operator_uids, strict=True
+            ):
+                self.operator_states.setdefault(
+                    op_id,
+                    OperatorState(op_id, task.parallelism, task.max_parallelism, {}, name, uid),
+                )
+
+    @property
+    def number_of_acknowledged_tasks(self) -> int:
+        return len(self.acknowledged)
+
+    @property
+    def number_of_non_acknowledged_tasks(self) -> int:
+        return len(self.not_yet_acknowledged)
+
+    def are_tasks_fully_acknowledged(self) -> bool:
+        return not self.not_yet_acknowledged and not self.discarded
+
+    def can_be_subsumed(self) -> bool:
+        """Savepoints are never subsumed."""
+        return not self.props.is_savepoint
+
+    def acknowledge_task(
+        self,
+        attempt_id: str,
+        snapshot: TaskStateSnapshot | None,
+        metrics: CheckpointMetrics,
+        ack_timestamp: int,
+    ) -> TaskAcknowledgeResult:
+        """``acknowledgeTask``: store the subtask's state under each of its operators."""
+        if self.discarded:
+            return TaskAcknowledgeResult.DISCARDED
+        task = self.not_yet_acknowledged.pop(attempt_id, None)
+        if task is None:
+            if attempt_id in self.acknowledged:
+                return TaskAcknowledgeResult.DUPLICATE
+            return TaskAcknowledgeResult.UNKNOWN
+        self.acknowledged[attempt_id] = task
+        size = 0
+        if snapshot is not None:
+            size = snapshot.state_size
+            for op_id, op_snapshot in snapshot.operator_states.items():
+                state = self.operator_states.get(op_id)
+                if state is not None:
+                    state.subtask_states[task.subtask_index] = op_snapshot
+            if not snapshot.channel_state.is_empty:
+                self.channel_states[(task.vertex_id, task.subtask_index)] = snapshot.channel_state
+        self.subtask_stats[(task.vertex_id, task.subtask_index)] = {
+            "ack_timestamp": ack_timestamp,
+            "end_to_end_duration": ack_timestamp - self.checkpoint_timestamp,
+            "state_size": size,
+            "sync": metrics.sync_duration,
+            "async": metrics.async_duration,
+            "alignment_buffered": metrics.bytes_buffered_in_alignment,
+            "alignment_duration": metrics.alignment_duration,
+            "start_delay": metrics.start_delay,
+        }
+        return TaskAcknowledgeResult.SUCCESS
+
+    def finalize_checkpoint(self, completion_timestamp: int) -> CompletedCheckpoint:
+        """``finalizeCheckpoint``: all acks are in; the state becomes a CompletedCheckpoint."""
+        return CompletedCheckpoint(
+            job_id=self.job_id,
+            checkpoint_id=self.checkpoint_id,
+            timestamp=self.checkpoint_timestamp,
+            completion_timestamp=completion_timestamp,
+            operator_states=self.operator_states,
+            channel_states=self.channel_states,
+            props=self.props,
+            external_pointer=self.target_location,
+        )
+
+    def abort(self, reason: CheckpointFailureReason) -> None:
+        """``abort``: discard the collected state and stop the canceller."""
+        self.discarded = True
+        self.failure_reason = reason
+        self.operator_states = {}
+        self.channel_states = {}
+        if self.canceller is not None:
+            self.canceller.cancelled = True
