@@ -1,0 +1,71 @@
+"""Every classroom notebook runs top to bottom under nbclient (IPC kernel), without error outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+WIDGET = "application/vnd.jupyter.widget-view+json"
+SVG = "image/svg+xml"
+#: notebook → mime types its outputs must contain
+EXPECTED = {
+    "01_word_count_cell_by_cell.ipynb": {SVG, "text/html"},
+    "02_chaining_rules.ipynb": {SVG, "text/html"},
+    "03_job_submission_step_by_step.ipynb": {SVG, WIDGET},
+    "06_running_on_spark.ipynb": {SVG, WIDGET, "text/html"},
+}
+SPARK = {"06_running_on_spark.ipynb"}
+
+
+def execute(path: Path, tmp_path: Path):
+    import nbformat
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    NotebookClient(
+        nb, km=km, timeout=300, resources={"metadata": {"path": str(NOTEBOOKS)}}
+    ).execute()
+    return nb
+
+
+def params():
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        marks = [pytest.mark.spark, pytest.mark.slow] if path.name in SPARK else []
+        yield pytest.param(path, id=path.stem, marks=marks)
+
+
+def test_every_notebook_is_listed():
+    assert {p.name for p in NOTEBOOKS.glob("*.ipynb")} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("path", list(params()))
+def test_notebook_runs_clean(path: Path, tmp_path: Path):
+    nb = execute(path, tmp_path)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and "Learning goal" in first.source
+    assert "What you saw" in nb.cells[-1].source
+    mimes: set[str] = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if "raises-exception" in cell.metadata.get("tags", []):
+            assert errors, f"{path.name}: the tagged cell should raise:\n{cell.source}"
+            assert "Nothing changed" in "\n".join(errors[0].traceback)
+            continue
+        assert not errors, f"{path.name}: {cell.source}\n" + "\n".join(errors[0].traceback)
+        for output in cell.outputs:
+            mimes |= set(output.get("data", {}))
+    assert EXPECTED[path.name] <= mimes, mimes
+
+
+def test_committed_notebooks_have_no_outputs():
+    import nbformat
+
+    for path in NOTEBOOKS.glob("*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path.name
