@@ -1,0 +1,145 @@
+"""JupyterLab + Debian chromium + Playwright: the Stepper recolours a subtask when it turns RUNNING."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+SHOTS = REPO / "build" / "screenshots"
+TOKEN = "pyflowkit-test-token"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab():
+    if CHROMIUM is None:
+        pytest.skip("no chromium on PATH (Debian package `chromium`; .ci/run installs it)")
+    pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
+    port = _free_port()
+    log = open(tempfile.mktemp(prefix="jupyter-", suffix=".log"), "w")  # noqa: SIM115
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        f"--IdentityProvider.token={TOKEN}",
+        f"--ServerApp.root_dir={NOTEBOOKS}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    if os.geteuid() == 0:
+        cmd.append("--allow-root")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=NOTEBOOKS)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"JupyterLab did not start; see {log.name}")
+        yield url
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)  # stop the server (and its kernels) by pid
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_step_turns_a_subtask_running(lab):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    udd = tempfile.mkdtemp(prefix="pw-udd-")
+    nb = "03_job_submission_step_by_step.ipynb"
+    try:
+        with sync_playwright() as p:
+            ctx = p.chromium.launch_persistent_context(
+                udd,
+                executable_path=CHROMIUM,
+                headless=True,
+                args=ARGS,
+                viewport={"width": 1500, "height": 1000},
+            )
+            page = ctx.pages[0] if ctx.pages else ctx.new_page()
+            page.goto(f"{lab}/lab/tree/{nb}?reset&token={TOKEN}")
+            page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
+            page.locator(
+                ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell"
+            ).first.click()
+            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+            stepper = page.locator(".pfk-stepper").first
+            stepper.wait_for(timeout=90000)
+            page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
+            stepper.scroll_into_view_if_needed()
+            stepper.locator(
+                "button.pfk-reset"
+            ).click()  # the notebook ran it to the end: start over
+            page.wait_for_function(
+                "() => document.querySelector('.pfk-stepper .pfk-step-no').textContent === 'step 0'"
+                " && !document.querySelector('.pfk-stepper g.pfk-state-FINISHED')",
+                timeout=30000,
+            )
+            subtask = stepper.locator("g.node.execution-vertex").first
+            colour_before = subtask.locator("polygon, path").first.evaluate("e => e.style.fill")
+            running = stepper.locator("g.pfk-state-RUNNING")
+            for _ in range(200):
+                stepper.locator("button.pfk-step").first.click()
+                page.wait_for_timeout(40)
+                if running.count() > 0:
+                    break
+            assert running.count() > 0, "no subtask turned RUNNING after 200 steps"
+            node = running.first
+            assert "pfk-state-RUNNING" in node.get_attribute("class")
+            fill = node.locator("polygon, path").first.evaluate("e => getComputedStyle(e).fill")
+            assert fill == "rgb(82, 196, 26)"  # STATE_COLOURS["RUNNING"] = #52c41a
+            assert colour_before != fill
+            assert stepper.locator(".pfk-badge").inner_text() == "RUNNING"
+            stepper.screenshot(path=str(SHOTS / "stepper.png"))
+            page.screenshot(path=str(SHOTS / "lab_submission.png"), full_page=True)
+            ctx.close()
+    finally:
+        shutil.rmtree(udd, ignore_errors=True)
+    docs = REPO / "docs" / "img"
+    docs.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(SHOTS / "stepper.png", docs / "stepper.png")
