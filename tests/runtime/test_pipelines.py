@@ -212,8 +212,7 @@ def p_count_window_sliding(env: Any) -> None:
 
 def p_chain_of_keyed(env: Any) -> None:
     (
-        env.generate_sequence(1, 60)
-        .map(lambda x: (x % 5, x))
+        env.from_collection([(x % 5, x) for x in range(60)])
         .key_by(lambda t: t[0])
         .reduce(lambda a, b: (a[0], a[1] + b[1]))
         .key_by(lambda t: t[0])
@@ -323,6 +322,20 @@ def test_keyed_process_state_per_key(p: int) -> None:
     for w in WORDS:
         seen[w] += 1
         expected.append(str((w, seen[w])))
+    assert Counter(strip(x) for x in run.printed()) == Counter(expected)
+
+
+@pytest.mark.parametrize("p", [2, 3])
+def test_two_keyed_reduces_match_plain_python(p: int) -> None:
+    run = run_cluster(job_graph("chain_of_keyed", p), fast=p == 3)
+    first: dict[int, int] = {}
+    second: dict[int, int] = {}
+    expected = []
+    for x in range(60):
+        k = x % 5
+        first[k] = first.get(k, 0) + x
+        second[k] = second.get(k, 0) + first[k]
+        expected.append(str((k, second[k])))
     assert Counter(strip(x) for x in run.printed()) == Counter(expected)
 
 

@@ -39,8 +39,10 @@ from pyflowkit.runtime.checkpoint.request_decider import (
 from pyflowkit.runtime.checkpoint.state_assignment import StateAssignmentOperation, TaskRestore
 from pyflowkit.runtime.checkpoint.stats import CheckpointStatsTracker
 from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics, TaskStateSnapshot
+from pyflowkit.runtime.trace import TRACE_COLUMNS
 
 LONG_MAX_VALUE = 2**63 - 1
+_TRACE_HAS_CHECKPOINT = "checkpoint" in TRACE_COLUMNS
 
 
 class CheckpointGateway(Protocol):
@@ -120,7 +122,7 @@ class CheckpointCoordinator:
 
     # -- trace ----------------------------------------------------------------------------------
     def _emit(self, method: str, message: str, checkpoint_id: int | None = None, **kw: Any) -> None:
-        if checkpoint_id is not None:
+        if checkpoint_id is not None and _TRACE_HAS_CHECKPOINT:
             kw["checkpoint"] = checkpoint_id
         self.bus.emit("JobMaster", method, message, job=self.job_id, **kw)
 

@@ -1,0 +1,152 @@
+"""Exactly-once sinks by two-phase commit (Flink's ``TwoPhaseCommitSinkFunction``).
+
+Pre-commit on snapshot, commit on ``notifyCheckpointComplete``, and on restore: commit what the
+checkpoint had pre-committed, abort the transaction that was open. ``TransactionalListSink``
+commits into a ``TransactionStore`` (the "external system") that outlives restarts.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any
+
+from pyflowkit.datastream.functions import CheckpointListener, SinkFunction
+from pyflowkit.runtime.checkpoint.checkpointed_function import (
+    CheckpointedFunction,
+    FunctionInitializationContext,
+    FunctionSnapshotContext,
+)
+
+STATE_NAME = "state"  # TwoPhaseCommitSinkFunction's list state name
+
+
+class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointListener):
+    """Flink's ``TwoPhaseCommitSinkFunction``: transactions must be plain data (savepoint-safe).
+
+    Subclasses implement ``begin_transaction``, ``invoke_txn``, ``pre_commit``, ``commit`` (must
+    be idempotent: a restore may commit again) and ``abort``.
+    """
+
+    def __init__(self) -> None:
+        self.current_transaction: Any = None
+        self.pending_commit_transactions: dict[int, Any] = {}
+        self._state: Any = None
+        self.subtask_index = 0
+
+    @abstractmethod
+    def begin_transaction(self) -> Any: ...
+
+    @abstractmethod
+    def invoke_txn(self, transaction: Any, value: Any, context: Any) -> None: ...
+
+    @abstractmethod
+    def pre_commit(self, transaction: Any) -> None: ...
+
+    @abstractmethod
+    def commit(self, transaction: Any) -> None: ...
+
+    @abstractmethod
+    def abort(self, transaction: Any) -> None: ...
+
+    def recover_and_commit(self, transaction: Any) -> None:
+        """``recoverAndCommit``: a pre-committed transaction found in restored state."""
+        self.commit(transaction)
+
+    def recover_and_abort(self, transaction: Any) -> None:
+        """``recoverAndAbort``: the transaction that was open at the checkpoint."""
+        self.abort(transaction)
+
+    def open(self, runtime_context: Any) -> None:
+        self.subtask_index = runtime_context.get_index_of_this_subtask()
+
+    def invoke(self, value: Any, context: Any) -> None:
+        self.invoke_txn(self.current_transaction, value, context)
+
+    def snapshot_state(self, context: FunctionSnapshotContext) -> None:
+        """Pre-commit the open transaction under this checkpoint id, then begin a new one."""
+        checkpoint_id = context.get_checkpoint_id()
+        self.pre_commit(self.current_transaction)
+        self.pending_commit_transactions[checkpoint_id] = self.current_transaction
+        self.current_transaction = self.begin_transaction()
+        self._state.update(
+            [
+                {
+                    "pending_transaction": self.current_transaction,
+                    "pending_commit_transactions": [
+                        [cid, txn] for cid, txn in sorted(self.pending_commit_transactions.items())
+                    ],
+                }
+            ]
+        )
+
+    def initialize_state(self, context: FunctionInitializationContext) -> None:
+        """Commit the restored pre-committed transactions, abort the open ones, begin anew."""
+        self._state = context.get_operator_state_store().get_list_state(STATE_NAME)
+        self.pending_commit_transactions = {}
+        if context.is_restored():
+            for entry in self._state.get():
+                for _cid, txn in entry["pending_commit_transactions"]:
+                    self.recover_and_commit(txn)
+                self.recover_and_abort(entry["pending_transaction"])
+        self.current_transaction = self.begin_transaction()
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """Commit every transaction pre-committed at or before ``checkpoint_id``."""
+        for cid in sorted(self.pending_commit_transactions):
+            if cid <= checkpoint_id:
+                self.commit(self.pending_commit_transactions.pop(cid))
+
+    def close(self) -> None:
+        if self.current_transaction is not None:
+            self.abort(self.current_transaction)
+            self.current_transaction = None
+
+
+class TransactionStore:
+    """A transactional "external system": committed records survive restarts of the job.
+
+    ``committed`` lists records in commit order; ``commit`` of the same transaction id twice is a
+    no-op (idempotent), as Flink requires. ``aborted`` counts aborted transaction ids.
+    """
+
+    def __init__(self) -> None:
+        self.committed: list[Any] = []
+        self.committed_ids: set[str] = set()
+        self.pre_committed: set[str] = set()
+        self.aborted: list[str] = []
+
+    def commit(self, txn_id: str, records: list[Any]) -> bool:
+        if txn_id in self.committed_ids:
+            return False
+        self.committed_ids.add(txn_id)
+        self.committed.extend(records)
+        return True
+
+
+class TransactionalListSink(TwoPhaseCommitSinkFunction):
+    """A ``TwoPhaseCommitSinkFunction`` writing into a ``TransactionStore``.
+
+    A transaction is ``{"id": "<subtask>-<n>", "records": [...]}``; the records of an aborted
+    transaction are never visible in ``store.committed``.
+    """
+
+    def __init__(self, store: TransactionStore) -> None:
+        super().__init__()
+        self.store = store
+        self._counter = 0
+
+    def begin_transaction(self) -> dict[str, Any]:
+        self._counter += 1
+        return {"id": f"{self.subtask_index}-{id(self):x}-{self._counter}", "records": []}
+
+    def invoke_txn(self, transaction: Any, value: Any, context: Any) -> None:
+        transaction["records"].append(value)
+
+    def pre_commit(self, transaction: Any) -> None:
+        self.store.pre_committed.add(transaction["id"])
+
+    def commit(self, transaction: Any) -> None:
+        self.store.commit(transaction["id"], list(transaction["records"]))
+
+    def abort(self, transaction: Any) -> None:
+        self.store.aborted.append(transaction["id"])
