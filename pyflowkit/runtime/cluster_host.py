@@ -29,6 +29,7 @@ class ClusterHost:
         self.chain_factory = chain_factory
         self.shuffle = ShuffleEnvironment()
         self.echo = bus.config.echo_print
+        self.capacity = bus.config.buffer_size
         self.printed: list[str] = []
         self.results: dict[str, list[Any]] = {}
         self.results_by_node: dict[int, list[Any]] = {}
@@ -52,6 +53,7 @@ class ClusterHost:
         """A seeded RNG per record writer, independent of interleavings and of graph ids."""
         return random.Random(f"{self.bus.config.seed}|{vertex}|{subtask}|{output}")
 
-    def buffer_capacity(self) -> int:
+    def set_fast(self, fast: bool) -> None:
+        """Records per network buffer: small in step mode (visible steps), large in fast mode."""
         cfg = self.bus.config
-        return cfg.fast_buffer_size if self.bus.fast else cfg.buffer_size
+        self.capacity = cfg.fast_buffer_size if fast else cfg.buffer_size

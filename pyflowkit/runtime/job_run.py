@@ -186,6 +186,7 @@ class JobRun:
 
     def _do_mode(self, fast: bool) -> None:
         self.bus.fast = fast
+        self.host.set_fast(fast)
 
     def rewind(self, k: int, keep_commands: bool = True) -> JobRun:
         """Rebuild the state at step ``k`` by replaying from the start with the same seed.

@@ -13,6 +13,7 @@ class RecordWriter:
     """Flink's ``RecordWriter`` (``ChannelSelectorRecordWriter``/``BroadcastRecordWriter``).
 
     Each subpartition has one buffer being filled; a full buffer is handed to the subpartition.
+    ``sizing.capacity`` is the number of records per buffer (it differs in step and fast mode).
     """
 
     def __init__(
@@ -21,7 +22,7 @@ class RecordWriter:
         partitioner: StreamPartitioner,
         consumer_max_parallelism: int,
         rng: random.Random,
-        capacity_of: Any,
+        sizing: Any,
     ) -> None:
         self.partition = partition
         self.partitioner = partitioner.copy()
@@ -29,7 +30,7 @@ class RecordWriter:
         self.partitioner.setup(n, rng)
         if hasattr(self.partitioner, "configure"):
             self.partitioner.configure(consumer_max_parallelism)
-        self._capacity_of = capacity_of  # () -> records per buffer (step vs fast mode)
+        self._sizing = sizing
         self._current: list[list[Any] | None] = [None] * n
         self.records_out = 0
         self._broadcast = self.partitioner.is_broadcast
@@ -58,9 +59,27 @@ class RecordWriter:
             self.partition.pool.request()
             buf = self._current[channel] = []
         buf.append(element)
-        if len(buf) >= self._capacity_of():
+        if len(buf) >= self._sizing.capacity:
             self._current[channel] = None
             self.partition.subpartitions[channel].add(Buffer(buf))
+
+    def _append_many(self, channel: int, elements: list[Any]) -> None:
+        cap = self._sizing.capacity
+        buf = self._current[channel]
+        pool = self.partition.pool
+        sub = self.partition.subpartitions[channel]
+        i, n = 0, len(elements)
+        while i < n:
+            if buf is None:
+                pool.request()
+                buf = []
+            room = cap - len(buf)
+            buf.extend(elements[i : i + room])
+            i += room
+            if len(buf) >= cap:
+                sub.add(Buffer(buf))
+                buf = None
+        self._current[channel] = buf
 
     def emit(self, value: Any, timestamp: int | None) -> None:
         self.records_out += 1
@@ -73,10 +92,45 @@ class RecordWriter:
         else:
             self._append(self._channel(value), element)
 
-    def emit_batch(self, values: list[Any], timestamps: list[int | None] | None = None) -> None:
-        ts = timestamps if timestamps is not None else [None] * len(values)
-        for v, t in zip(values, ts, strict=True):
-            self.emit(v, t)
+    def emit_batch(self, values: Any, timestamps: Any = None) -> None:
+        """Many records: route them all, then fill buffers channel by channel."""
+        if timestamps is None:
+            elements = [(v, None) for v in values]
+        else:
+            elements = list(zip(values, timestamps, strict=True))
+        self.records_out += len(elements)
+        n = len(self._current)
+        if self._broadcast:
+            for ch in range(n):
+                self._append_many(ch, elements)
+            return
+        if self._single:
+            self._append_many(0, elements)
+            return
+        buckets: list[list[Any]] = [[] for _ in range(n)]
+        p = self.partitioner
+        cache = self._key_cache
+        try:
+            if cache is not None:
+                select_key = p.key_selector  # type: ignore[attr-defined]
+                get = cache.get
+                for el in elements:
+                    k = select_key(el[0])
+                    ch = get(k)
+                    if ch is None:
+                        ch = cache[k] = p.select_channel(el[0])
+                    buckets[ch].append(el)
+            else:
+                select = p.select_channel
+                for el in elements:
+                    buckets[select(el[0])].append(el)
+        except TypeError:  # unhashable keys: route one by one
+            buckets = [[] for _ in range(n)]
+            for el in elements:
+                buckets[p.select_channel(el[0])].append(el)
+        for ch, bucket in enumerate(buckets):
+            if bucket:
+                self._append_many(ch, bucket)
 
     def broadcast_emit(self, element: Any) -> None:
         """A watermark (or other stream element) into every subpartition, in order."""

@@ -27,6 +27,28 @@ LONG_MIN_VALUE = -(2**63)
 ChainFactory = Callable[[JobVertex, Any, dict[Any, Any], Any], Any]
 
 
+_ATOMIC = (str, int, float, bool, bytes, type(None))
+
+
+def _immutable_memo(params: Any) -> dict[int, Any]:
+    """Share large sequences of immutable items (source collections) instead of copying them."""
+    memo: dict[int, Any] = {}
+    stack: list[tuple[Any, int]] = [(v, 0) for v in dict(params).values()]
+    while stack:
+        obj, depth = stack.pop()
+        if isinstance(obj, (list, tuple)) and len(obj) > 64:
+            if all(
+                isinstance(x, _ATOMIC)
+                or (type(x) is tuple and all(isinstance(y, _ATOMIC) for y in x))
+                for x in obj
+            ):
+                memo[id(obj)] = obj
+                continue
+        if depth < 3 and hasattr(obj, "__dict__") and not callable(obj):
+            stack.extend((v, depth + 1) for v in vars(obj).values())
+    return memo
+
+
 def isolated_vertex(job_vertex: JobVertex) -> JobVertex:
     """The vertex with private copies of its operators' parameters (user functions, sources).
 
@@ -38,7 +60,7 @@ def isolated_vertex(job_vertex: JobVertex) -> JobVertex:
     for node in job_vertex.stream_nodes:
         factory = node.operator_factory
         try:
-            params = copy.deepcopy(dict(factory.params))
+            params = copy.deepcopy(dict(factory.params), _immutable_memo(factory.params))
         except Exception:  # noqa: BLE001 - uncopyable user objects are shared, as given
             params = dict(factory.params)
         copied = OperatorFactory(factory.operator_class, factory.chaining_strategy, params)
@@ -248,25 +270,33 @@ class _InputTask(StreamTask):
                     msg += "; all input ended"
                 return msg + "."
             return f"{self.task.name} received {buffer.event!r}."
-        values: list[Any] = []
-        stamps: list[Any] = []
+        elements = buffer.elements
         n_records = 0
         watermarks = 0
-        for el in buffer.elements:
-            if type(el) is tuple:
-                values.append(el[0])
-                stamps.append(el[1])
-            else:
-                if values:
-                    n_records += len(values)
-                    chain.process_batch(values, stamps, idx)
-                    values, stamps = [], []
+        try:  # fast path: a buffer of records only ((value, timestamp) pairs)
+            values, stamps = zip(*elements, strict=True)
+        except (TypeError, ValueError):
+            values = None
+        if values is not None:
+            n_records = len(values)
+            no_ts = stamps.count(None) == n_records
+            chain.process_batch(values, None if no_ts else stamps, idx)
+        else:
+            batch: list[Any] = []
+            for el in elements:
+                if type(el) is tuple:
+                    batch.append(el)
+                    continue
+                if batch:
+                    n_records += len(batch)
+                    chain.process_batch([v for v, _ in batch], [t for _, t in batch], idx)
+                    batch = []
                 if isinstance(el, Watermark):
                     watermarks += 1
                     self._on_watermark(idx, self.channel_offset[id(gate)] + channel.index, el)
-        if values:
-            n_records += len(values)
-            chain.process_batch(values, stamps, idx)
+            if batch:
+                n_records += len(batch)
+                chain.process_batch([v for v, _ in batch], [t for _, t in batch], idx)
         self.records_in += n_records
         channel.recycle()
         wm = f" and {watermarks} watermark(s)" if watermarks else ""

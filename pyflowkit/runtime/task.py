@@ -152,7 +152,7 @@ class Task:
                 rp.edge.partitioner,
                 rp.consumer_max_parallelism,
                 rng,
-                self.host.buffer_capacity,
+                self.host,
             )
             self.partitions.append(part)
             self.record_writers.append(writer)

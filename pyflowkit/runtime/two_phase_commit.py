@@ -7,6 +7,7 @@ commits into a ``TransactionStore`` (the "external system") that outlives restar
 
 from __future__ import annotations
 
+import itertools
 from abc import abstractmethod
 from typing import Any
 
@@ -18,6 +19,7 @@ from pyflowkit.runtime.checkpoint.checkpointed_function import (
 )
 
 STATE_NAME = "state"  # TwoPhaseCommitSinkFunction's list state name
+_TXN_IDS = itertools.count(1)
 
 
 class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointListener):
@@ -97,16 +99,29 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
                 self.commit(self.pending_commit_transactions.pop(cid))
 
     def close(self) -> None:
+        """End of input: the open transaction is pre-committed as this subtask's final one.
+
+        Flink 1.11 aborted it here (the tail after the last checkpoint was lost); later Flink
+        commits it with a final checkpoint (FLIP-147). ``finish_transaction`` decides.
+        """
         if self.current_transaction is not None:
-            self.abort(self.current_transaction)
+            self.pre_commit(self.current_transaction)
+            self.finish_transaction(self.current_transaction)
             self.current_transaction = None
+
+    def finish_transaction(self, transaction: Any) -> None:
+        """What happens to the last transaction at end of input (default: abort, as in 1.11)."""
+        self.abort(transaction)
 
 
 class TransactionStore:
     """A transactional "external system": committed records survive restarts of the job.
 
     ``committed`` lists records in commit order; ``commit`` of the same transaction id twice is a
-    no-op (idempotent), as Flink requires. ``aborted`` counts aborted transaction ids.
+    no-op (idempotent), as Flink requires. ``aborted`` lists aborted transaction ids. ``final``
+    holds each sink subtask's last transaction (pre-committed at end of input, newest attempt
+    wins); ``commit_final_transactions()`` commits them once the job has FINISHED, standing in for
+    the final checkpoint of later Flink versions.
     """
 
     def __init__(self) -> None:
@@ -114,6 +129,12 @@ class TransactionStore:
         self.committed_ids: set[str] = set()
         self.pre_committed: set[str] = set()
         self.aborted: list[str] = []
+        self.final: dict[int, Any] = {}
+
+    def commit_final_transactions(self) -> None:
+        for subtask in sorted(self.final):
+            txn = self.final.pop(subtask)
+            self.commit(txn["id"], list(txn["records"]))
 
     def commit(self, txn_id: str, records: list[Any]) -> bool:
         if txn_id in self.committed_ids:
@@ -133,11 +154,12 @@ class TransactionalListSink(TwoPhaseCommitSinkFunction):
     def __init__(self, store: TransactionStore) -> None:
         super().__init__()
         self.store = store
-        self._counter = 0
 
     def begin_transaction(self) -> dict[str, Any]:
-        self._counter += 1
-        return {"id": f"{self.subtask_index}-{id(self):x}-{self._counter}", "records": []}
+        return {"id": f"txn-{next(_TXN_IDS)}", "records": []}
+
+    def finish_transaction(self, transaction: Any) -> None:
+        self.store.final[self.subtask_index] = transaction
 
     def invoke_txn(self, transaction: Any, value: Any, context: Any) -> None:
         transaction["records"].append(value)

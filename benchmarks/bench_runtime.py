@@ -1,0 +1,138 @@
+"""Simulated-cluster throughput: word count in fast mode vs a plain Python loop (same run).
+
+Prints a table. Goals (issue 3 §5): ≥ 500,000 words/s and ≤ 3× the plain loop calling the same
+user functions; plus steps per second in step mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from typing import Any
+
+from pyflowkit.common import Configuration
+from pyflowkit.datastream import StreamExecutionEnvironment
+from pyflowkit.runtime import JobStatus, MiniCluster
+
+VOCABULARY = [f"w{i}" for i in range(1000)]
+
+
+def make_lines(n_words: int, words_per_line: int = 10, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    words = rng.choices(VOCABULARY, k=n_words)
+    return [" ".join(words[i : i + words_per_line]) for i in range(0, n_words, words_per_line)]
+
+
+def split(line: str) -> list[str]:
+    return line.split()
+
+
+def pair(word: str) -> tuple[str, int]:
+    return (word, 1)
+
+
+def key(t: tuple[str, int]) -> str:
+    return t[0]
+
+
+def add(a: tuple[str, int], b: tuple[str, int]) -> tuple[str, int]:
+    return (a[0], a[1] + b[1])
+
+
+def plain_loop(lines: list[str]) -> dict[str, tuple[str, int]]:
+    counts: dict[str, tuple[str, int]] = {}
+    for line in lines:
+        for w in split(line):
+            p = pair(w)
+            k = key(p)
+            cur = counts.get(k)
+            counts[k] = p if cur is None else add(cur, p)
+    return counts
+
+
+def word_count_job(lines: list[str], parallelism: int) -> Any:
+    conf = Configuration()
+    conf.set_string("execution.target", "local")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(parallelism)
+    (
+        env.from_collection(lines)
+        .flat_map(split)
+        .map(pair)
+        .key_by(key)
+        .reduce(add)
+        .add_sink(lambda value: None)
+    )
+    return env.get_job_graph("word count")
+
+
+def timed(fn: Any) -> tuple[float, Any]:
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--words", type=int, default=1_000_000)
+    parser.add_argument("--parallelism", type=int, default=2)
+    parser.add_argument("--step-words", type=int, default=20_000)
+    args = parser.parse_args()
+
+    lines = make_lines(args.words)
+    loop_s, expected = timed(lambda: plain_loop(lines))
+
+    job = word_count_job(lines, args.parallelism)
+
+    def fast() -> Any:
+        run = MiniCluster(
+            task_managers=1, slots_per_task_manager=args.parallelism, echo_print=False
+        ).submit(job)
+        return run.run()
+
+    fast_s, run = timed(fast)
+    assert run.job_status is JobStatus.FINISHED, run.failure_traceback
+    step_job = word_count_job(make_lines(args.step_words), args.parallelism)
+    step_run = MiniCluster(
+        task_managers=1, slots_per_task_manager=args.parallelism, echo_print=False
+    ).submit(step_job)
+    t0 = time.perf_counter()
+    while step_run.has_next():
+        step_run.step()
+    step_s = time.perf_counter() - t0
+
+    wps = args.words / fast_s
+    rows = [
+        (
+            "plain Python loop (same functions)",
+            f"{loop_s:.3f} s",
+            f"{args.words / loop_s:,.0f}",
+            "1.00x",
+        ),
+        (
+            f"MiniCluster fast mode, p={args.parallelism}",
+            f"{fast_s:.3f} s",
+            f"{wps:,.0f}",
+            f"{fast_s / loop_s:.2f}x",
+        ),
+    ]
+    print(f"Word count over {args.words:,} words ({len(expected)} distinct)")
+    print(f"| {'run':<40} | {'time':>9} | {'words/s':>11} | {'vs loop':>7} |")
+    print(f"|{'-' * 42}|{'-' * 11}|{'-' * 13}|{'-' * 9}|")
+    for r in rows:
+        print(f"| {r[0]:<40} | {r[1]:>9} | {r[2]:>11} | {r[3]:>7} |")
+    print(
+        f"\nStep mode: {step_run.steps_taken:,} steps over {args.step_words:,} words in "
+        f"{step_s:.3f} s = {step_run.steps_taken / step_s:,.0f} steps/s"
+    )
+    ok_rate = wps >= 500_000
+    ok_ratio = fast_s / loop_s <= 3.0
+    print(
+        f"Goals: ≥ 500,000 words/s: {'met' if ok_rate else 'NOT met'}; "
+        f"≤ 3× the loop: {'met' if ok_ratio else 'NOT met'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
