@@ -67,7 +67,7 @@ def execute(
     env_or_job_graph: Any, job_name: str | None = None, **cluster_options: Any
 ) -> JobExecutionResult:
     """Compile, run on a MiniCluster in fast mode, and return Flink's ``JobExecutionResult``."""
-    job_graph = to_job_graph(env_or_job_graph, job_name)
+    job_graph = to_job_graph(env_or_job_graph, job_name, seed=cluster_options.get("seed", 0))
     options = {"task_managers": 1, "slots_per_task_manager": required_slots(job_graph)}
     options.update(cluster_options)
     run = MiniCluster(**options).submit(job_graph)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from typing import Any
 
@@ -53,17 +54,25 @@ class MiniCluster:
         """``MiniCluster.submitJob``: a stepping handle on the job (nothing has happened yet)."""
         from pyflowkit.runtime.job_run import JobRun
 
-        job_graph = to_job_graph(env_or_job_graph, job_name)
+        job_graph = to_job_graph(env_or_job_graph, job_name, seed=self.config.seed)
         return JobRun(self.config, job_graph, self.chain_factory)
 
 
-def to_job_graph(env_or_job_graph: Any, job_name: str | None = None) -> JobGraph:
+def to_job_graph(env_or_job_graph: Any, job_name: str | None = None, seed: int = 0) -> JobGraph:
+    """A JobGraph as given, or compiled from an environment with a JobID derived from the seed.
+
+    (Flink's JobID is random; deriving it from the seed keeps "same program + seed → same trace".)
+    """
     if isinstance(env_or_job_graph, JobGraph):
         return env_or_job_graph
-    get = getattr(env_or_job_graph, "get_job_graph", None)
-    if get is None:
+    get_stream_graph = getattr(env_or_job_graph, "get_stream_graph", None)
+    if get_stream_graph is None:
         raise IllegalArgumentException(
             "MiniCluster.submit expects a StreamExecutionEnvironment or a JobGraph, got "
             f"{type(env_or_job_graph).__name__}."
         )
-    return get(job_name) if job_name is not None else get()
+    from pyflowkit.graph.streaming_job_graph_generator import create_job_graph
+
+    stream_graph = get_stream_graph(job_name) if job_name is not None else get_stream_graph()
+    rng = random.Random(f"job-id|{seed}|{stream_graph.job_name}")
+    return create_job_graph(stream_graph, job_id=f"{rng.getrandbits(128):032x}")

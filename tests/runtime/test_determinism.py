@@ -85,3 +85,20 @@ def test_bad_arguments() -> None:
         MiniCluster(buffer_sise=3)
     with pytest.raises(IllegalArgumentException, match="task_managers must be an int >= 1"):
         MiniCluster(task_managers=0)
+
+
+def test_same_program_same_seed_same_bytes_from_an_environment() -> None:
+    from pyflowkit.datastream import StreamExecutionEnvironment
+
+    def trace_of(seed: int) -> str:
+        env = StreamExecutionEnvironment.get_execution_environment()
+        env.set_parallelism(2)
+        env.from_collection(["a b", "b c", "c a"] * 5).flat_map(str.split).map(
+            lambda w: (w, 1)
+        ).key_by(lambda t: t[0]).reduce(lambda a, b: (a[0], a[1] + b[1])).print()
+        run = MiniCluster(seed=seed, echo_print=False).submit(env, "wc")
+        run.step(100_000)
+        return run.trace_json()
+
+    assert trace_of(4) == trace_of(4)
+    assert trace_of(4) != trace_of(5)
