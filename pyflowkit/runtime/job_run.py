@@ -65,6 +65,12 @@ class JobRun:
             "Client", "Dispatcher", "Dispatcher.submitJob", lambda: self.dispatcher.submit_job(jg)
         )
 
+    def __repr__(self) -> str:
+        return (
+            f"JobRun(job='{self.job_graph.job_name}', status={self.job_status.value}, "
+            f"step={self.bus.step}, time={self.bus.now} ms, pending={self.bus.env.pending()})"
+        )
+
     # -- components -----------------------------------------------------------------------------
     @property
     def job_master(self) -> JobMaster | None:

@@ -102,3 +102,22 @@ def test_same_program_same_seed_same_bytes_from_an_environment() -> None:
 
     assert trace_of(4) == trace_of(4)
     assert trace_of(4) != trace_of(5)
+
+
+def test_rewind_with_real_operators_replays_fresh_functions() -> None:
+    from pyflowkit.datastream import StreamExecutionEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.from_collection(list(range(40))).map(lambda x: (x % 4, x)).key_by(lambda t: t[0]).reduce(
+        lambda a, b: (a[0], a[1] + b[1])
+    ).print()
+    run = MiniCluster(seed=9, echo_print=False).submit(env, "rw")
+    run.step(100_000)
+    original, printed = run.trace_json(), run.printed()
+    assert repr(run).startswith("JobRun(job='rw', status=FINISHED, step=")
+    run.rewind(run.steps_taken // 2)
+    assert len(run.printed()) < len(printed)
+    run.step(100_000)
+    assert run.trace_json() == original
+    assert run.printed() == printed

@@ -28,6 +28,7 @@ class SyncSnapshot:
     sync_duration: int
     started_at: int
     channel_state: ChannelState = field(default_factory=ChannelState)
+    async_scheduled: bool = False
 
 
 def broadcast_event(writers: list[Any], event: Any, priority: bool = False) -> dict[int, Any]:

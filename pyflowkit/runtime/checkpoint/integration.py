@@ -1,0 +1,443 @@
+"""The narrow hooks that wire checkpoints into the simulated cluster.
+
+``JobMasterCheckpointGateway`` is the coordinator's view of a JobMaster (Execution → TaskExecutor
+RPCs); ``TaskCheckpointDriver`` is one Task's checkpoint machinery (Flink's ``Task`` /
+``StreamTask`` checkpoint methods, the barrier handler of its inputs, the ack path
+``AsyncCheckpointRunnable`` → ``TaskStateManagerImpl`` → ``RpcCheckpointResponder`` →
+``JobMaster`` → ``SchedulerBase`` → ``CheckpointCoordinator``). Every hop is a trace event.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyflowkit.errors import CheckpointException
+from pyflowkit.runtime.checkpoint.barrier_handlers import (
+    CheckpointBarrierHandler,
+    CheckpointBarrierUnaligner,
+    create_checkpoint_barrier_handler,
+)
+from pyflowkit.runtime.checkpoint.barriers import CancelCheckpointMarker, CheckpointBarrier
+from pyflowkit.runtime.checkpoint.checkpointed_function import initialize_function_states
+from pyflowkit.runtime.checkpoint.coordinator import _TRACE_HAS_CHECKPOINT
+from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason as R
+from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
+from pyflowkit.runtime.checkpoint.subtask_coordinator import (
+    SubtaskCheckpointCoordinator,
+    SyncSnapshot,
+)
+from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics
+
+
+def _cp(checkpoint_id: int) -> dict[str, Any]:
+    return {"checkpoint": checkpoint_id} if _TRACE_HAS_CHECKPOINT else {}
+
+
+class JobMasterCheckpointGateway:
+    """The ``CheckpointGateway`` of a JobMaster: executions of the scheduler, RPCs to TaskExecutors."""
+
+    def __init__(self, job_master: Any) -> None:
+        self.jm = job_master
+        self.bus = job_master.bus
+
+    def current_executions(self, vertex_id: str) -> list[Any]:
+        sched = self.jm.scheduler
+        jv = next(v for v in self.jm.job_graph.vertices if v.id == vertex_id)
+        return [sched.by_key[(vertex_id, i)].current_execution for i in range(jv.parallelism)]
+
+    def _send(self, e: Any, method: str, fn: Any) -> None:
+        te = e.slot.task_executor if e.slot is not None else None
+        if te is None:
+            return
+        attempt = e.attempt_id
+        self.bus.send("JobMaster", te.name, method, lambda: fn(te, attempt))
+
+    def trigger_checkpoint(
+        self, execution: Any, checkpoint_id: int, timestamp: int, options: CheckpointOptions
+    ) -> None:
+        """``Execution.triggerCheckpoint`` → ``TaskExecutor.triggerCheckpoint`` (RPC)."""
+        self._send(
+            execution,
+            "TaskExecutor.triggerCheckpoint",
+            lambda te, a: te_trigger_checkpoint(te, a, checkpoint_id, timestamp, options),
+        )
+
+    def notify_checkpoint_complete(
+        self, execution: Any, checkpoint_id: int, timestamp: int
+    ) -> None:
+        """``Execution.notifyCheckpointComplete`` → ``TaskExecutor.confirmCheckpoint`` (RPC)."""
+        self._send(
+            execution,
+            "TaskExecutor.confirmCheckpoint",
+            lambda te, a: te_confirm_checkpoint(te, a, checkpoint_id, timestamp),
+        )
+
+    def notify_checkpoint_aborted(self, execution: Any, checkpoint_id: int, timestamp: int) -> None:
+        """``Execution.notifyCheckpointAborted`` → ``TaskExecutor.abortCheckpoint`` (RPC)."""
+        self._send(
+            execution,
+            "TaskExecutor.abortCheckpoint",
+            lambda te, a: te_abort_checkpoint(te, a, checkpoint_id),
+        )
+
+    def fail_job(self, cause: BaseException) -> None:
+        self.jm.fail_job(cause, None)
+
+
+# -- TaskExecutor side ------------------------------------------------------------------------
+def _live_task(te: Any, attempt_id: str) -> Any:
+    task = te.tasks.get(attempt_id) if te.alive else None
+    return None if task is None or task.state.is_terminal() else task
+
+
+def te_trigger_checkpoint(
+    te: Any, attempt_id: str, checkpoint_id: int, timestamp: int, options: CheckpointOptions
+) -> None:
+    """``TaskExecutor.triggerCheckpoint`` → ``Task.triggerCheckpointBarrier``."""
+    task = _live_task(te, attempt_id)
+    if task is None:
+        return
+    te.bus.emit(
+        te.name,
+        "TaskExecutor.triggerCheckpoint",
+        f"Trigger checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
+        **task._subjects(**_cp(checkpoint_id)),
+    )
+    driver(task).trigger_checkpoint_barrier(checkpoint_id, timestamp, options)
+
+
+def te_confirm_checkpoint(te: Any, attempt_id: str, checkpoint_id: int, timestamp: int) -> None:
+    """``TaskExecutor.confirmCheckpoint`` → ``Task.notifyCheckpointComplete``."""
+    task = _live_task(te, attempt_id)
+    if task is None:
+        return
+    te.bus.emit(
+        te.name,
+        "TaskExecutor.confirmCheckpoint",
+        f"Confirm checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
+        **task._subjects(**_cp(checkpoint_id)),
+    )
+    driver(task).notify_checkpoint_complete(checkpoint_id)
+
+
+def te_abort_checkpoint(te: Any, attempt_id: str, checkpoint_id: int) -> None:
+    """``TaskExecutor.abortCheckpoint`` → ``Task.notifyCheckpointAborted``."""
+    task = _live_task(te, attempt_id)
+    if task is not None:
+        driver(task).notify_checkpoint_aborted(checkpoint_id)
+
+
+def driver(task: Any) -> TaskCheckpointDriver:
+    d = getattr(task, "checkpointing", None)
+    if d is None:
+        d = task.checkpointing = TaskCheckpointDriver(task)
+    return d
+
+
+class TaskCheckpointDriver:
+    """One Task's checkpoint side: trigger mails, barrier handler, snapshot, ack, notify."""
+
+    def __init__(self, task: Any) -> None:
+        self.task = task
+        self.bus = task.bus
+        self.subtask: SubtaskCheckpointCoordinator | None = None
+        self.handler: CheckpointBarrierHandler | None = None
+        self.channels: list[Any] = []
+        self.offsets: dict[int, int] = {}
+        self.in_flight: dict[int, SyncSnapshot] = {}
+        self.alignment: dict[int, int] = {}
+
+    # -- setup ----------------------------------------------------------------------------------
+    def setup(self, chain: Any, writers: list[Any], gates: list[Any], settings: Any) -> None:
+        """Called by ``StreamTask.beforeInvoke`` once the chain exists."""
+        self.subtask = SubtaskCheckpointCoordinator(chain, writers, lambda: self.bus.now)
+        self.channels = []
+        for g in gates:
+            self.offsets[id(g)] = len(self.channels)
+            self.channels.extend(g.channels)
+        if gates:
+            exactly_once = settings is None or settings.is_exactly_once
+            unaligned = settings is not None and settings.is_unaligned_checkpoints_enabled
+            self.handler = create_checkpoint_barrier_handler(
+                exactly_once,
+                unaligned,
+                self.task.name,
+                self.channels,
+                self,
+                clock=lambda: self.bus.now,
+                resume=self._resume,
+                log=lambda m: self.task.emit("CheckpointBarrierHandler.processBarrier", m),
+            )
+
+    def restore(self, chain: Any, restored: dict[str, Any] | None) -> None:
+        """``initializeState`` of the chain with the task's restored state, then user functions."""
+        chain.initialize_state(restored)
+        initialize_function_states(list(getattr(chain, "operators", [])))
+        if restored:
+            self.task.emit(
+                "StreamTask.initializeStateAndOpenOperators",
+                f"{self.task.name} restored the state of {len(restored)} operator(s).",
+            )
+
+    def _resume(self, flat_index: int) -> None:
+        """``resumeConsumption``: the channel's queued buffers become readable again."""
+        ch = self.channels[flat_index]
+        if ch.queue and ch not in ch.gate.channels_with_data:
+            ch.gate.channels_with_data.append(ch)
+        self.task.schedule_mailbox()
+
+    def channel_index(self, gate: Any, channel: Any) -> int:
+        return self.offsets[id(gate)] + channel.index
+
+    # -- input events ---------------------------------------------------------------------------
+    def on_event(self, gate: Any, channel: Any, event: Any) -> str | None:
+        """A barrier or cancel marker from an input channel; a trace sentence, or None."""
+        if self.handler is None:
+            return None
+        idx = self.channel_index(gate, channel)
+        if isinstance(event, CheckpointBarrier):
+            self.handler.process_barrier(event, idx)
+            if (
+                isinstance(self.handler, CheckpointBarrierUnaligner)
+                or getattr(self.handler, "active", None) is not None
+            ):
+                self._maybe_finish_unaligned()
+            blocked = self.handler.blocked_channels()
+            return (
+                f"{self.task.name} received {event!r} on channel {idx}; blocked channels: "
+                f"{blocked}."
+            )
+        if isinstance(event, CancelCheckpointMarker):
+            self.handler.process_cancellation_barrier(event)
+            return f"{self.task.name} received {event!r} on channel {idx}."
+        return None
+
+    def on_end_of_partition(self, gate: Any, channel: Any) -> None:
+        if self.handler is not None:
+            self.handler.process_end_of_partition(self.channel_index(gate, channel))
+
+    def record_in_flight(self, gate: Any, channel: Any, elements: list[Any]) -> None:
+        """Unaligned: data from a channel whose barrier has not arrived is channel state."""
+        h = self.handler
+        active = getattr(h, "active", h)
+        if not isinstance(active, CheckpointBarrierUnaligner) or not self.in_flight:
+            return
+        idx = self.channel_index(gate, channel)
+        if active.is_persisting(idx):
+            sync = self.in_flight.get(active.current_checkpoint_id)
+            if sync is not None:
+                records = [el for el in elements if type(el) is tuple]
+                sync.channel_state.input.setdefault(idx, []).extend(records)
+
+    # -- BarrierNotifier --------------------------------------------------------------------------
+    def trigger_checkpoint_on_barrier(self, barrier: CheckpointBarrier, alignment: int) -> None:
+        """``triggerCheckpointOnBarrier`` (all barriers aligned, or first one when unaligned)."""
+        self.alignment[barrier.id] = alignment
+        self.perform_checkpoint(barrier)
+
+    def abort_checkpoint_on_barrier(self, checkpoint_id: int, reason: R) -> None:
+        """``abortCheckpointOnBarrier``: decline and tell downstream tasks."""
+        if self.subtask is not None:
+            self.subtask.abort_checkpoint_on_barrier(checkpoint_id)
+        self.in_flight.pop(checkpoint_id, None)
+        self.decline(checkpoint_id, reason)
+
+    # -- trigger at sources ---------------------------------------------------------------------
+    def trigger_checkpoint_barrier(
+        self, checkpoint_id: int, timestamp: int, options: CheckpointOptions
+    ) -> None:
+        """``Task.triggerCheckpointBarrier`` → ``triggerCheckpointAsync`` (priority mail)."""
+        from pyflowkit.runtime.mailbox import Mail
+
+        task = self.task
+        if not task.accepts_mail():
+            self.decline(checkpoint_id, R.CHECKPOINT_DECLINED_TASK_NOT_READY)
+            return
+        barrier = CheckpointBarrier(checkpoint_id, timestamp, options)
+        task.emit(
+            "Task.triggerCheckpointBarrier",
+            f"{task.name} puts triggerCheckpointAsync for checkpoint {checkpoint_id} into its "
+            "mailbox (priority mail).",
+        )
+        task.mailbox.put(
+            Mail(
+                f"StreamTask.triggerCheckpointAsync (checkpoint {checkpoint_id})",
+                lambda: self.perform_checkpoint(barrier),
+            ),
+            priority=True,
+        )
+        task.schedule_mailbox()
+
+    # -- snapshot -------------------------------------------------------------------------------
+    def perform_checkpoint(self, barrier: CheckpointBarrier) -> None:
+        """``StreamTask.performCheckpoint``: sync part now, async part as its own step."""
+        task = self.task
+        if self.subtask is None or not task.accepts_mail():
+            self.decline(barrier.id, R.CHECKPOINT_DECLINED_TASK_NOT_READY)
+            return
+        sync = self.subtask.checkpoint_state(barrier)
+        if sync is None:
+            return
+        names = list(getattr(self.subtask.chain, "operator_names", []))
+        task.emit(
+            "SubtaskCheckpointCoordinatorImpl.checkpointState",
+            f"{task.name} took the synchronous part of checkpoint {barrier.id}: "
+            f"prepareSnapshotPreBarrier, broadcast {barrier!r} to all outputs, snapshotState of "
+            f"[{', '.join(names)}].",
+        )
+        self.in_flight[barrier.id] = sync
+        if self._waiting_for_channel_state(barrier.id):
+            return
+        self._schedule_async(barrier.id)
+
+    def _waiting_for_channel_state(self, checkpoint_id: int) -> bool:
+        active = getattr(self.handler, "active", self.handler)
+        return (
+            isinstance(active, CheckpointBarrierUnaligner)
+            and active.current_checkpoint_id == checkpoint_id
+            and bool(active.pending_channels)
+        )
+
+    def _maybe_finish_unaligned(self) -> None:
+        for cid in sorted(self.in_flight):
+            sync = self.in_flight[cid]
+            if not sync.async_scheduled and not self._waiting_for_channel_state(cid):
+                self._schedule_async(cid)
+
+    def _schedule_async(self, checkpoint_id: int) -> None:
+        sync = self.in_flight[checkpoint_id]
+        sync.async_scheduled = True
+        lane = f"AsyncCheckpoint:{self.task.attempt_id}"
+        self.bus.call_later(
+            1, lane, "AsyncCheckpointRunnable.run", lambda: self._run_async(checkpoint_id)
+        )
+
+    def _run_async(self, checkpoint_id: int) -> None:
+        """``AsyncCheckpointRunnable.run`` → ``reportCompletedSnapshotStates``."""
+        task = self.task
+        sync = self.in_flight.pop(checkpoint_id, None)
+        if sync is None or self.subtask is None or task.state.is_terminal():
+            return
+        snapshot, async_ms = self.subtask.finish_async(sync)
+        metrics = CheckpointMetrics(
+            sync_duration=sync.sync_duration,
+            async_duration=async_ms,
+            alignment_duration=self.alignment.pop(checkpoint_id, 0),
+            start_delay=max(0, sync.started_at - sync.barrier.timestamp),
+        )
+        task.emit(
+            "AsyncCheckpointRunnable.run",
+            f"{task.name} finished the asynchronous part of checkpoint {checkpoint_id} "
+            f"({snapshot.state_size} bytes).",
+        )
+        task.emit(
+            "TaskStateManagerImpl.reportTaskStateSnapshots",
+            f"{task.name} reports its state of checkpoint {checkpoint_id} to the "
+            "CheckpointResponder.",
+        )
+        task.emit(
+            "RpcCheckpointResponder.acknowledgeCheckpoint",
+            f"{task.name} acknowledges checkpoint {checkpoint_id} to the JobMaster.",
+        )
+        jm = task.task_executor.job_master
+        te = task.task_executor
+        attempt = task.attempt_id
+        if jm is None or not te.alive:
+            return
+        self.bus.send(
+            te.name,
+            "JobMaster",
+            "JobMaster.acknowledgeCheckpoint",
+            lambda: jm_acknowledge_checkpoint(jm, attempt, checkpoint_id, metrics, snapshot, te),
+        )
+
+    def decline(self, checkpoint_id: int, reason: R) -> None:
+        """``Environment.declineCheckpoint`` → ``CheckpointResponder.declineCheckpoint``."""
+        task = self.task
+        te = task.task_executor
+        jm = te.job_master
+        task.emit(
+            "RpcCheckpointResponder.declineCheckpoint",
+            f"{task.name} declines checkpoint {checkpoint_id}: {reason.message}",
+        )
+        if jm is None or not te.alive:
+            return
+        cause = CheckpointException(reason.message, reason.name)
+        attempt = task.attempt_id
+        self.bus.send(
+            te.name,
+            "JobMaster",
+            "JobMaster.declineCheckpoint",
+            lambda: jm_decline_checkpoint(jm, attempt, checkpoint_id, cause, te),
+        )
+
+    # -- notifications --------------------------------------------------------------------------
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """``Task.notifyCheckpointComplete`` → ``notifyCheckpointCompleteAsync`` (priority mail)."""
+        from pyflowkit.runtime.mailbox import Mail
+
+        task = self.task
+        task.emit(
+            "Task.notifyCheckpointComplete",
+            f"{task.name} puts notifyCheckpointCompleteAsync for checkpoint {checkpoint_id} into "
+            "its mailbox (priority mail).",
+        )
+
+        def run() -> None:
+            if self.subtask is None:
+                return
+            self.subtask.notify_checkpoint_complete(checkpoint_id)
+            names = list(getattr(self.subtask.chain, "operator_names", []))
+            task.emit(
+                "SubtaskCheckpointCoordinatorImpl.notifyCheckpointComplete",
+                f"{task.name}: notifyCheckpointComplete {checkpoint_id} reached every operator "
+                f"of the chain [{', '.join(names)}] and their CheckpointListener functions.",
+            )
+
+        task.mailbox.put(
+            Mail(f"StreamTask.notifyCheckpointCompleteAsync (checkpoint {checkpoint_id})", run),
+            priority=True,
+        )
+        task.schedule_mailbox()
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        from pyflowkit.runtime.mailbox import Mail
+
+        def run() -> None:
+            self.in_flight.pop(checkpoint_id, None)
+            if self.subtask is not None:
+                self.subtask.notify_checkpoint_aborted(checkpoint_id)
+
+        self.task.mailbox.put(
+            Mail(f"StreamTask.notifyCheckpointAbortAsync (checkpoint {checkpoint_id})", run),
+            priority=True,
+        )
+        self.task.schedule_mailbox()
+
+
+# -- JobMaster side -----------------------------------------------------------------------------
+def jm_acknowledge_checkpoint(
+    jm: Any, attempt_id: str, checkpoint_id: int, metrics: Any, snapshot: Any, te: Any
+) -> None:
+    """``JobMaster.acknowledgeCheckpoint`` → ``SchedulerBase.acknowledgeCheckpoint``."""
+    coord = getattr(jm, "checkpoint_coordinator", None)
+    if coord is None:
+        return
+    jm.bus.emit(
+        "JobMaster",
+        "SchedulerBase.acknowledgeCheckpoint",
+        f"JobMaster hands the acknowledgement of checkpoint {checkpoint_id} from {attempt_id} "
+        "to the CheckpointCoordinator.",
+        job=jm.job_id,
+        **_cp(checkpoint_id),
+    )
+    coord.receive_acknowledge_message(attempt_id, checkpoint_id, metrics, snapshot, te.location)
+
+
+def jm_decline_checkpoint(
+    jm: Any, attempt_id: str, checkpoint_id: int, cause: BaseException, te: Any
+) -> None:
+    """``JobMaster.declineCheckpoint`` → ``SchedulerBase.declineCheckpoint``."""
+    coord = getattr(jm, "checkpoint_coordinator", None)
+    if coord is not None:
+        coord.receive_decline_message(attempt_id, checkpoint_id, cause, te.location)
