@@ -15,16 +15,26 @@ EXPECTED = {
     "02_chaining_rules.ipynb": {SVG, "text/html"},
     "03_job_submission_step_by_step.ipynb": {SVG, WIDGET},
     "06_running_on_spark.ipynb": {SVG, WIDGET, "text/html"},
+    "07_geohash_alerts_end_to_end.ipynb": {SVG, WIDGET, "text/html"},
 }
+#: notebooks that need Spark throughout
 SPARK = {"06_running_on_spark.ipynb"}
+#: cells tagged so need Spark: they run only in the notebook's ``-spark`` variant
+SPARK_TAG = "spark"
 
 
-def execute(path: Path, tmp_path: Path):
+def spark_cells(nb) -> list:
+    return [c for c in nb.cells if SPARK_TAG in c.metadata.get("tags", [])]
+
+
+def execute(path: Path, tmp_path: Path, with_spark: bool = True):
     import nbformat
     from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
+    if not with_spark:
+        nb.cells = [c for c in nb.cells if SPARK_TAG not in c.metadata.get("tags", [])]
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
     NotebookClient(
         nb, km=km, timeout=300, resources={"metadata": {"path": str(NOTEBOOKS)}}
@@ -33,18 +43,26 @@ def execute(path: Path, tmp_path: Path):
 
 
 def params():
+    import nbformat
+
+    spark_marks = [pytest.mark.spark, pytest.mark.slow]
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
-        marks = [pytest.mark.spark, pytest.mark.slow] if path.name in SPARK else []
-        yield pytest.param(path, id=path.stem, marks=marks)
+        if path.name in SPARK:
+            yield pytest.param(path, True, id=path.stem, marks=spark_marks)
+        elif spark_cells(nbformat.read(path, as_version=4)):
+            yield pytest.param(path, False, id=path.stem)
+            yield pytest.param(path, True, id=f"{path.stem}-spark", marks=spark_marks)
+        else:
+            yield pytest.param(path, False, id=path.stem)
 
 
 def test_every_notebook_is_listed():
     assert {p.name for p in NOTEBOOKS.glob("*.ipynb")} == set(EXPECTED)
 
 
-@pytest.mark.parametrize("path", list(params()))
-def test_notebook_runs_clean(path: Path, tmp_path: Path):
-    nb = execute(path, tmp_path)
+@pytest.mark.parametrize(("path", "with_spark"), list(params()))
+def test_notebook_runs_clean(path: Path, with_spark: bool, tmp_path: Path):
+    nb = execute(path, tmp_path, with_spark)
     first = nb.cells[0]
     assert first.cell_type == "markdown" and "Learning goal" in first.source
     assert "What you saw" in nb.cells[-1].source
@@ -69,3 +87,16 @@ def test_committed_notebooks_have_no_outputs():
     for path in NOTEBOOKS.glob("*.ipynb"):
         nb = nbformat.read(path, as_version=4)
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path.name
+
+
+def test_geohash_notebook_checks_both_runtimes_against_plain_python():
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOKS / "07_geohash_alerts_end_to_end.ipynb", as_version=4)
+    sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert any("--target local" in s for s in sources)
+    assert [s for s in sources if "--target spark" in s] == [
+        c.source for c in spark_cells(nb) if "--target spark" in c.source
+    ]
+    asserts = [s for s in sources if "assert" in s and "expected" in s]
+    assert len(asserts) == 2 and any("spark_alerts" in s for s in asserts)
