@@ -1,0 +1,198 @@
+"""pyflowkit-on-Spark vs hand-written PySpark using the same Python functions, same session/run.
+
+Workloads: word count over 2,000,000 and 10,000,000 words (BATCH keyed sum) and a keyed tumbling
+event-time window sum; each at local[1] and local[2]. Prints a table with the ratio
+pyflowkit / hand-written (goal <= 1.25x) and the local[1] -> local[2] speed-up (goal >= 1.6x).
+
+Usage: python benchmarks/bench_spark.py [--words 2000000 10000000] [--events 2000000] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+VOCAB = [f"w{i}" for i in range(1000)]
+WORDS_PER_LINE = 10
+KEYS = 100
+WINDOW_MS = 1000
+
+
+def line_words(i: int) -> list[str]:
+    """The shared tokenizer: line i of the synthetic corpus, split into its words."""
+    return [VOCAB[(i * 7 + j * 13) % len(VOCAB)] for j in range(WORDS_PER_LINE)]
+
+
+def add_counts(a: tuple[str, int], b: tuple[str, int]) -> tuple[str, int]:
+    return a[0], a[1] + b[1]
+
+
+def event(i: int) -> tuple[int, int, int]:
+    """The shared event generator: (key, value, timestamp ms)."""
+    return i % KEYS, i % 10, i * 3
+
+
+# --- pyflowkit -------------------------------------------------------------------------------
+def pyflowkit_word_count(spark, p: int, n_lines: int) -> int:
+    from pyflowkit.common import Types
+    from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+    from pyflowkit.spark.executor import execute
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(p)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    (
+        env.generate_sequence(0, n_lines - 1)
+        .flat_map(line_words, output_type=Types.STRING())
+        .map(lambda w: (w, 1))
+        .key_by(lambda t: t[0])
+        .reduce(add_counts)
+        .print()
+    )
+    result = execute(env.get_job_graph(), spark=spark, print_output=False)
+    return len(result.print_lines)
+
+
+def pyflowkit_window(spark, p: int, n_events: int) -> int:
+    from pyflowkit.common import Duration, WatermarkStrategy
+    from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+    from pyflowkit.datastream.window import TumblingEventTimeWindows
+    from pyflowkit.spark.executor import execute
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(p)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda e, ts: e[2]
+    )
+    (
+        env.generate_sequence(0, n_events - 1)
+        .map(event)
+        .assign_timestamps_and_watermarks(strategy)
+        .map(lambda e: (e[0], e[1]))
+        .key_by(lambda t: t[0])
+        .window(TumblingEventTimeWindows.of(Duration.of_millis(WINDOW_MS)))
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .print()
+    )
+    result = execute(env.get_job_graph(), spark=spark, print_output=False)
+    return len(result.print_lines)
+
+
+# --- hand-written PySpark with the same functions ---------------------------------------------
+def pyspark_word_count(spark, p: int, n_lines: int) -> int:
+    import pandas as pd
+
+    def split(batches):
+        for pdf in batches:
+            words = [w for i in pdf["id"] for w in line_words(int(i))]
+            yield pd.DataFrame({"word": words, "n": [1] * len(words)})
+
+    def count(key, pdf):
+        total = (key[0], 0)
+        for w, n in zip(pdf["word"], pdf["n"], strict=True):
+            total = add_counts(total, (w, n))
+        return pd.DataFrame({"word": [total[0]], "n": [total[1]]})
+
+    df = spark.range(0, n_lines, 1, numPartitions=p).mapInPandas(split, "word string, n long")
+    out = df.groupBy("word").applyInPandas(count, "word string, n long")
+    return len(out.collect())
+
+
+def pyspark_window(spark, p: int, n_events: int) -> int:
+    import pandas as pd
+
+    def gen(batches):
+        for pdf in batches:
+            rows = [event(int(i)) for i in pdf["id"]]
+            yield pd.DataFrame(
+                {
+                    "k": [r[0] for r in rows],
+                    "v": [r[1] for r in rows],
+                    "w": [r[2] - r[2] % WINDOW_MS for r in rows],
+                }
+            )
+
+    def total(key, pdf):
+        acc: dict[int, tuple[int, int]] = {}
+        for v, w in zip(pdf["v"], pdf["w"], strict=True):
+            prev = acc.get(int(w))
+            acc[int(w)] = (key[0], int(v)) if prev is None else (prev[0], prev[1] + int(v))
+        return pd.DataFrame(
+            {"k": [key[0]] * len(acc), "w": list(acc), "v": [t[1] for t in acc.values()]}
+        )
+
+    df = spark.range(0, n_events, 1, numPartitions=p).mapInPandas(gen, "k long, v long, w long")
+    out = df.groupBy("k").applyInPandas(total, "k long, w long, v long")
+    return len(out.collect())
+
+
+def session(cores: int):
+    from pyflowkit.spark import session as sessions
+
+    sessions.stop()
+    return sessions.get_session(
+        {"spark.master": f"local[{cores}]", "spark.sql.shuffle.partitions": str(cores)}
+    )
+
+
+def timed(fn, *args, repeat: int = 1) -> tuple[float, int]:
+    best, out = float("inf"), 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn(*args)
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--words", type=int, nargs="*", default=[2_000_000, 10_000_000])
+    ap.add_argument("--events", type=int, default=2_000_000)
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    workloads = [
+        (f"word count {n:,} words", pyflowkit_word_count, pyspark_word_count, n // WORDS_PER_LINE)
+        for n in args.words
+    ]
+    workloads.append(
+        (f"tumbling window {args.events:,} events", pyflowkit_window, pyspark_window, args.events)
+    )
+    times: dict[tuple[str, int], tuple[float, float]] = {}
+    for cores in (1, 2):
+        spark = session(cores)
+        pyspark_word_count(spark, cores, 1000)  # warm up the Python workers
+        for name, ours, theirs, size in workloads:
+            t_ours, n_ours = timed(ours, spark, cores, size, repeat=args.repeat)
+            t_theirs, n_theirs = timed(theirs, spark, cores, size, repeat=args.repeat)
+            if n_ours != n_theirs:
+                raise SystemExit(f"{name}: pyflowkit gave {n_ours} results, PySpark {n_theirs}")
+            times[(name, cores)] = (t_ours, t_theirs)
+    print()
+    header = (
+        f"{'workload':<34} {'cores':>5} {'pyflowkit s':>12} {'PySpark s':>10} "
+        f"{'ratio':>6} {'speed-up 1->2':>14}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, *_ in workloads:
+        for cores in (1, 2):
+            t_ours, t_theirs = times[(name, cores)]
+            speedup = ""
+            if cores == 2:
+                speedup = f"{times[(name, 1)][0] / t_ours:.2f}x"
+            print(
+                f"{name:<34} {cores:>5} {t_ours:>12.2f} {t_theirs:>10.2f} "
+                f"{t_ours / t_theirs:>5.2f}x {speedup:>14}"
+            )
+    print("\nGoals: ratio <= 1.25x (pyflowkit / hand-written); speed-up local[1]->local[2] >= 1.6x")
+
+
+if __name__ == "__main__":
+    main()
