@@ -440,10 +440,11 @@ class DataStream(_OperatorSettings):
         return self._sink("Unnamed", {"function": sink_func})
 
     def sink_to(self, sink: Any) -> DataStreamSink:
-        """``sinkTo`` (unified Sink API): recorded as a ``StreamSink`` carrying ``sink``."""
-        if sink is None:
-            raise IllegalArgumentException("sink_to() needs a Sink, got None.")
-        return self._sink("Unnamed", {"sink": sink})
+        """``sinkTo`` (unified Sink API, Flink 1.12): ``Sink Writer: Sink`` and, for sinks that
+        commit, ``Sink Committer: Sink`` (see ``pyflowkit.datastream.sink_topology``)."""
+        from pyflowkit.datastream.sink_topology import sink_to
+
+        return sink_to(self, sink)
 
     def execute_and_collect(
         self, job_execution_name: str | None = None, limit: int | None = None

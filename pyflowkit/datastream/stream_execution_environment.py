@@ -441,7 +441,8 @@ class StreamExecutionEnvironment:
         source_name: str,
         type_info: TypeInformation | None = None,
     ) -> DataStream:
-        """``fromSource`` (FLIP-27): a parallel ``SourceTransformation`` at env parallelism."""
+        """``fromSource`` (FLIP-27): a parallel ``SourceTransformation`` at env parallelism, run by
+        ``SourceOperator``, which applies ``watermark_strategy`` per split."""
         from pyflowkit.common.watermark_strategy import WatermarkStrategy
 
         if source is None:
@@ -460,10 +461,13 @@ class StreamExecutionEnvironment:
             name = getattr(value, "name", str(value))
             if name in Boundedness.__members__:
                 boundedness = Boundedness[name]
+        if type_info is None:
+            produced = getattr(source, "get_produced_type", None)
+            type_info = produced() if callable(produced) else None
         params = {"source": source, "function": None, "watermark_strategy": watermark_strategy}
         t = SourceTransformation(
             source_name,
-            OperatorFactory("StreamSource", ChainingStrategy.HEAD, params),
+            OperatorFactory("SourceOperator", ChainingStrategy.HEAD, params),
             type_info,
             self.get_parallelism(),
             boundedness,

@@ -56,10 +56,14 @@ class OperatorFactory:
     operator_class                   strategy  params
     ===============================  ========  =================================================
     StreamSource                     HEAD      ``source`` (reader: ``CollectionSource``,
-                                               ``NumberSequenceSource``, a user SourceFunction or
-                                               FLIP-27 source), ``function`` (the user
-                                               SourceFunction for ``add_source``, else None),
-                                               ``watermark_strategy`` (``from_source`` only)
+                                               ``NumberSequenceSource``, a user SourceFunction),
+                                               ``function`` (the user SourceFunction for
+                                               ``add_source``, else None)
+    SourceOperator                   HEAD      ``from_source``: ``source`` (FLIP-27 source, e.g.
+                                               ``FileSource``), ``watermark_strategy``
+    StatefulWriterOperator /         ALWAYS    ``sink_to``: ``sink`` (a unified Sink with
+    StreamingCommitterOperator /               ``create_writer``/``create_committer``)
+    BatchCommitterOperator
     StreamMap / StreamFlatMap /      ALWAYS    ``function`` (user Function object or plain
     StreamFilter                               callable, unchanged)
     ProcessOperator /                ALWAYS    ``function``; side outputs are what the function
@@ -80,7 +84,7 @@ class OperatorFactory:
                                                or ``function`` for apply/process),
                                                ``aggregation`` (window sum/min/max, else None)
     StreamSink                       ALWAYS    print: ``sink_identifier``, ``print_to_err``;
-                                               add_sink: ``function``; sink_to: ``sink``;
+                                               add_sink: ``function``;
                                                execute_and_collect: ``collect=True``
     CoStreamMap / CoStreamFlatMap /  HEAD      ``function`` (CoMapFunction / CoFlatMapFunction /
     CoProcessOperator /                        CoProcessFunction / KeyedCoProcessFunction)

@@ -1,5 +1,13 @@
 """Connectors (PyFlink's ``pyflink.datastream.connectors``): sources and sinks."""
 
+from pyflowkit.datastream.connectors.file_system import (
+    BucketAssigner,
+    FileSink,
+    FileSource,
+    OutputFileConfig,
+    RollingPolicy,
+    StreamFormat,
+)
 from pyflowkit.datastream.connectors.number_seq import NumberSequenceSource
 from pyflowkit.operators.sources import (
     CollectionSource,
@@ -10,8 +18,14 @@ from pyflowkit.operators.sources import (
 )
 
 __all__ = [
+    "BucketAssigner",
     "CollectionSource",
     "DataGeneratorSource",
+    "FileSink",
+    "FileSource",
+    "OutputFileConfig",
+    "RollingPolicy",
+    "StreamFormat",
     "NumberSequenceSource",
     "Source",
     "StatefulSequenceSource",

@@ -1,0 +1,156 @@
+"""PyFlink's ``pyflink.datastream.connectors.file_system``: ``FileSource`` and ``FileSink``.
+
+The builders and names are PyFlink's; reading and writing happen in ``pyflowkit.operators``
+(``file_source``, ``file_sink``), so the simulated cluster and Spark run the same code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyflowkit.common.time import Duration
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.operators import file_sink as _sink
+from pyflowkit.operators import file_source as _source
+from pyflowkit.operators.file_sink_config import (
+    BasePathBucketAssigner,
+    BucketAssigner,
+    DateTimeBucketAssigner,
+    DefaultRollingPolicy,
+    OnCheckpointRollingPolicy,
+    OutputFileConfig,
+    OutputFileConfigBuilder,
+    RollingPolicy,
+)
+from pyflowkit.operators.file_source import TextLineFormat
+
+__all__ = [
+    "BasePathBucketAssigner",
+    "BucketAssigner",
+    "DateTimeBucketAssigner",
+    "DefaultRollingPolicy",
+    "FileSink",
+    "FileSource",
+    "FileSourceBuilder",
+    "OnCheckpointRollingPolicy",
+    "OutputFileConfig",
+    "OutputFileConfigBuilder",
+    "RollingPolicy",
+    "RowFormatBuilder",
+    "StreamFormat",
+]
+
+
+class StreamFormat:
+    """PyFlink's ``StreamFormat``: how a ``FileSource`` decodes a file into records."""
+
+    @staticmethod
+    def text_line_format(charset_name: str = "UTF-8") -> TextLineFormat:
+        """Flink's ``TextLineFormat``: one string record per line."""
+        return TextLineFormat(charset_name)
+
+
+class FileSource(_source.FileSource):
+    """PyFlink's ``FileSource`` (Flink's ``FileSource``): files split across source subtasks."""
+
+    @staticmethod
+    def for_record_stream_format(stream_format: Any, *paths: str) -> FileSourceBuilder:
+        return FileSourceBuilder(stream_format, paths)
+
+
+class FileSourceBuilder:
+    """PyFlink's ``FileSourceBuilder``: bounded (default) or monitoring the paths continuously."""
+
+    def __init__(self, stream_format: Any, paths: tuple[str, ...]) -> None:
+        FileSource(stream_format, paths)  # validate now, with the builder call in the traceback
+        self._format = stream_format
+        self._paths = paths
+        self._discovery_interval_ms: int | None = None
+
+    def monitor_continuously(self, discovery_interval: Duration) -> FileSourceBuilder:
+        """Look for new files every ``discovery_interval``; the source becomes unbounded
+        (``Boundedness.CONTINUOUS_UNBOUNDED``)."""
+        if not isinstance(discovery_interval, Duration):
+            raise IllegalArgumentException(
+                "FileSourceBuilder.monitor_continuously() needs a Duration, e.g. "
+                f"Duration.of_seconds(10); got {discovery_interval!r}."
+            )
+        millis = discovery_interval.to_milliseconds()
+        if millis <= 0:
+            raise IllegalArgumentException(
+                "FileSourceBuilder.monitor_continuously(): the discovery interval must be "
+                f"positive, got {discovery_interval!r}."
+            )
+        self._discovery_interval_ms = millis
+        return self
+
+    def process_static_file_set(self) -> FileSourceBuilder:
+        """Read the files present now, then finish (``Boundedness.BOUNDED``)."""
+        self._discovery_interval_ms = None
+        return self
+
+    def build(self) -> FileSource:
+        return FileSource(self._format, self._paths, self._discovery_interval_ms)
+
+
+class FileSink(_sink.FileSink):
+    """PyFlink's ``FileSink`` (Flink's ``FileSink``), row format."""
+
+    @staticmethod
+    def for_row_format(base_path: str, encoder: Any) -> RowFormatBuilder:
+        return RowFormatBuilder(base_path, encoder)
+
+
+class RowFormatBuilder:
+    """PyFlink's ``FileSink.RowFormatBuilder``."""
+
+    def __init__(self, base_path: str, encoder: Any) -> None:
+        FileSink(base_path, encoder)  # validate now
+        self._base_path = base_path
+        self._encoder = encoder
+        self._bucket_assigner: BucketAssigner | None = None
+        self._rolling_policy: RollingPolicy | None = None
+        self._output_file_config: OutputFileConfig | None = None
+        self._bucket_check_interval = _sink.DEFAULT_BUCKET_CHECK_INTERVAL
+
+    def with_bucket_check_interval(self, interval: int) -> RowFormatBuilder:
+        FileSink(self._base_path, self._encoder, bucket_check_interval=interval)  # validate
+        self._bucket_check_interval = interval
+        return self
+
+    def with_bucket_assigner(self, bucket_assigner: BucketAssigner) -> RowFormatBuilder:
+        if not isinstance(bucket_assigner, BucketAssigner):
+            raise IllegalArgumentException(
+                "RowFormatBuilder.with_bucket_assigner() needs a BucketAssigner (e.g. "
+                f"BucketAssigner.base_path_bucket_assigner()), got {bucket_assigner!r}."
+            )
+        self._bucket_assigner = bucket_assigner
+        return self
+
+    def with_rolling_policy(self, rolling_policy: RollingPolicy) -> RowFormatBuilder:
+        if not isinstance(rolling_policy, RollingPolicy):
+            raise IllegalArgumentException(
+                "RowFormatBuilder.with_rolling_policy() needs a RollingPolicy (e.g. "
+                f"RollingPolicy.default_rolling_policy()), got {rolling_policy!r}."
+            )
+        self._rolling_policy = rolling_policy
+        return self
+
+    def with_output_file_config(self, output_file_config: OutputFileConfig) -> RowFormatBuilder:
+        if not isinstance(output_file_config, OutputFileConfig):
+            raise IllegalArgumentException(
+                "RowFormatBuilder.with_output_file_config() needs an OutputFileConfig (e.g. "
+                f"OutputFileConfig.builder().build()), got {output_file_config!r}."
+            )
+        self._output_file_config = output_file_config
+        return self
+
+    def build(self) -> FileSink:
+        return FileSink(
+            self._base_path,
+            self._encoder,
+            self._bucket_assigner,
+            self._rolling_policy,
+            self._output_file_config,
+            self._bucket_check_interval,
+        )
