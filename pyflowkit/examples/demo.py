@@ -109,6 +109,15 @@ def write_chaining(job: CompiledJob) -> StageResult:
 DEFAULT_STAGES: list[DemoStage] = [write_graphs, write_chaining]
 
 
+def _run_on_mini_cluster(job: CompiledJob) -> StageResult:
+    from pyflowkit.examples.demo_cluster import run_on_mini_cluster
+
+    return run_on_mini_cluster(job)
+
+
+DEFAULT_STAGES.append(_run_on_mini_cluster)
+
+
 def run_demo(
     out: Path | str = DEFAULT_OUT,
     examples: Sequence[str] = EXAMPLES,

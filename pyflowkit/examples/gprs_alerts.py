@@ -123,6 +123,12 @@ def expected_output(events: list[tuple[str, int, float]] | None = None) -> list[
     return alerts
 
 
+def check_printed(lines: list[str]) -> bool:
+    """Whether print-sink lines (``k> ALERT …``) are exactly the plain-Python alerts."""
+    bodies = [line.split("> ", 1)[1] if "> " in line else line for line in lines]
+    return sorted(bodies) == sorted(expected_output())
+
+
 def main() -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
     build(env)

@@ -48,6 +48,16 @@ def expected_output() -> dict[str, int]:
     return dict(Counter(word for line in LINES for word in split(line)))
 
 
+def check_printed(lines: list[str]) -> bool:
+    """Whether print-sink lines (``k> (word,n)``) end with the plain-Python count of every word."""
+    final: dict[str, int] = {}
+    for line in lines:
+        body = line.split("> ", 1)[1] if "> " in line else line
+        word, count = body[1:-1].rsplit(",", 1)
+        final[word] = max(final.get(word, 0), int(count))
+    return final == expected_output()
+
+
 def main() -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
     build(env)

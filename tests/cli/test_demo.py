@@ -14,6 +14,7 @@ FILES = [
     "job_graph.svg",
     "stream_graph.json",
     "stream_graph.svg",
+    "trace.json",
 ]
 WINDOW = "Window(GlobalWindows(), CountTrigger, CountEvictor, UsageDelta)"
 
@@ -28,7 +29,12 @@ def test_demo_writes_every_level_for_every_example(tmp_path, capsys):
     summary = capsys.readouterr().out
     assert "== GPRS usage alerts (gprs_alerts)" in summary
     assert "== Word Count (word_count)" in summary
-    assert f"Done: 12 files in {out}/" in summary
+    assert f"Done: 14 files in {out}/" in summary
+    assert "MiniCluster     all tasks RUNNING after" in summary
+    assert "Dispatcher.submitJob" in summary and "TaskExecutor.submitTask" in summary
+    assert summary.count("match the plain-Python result") == 2
+    trace = json.loads((out / "word_count" / "trace.json").read_text())
+    assert trace, "the saved trace is not empty"
 
 
 def test_gprs_job_graph_chains_as_flink_does(tmp_path, capsys):
