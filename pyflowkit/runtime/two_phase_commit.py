@@ -104,6 +104,8 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
         Flink 1.11 aborted it here (the tail after the last checkpoint was lost); later Flink
         commits it with a final checkpoint (FLIP-147). ``finish_transaction`` decides.
         """
+        for cid in sorted(self.pending_commit_transactions):  # pre-committed, never confirmed
+            self.finish_transaction(self.pending_commit_transactions.pop(cid))
         if self.current_transaction is not None:
             self.pre_commit(self.current_transaction)
             self.finish_transaction(self.current_transaction)
@@ -129,12 +131,18 @@ class TransactionStore:
         self.committed_ids: set[str] = set()
         self.pre_committed: set[str] = set()
         self.aborted: list[str] = []
-        self.final: dict[int, Any] = {}
+        self.final: dict[int, list[Any]] = {}
+
+    def __copy__(self) -> TransactionStore:
+        return self  # an external system: copies of a pipeline all write to the same one
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TransactionStore:
+        return self
 
     def commit_final_transactions(self) -> None:
         for subtask in sorted(self.final):
-            txn = self.final.pop(subtask)
-            self.commit(txn["id"], list(txn["records"]))
+            for txn in self.final.pop(subtask):
+                self.commit(txn["id"], list(txn["records"]))
 
     def commit(self, txn_id: str, records: list[Any]) -> bool:
         if txn_id in self.committed_ids:
@@ -158,8 +166,12 @@ class TransactionalListSink(TwoPhaseCommitSinkFunction):
     def begin_transaction(self) -> dict[str, Any]:
         return {"id": f"txn-{next(_TXN_IDS)}", "records": []}
 
+    def open(self, runtime_context: Any) -> None:
+        super().open(runtime_context)
+        self.store.final.pop(self.subtask_index, None)  # a new attempt replaces the old tail
+
     def finish_transaction(self, transaction: Any) -> None:
-        self.store.final[self.subtask_index] = transaction
+        self.store.final.setdefault(self.subtask_index, []).append(transaction)
 
     def invoke_txn(self, transaction: Any, value: Any, context: Any) -> None:
         transaction["records"].append(value)

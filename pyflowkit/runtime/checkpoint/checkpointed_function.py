@@ -7,6 +7,7 @@ they are created (Flink's ``StreamingFunctionUtils.snapshotFunctionState``/``res
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +65,12 @@ def initialize_function_states(operators: list[Any]) -> None:
     for op in operators:
         fn = checkpointed_function_of(op)
         if fn is not None:
+            # Flink deserializes a function per subtask; here one instance is shared by the
+            # subtasks, so each subtask gets its own shallow copy (initialize_state resets it).
+            fn = copy.copy(fn)
+            op.user_function = fn
+            if getattr(op, "_invoke", None) is not None:
+                op._invoke = fn.invoke
             backend = op.operator_state_backend
             fn.initialize_state(
                 FunctionInitializationContext(
