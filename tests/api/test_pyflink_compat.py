@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
-import textwrap
+import runpy
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -85,104 +86,16 @@ def test_defaults_match_pyflink() -> None:
     )
 
 
-# PyFlink's flink-python/pyflink/examples/datastream/word_count.py (default input path), with
-# only `pyflink` replaced by `pyflowkit` in its imports. The data list is abridged.
-WORD_COUNT = textwrap.dedent(
-    """
-    import argparse
-    import logging
-    import sys
-
-    from pyflowkit.common import WatermarkStrategy, Encoder, Types
-    from pyflowkit.datastream import StreamExecutionEnvironment, RuntimeExecutionMode
-    from pyflowkit.datastream.connectors import (FileSource, StreamFormat, FileSink,
-                                                 OutputFileConfig, RollingPolicy)
-
-    word_count_data = ["To be, or not to be,--that is the question:--",
-                       "Whether 'tis nobler in the mind to suffer",
-                       "The slings and arrows of outrageous fortune",
-                       "Or to take arms against a sea of troubles,"]
+WORD_COUNT = Path(__file__).parent.parent / "connectors" / "pyflink_word_count.py"
 
 
-    def word_count(input_path, output_path):
-        env = StreamExecutionEnvironment.get_execution_environment()
-        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
-        # write all the data to one file
-        env.set_parallelism(1)
-
-        # define the source
-        if input_path is not None:
-            ds = env.from_source(
-                source=FileSource.for_record_stream_format(StreamFormat.text_line_format(),
-                                                           input_path)
-                                 .process_static_file_set().build(),
-                watermark_strategy=WatermarkStrategy.for_monotonous_timestamps(),
-                source_name="file_source"
-            )
-        else:
-            print("Executing word_count example with default input data set.")
-            print("Use --input to specify file input.")
-            ds = env.from_collection(word_count_data)
-
-        def split(line):
-            yield from line.split()
-
-        # compute word count
-        ds = ds.flat_map(split) \\
-               .map(lambda i: (i, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()])) \\
-               .key_by(lambda i: i[0]) \\
-               .reduce(lambda i, j: (i[0], i[1] + j[1]))
-
-        # define the sink
-        if output_path is not None:
-            ds.sink_to(
-                sink=FileSink.for_row_format(
-                    base_path=output_path,
-                    encoder=Encoder.simple_string_encoder())
-                .with_output_file_config(
-                    OutputFileConfig.builder()
-                    .with_part_prefix("prefix")
-                    .with_part_suffix(".ext")
-                    .build())
-                .with_rolling_policy(RollingPolicy.default_rolling_policy())
-                .build()
-            )
-        else:
-            print("Printing result to stdout. Use --output to specify output path.")
-            ds.print()
-
-        # submit for execution
-        env.execute()
-
-
-    word_count(None, None)
-    """
-)
-
-
-def _connectors_have_file_classes() -> bool:
-    try:
-        module = importlib.import_module("pyflowkit.datastream.connectors")
-    except ImportError:
-        return False
-    names = ("FileSource", "StreamFormat", "FileSink", "OutputFileConfig", "RollingPolicy")
-    return all(hasattr(module, n) for n in names)
-
-
-def test_pyflink_word_count_compiles_with_only_imports_changed(capsys) -> None:
-    if importlib.util.find_spec("pyflowkit.graph.streaming_job_graph_generator") is None:
-        pytest.skip("the JobGraph generator is not importable yet")
-    program = WORD_COUNT
-    if not _connectors_have_file_classes():
-        # The file connectors are not written yet; the default-input path never uses them.
-        program = program.replace(
-            "from pyflowkit.datastream.connectors import (FileSource, StreamFormat, FileSink,\n"
-            "                                             OutputFileConfig, RollingPolicy)\n",
-            "",
-        )
+def test_pyflink_word_count_compiles_with_only_imports_changed(monkeypatch, capsys) -> None:
+    """PyFlink's word_count.py (tests/connectors/pyflink_word_count.py, imports changed only),
+    run as ``__main__`` without arguments: the default-input job graph."""
+    monkeypatch.setattr(sys, "argv", [str(WORD_COUNT)])
     with capture_environments() as capture:
         with pytest.raises(ProgramAbortException):
-            exec(compile(program, "word_count.py", "exec"), {"__name__": "word_count"})
+            runpy.run_path(str(WORD_COUNT), run_name="__main__")
     env = capture.last_environment()
     assert capture.job_names == [None]
     assert env.get_runtime_mode().name == "BATCH"
@@ -193,6 +106,23 @@ def test_pyflink_word_count_compiles_with_only_imports_changed(capsys) -> None:
     ]
     assert [e.ship_strategy.name for e in job.vertices[1].inputs] == ["HASH"]
     assert "Printing result to stdout" in capsys.readouterr().out
+
+
+def test_pyflink_word_count_imports_are_pyflinks_with_pyflowkit_only() -> None:
+    imports = [
+        line
+        for line in WORD_COUNT.read_text().splitlines()
+        if line.startswith(("from ", "import "))
+    ]
+    assert imports == [
+        "import argparse",
+        "import logging",
+        "import sys",
+        "from pyflowkit.common import WatermarkStrategy, Encoder, Types",
+        "from pyflowkit.datastream import StreamExecutionEnvironment, RuntimeExecutionMode",
+        "from pyflowkit.datastream.connectors import (FileSource, StreamFormat, FileSink, "
+        "OutputFileConfig,",
+    ]
 
 
 def test_capture_records_environments_and_job_names() -> None:
