@@ -209,7 +209,7 @@ function renderStepper(model, root) {
   bar.appendChild(speed);
   button("◀ Back", "pfk-back", () => send({ cmd: "back" }), "rewind one step");
   const runTo = el("select", "pfk-run-to");
-  for (const [v, label] of [["state", "next state change"], ["checkpoint", "next completed checkpoint"], ["end", "job end"]]) {
+  for (const [v, label] of [["state", "next state change"], ["job", "next JobStatus change"], ["checkpoint", "next completed checkpoint"], ["end", "job end"]]) {
     const o = el("option", "", label);
     o.value = v;
     runTo.appendChild(o);

@@ -18,7 +18,7 @@ from pyflowkit.notebook.graph_view import static_svg
 from pyflowkit.render.states import STATE_COLOURS
 
 EVENT_LOG_SIZE = 200
-RUN_TO_TARGETS = ("state", "checkpoint", "end")
+RUN_TO_TARGETS = ("state", "job", "checkpoint", "end")
 NO_CHECKPOINTS = (
     "checkpoints are not available in this runtime yet (JobRun has no trigger_checkpoint); "
     "nothing was triggered"
@@ -122,7 +122,8 @@ class Stepper(anywidget.AnyWidget):
         self.refresh()
 
     def run_to(self, target: str) -> None:
-        """Step until the next state change, the next completed checkpoint, or the job's end."""
+        """Step until the next state change (task or job), the next JobStatus change, the next
+        completed checkpoint, or the job's end."""
         from pyflowkit.runtime import predicates
 
         self._need_run()
@@ -138,6 +139,9 @@ class Stepper(anywidget.AnyWidget):
             predicate = lambda run: self._completed_checkpoints() > done  # noqa: E731
         elif target == "state":
             predicate = predicates.next_state_change()
+        elif target == "job":
+            status = self.run.job_status
+            predicate = lambda run: run.job_status is not status  # noqa: E731
         else:
             predicate = predicates.job_finished()
         start = len(self.run.trace)

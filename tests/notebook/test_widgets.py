@@ -131,3 +131,28 @@ def test_step_and_local_run_subcommands(ip):
     assert "Sink: Print to Std. Out (6 records)" in result._repr_html_()
     res, cap = run(ip, "%pipeline run wc --target local --master spark://x:7077")
     assert res.error_in_exec is None and "--master only applies" in cap.stdout
+
+
+def test_stepper_runs_to_each_job_status_change_through_a_restart():
+    from pyflowkit.common import RestartStrategies
+    from pyflowkit.notebook.stepper import Stepper
+
+    env = word_count_env()
+    env.set_restart_strategy(RestartStrategies.fixed_delay_restart(2, 500))
+    stepper = Stepper(env, submit=True)
+    stepper.run_to("job")
+    assert stepper.job_status == "RUNNING"
+    while set(stepper.states.values()) != {"RUNNING"}:
+        stepper.step()
+    stepper.selected = next(k for k in sorted(stepper.states) if k.endswith("_1"))
+    stepper.fail_selected_task()
+    stepper.run_to("job")
+    assert stepper.job_status == "RESTARTING" and stepper.message.startswith("ran to job")
+    failed_at = stepper.run.now
+    stepper.run_to("job")
+    assert stepper.job_status == "RUNNING" and stepper.run.now - failed_at == 500
+    assert {r["attempt"] for r in stepper.tasks} == {1}
+    stepper.run_to("end")
+    assert stepper.job_status == "FINISHED"
+    with pytest.raises(ValueError, match=r"one of \('state', 'job', 'checkpoint', 'end'\)"):
+        stepper.run_to("lunch")
