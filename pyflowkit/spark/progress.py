@@ -82,6 +82,9 @@ class ProgressTracker:
             return None
         jobs_done = sum(1 for j in jobs if str(j.status) == "SUCCEEDED")
         known = [s for s in stages if s is not None]
+        if jobs and jobs_done == len(jobs):  # stages still incomplete now were skipped (reused)
+            known = [s for s in known if s.numTasks and s.numCompletedTasks >= s.numTasks]
+            stages = known
         stages_done = sum(1 for s in known if s.numTasks and s.numCompletedTasks >= s.numTasks)
         return SparkProgress(
             jobs_done=jobs_done,

@@ -12,8 +12,6 @@ import pickle
 from collections.abc import Iterator
 from typing import Any
 
-from pyspark import cloudpickle
-
 from pyflowkit.operators.output import Output
 from pyflowkit.spark.partitioning import ChannelSelector
 
@@ -33,8 +31,10 @@ def dumps(obj: Any) -> bytes:
     try:
         data = pickle.dumps(obj, protocol=5)
     except Exception:
-        return b"C" + cloudpickle.dumps(obj, protocol=5)
+        data = b"__main__"
     if b"__main__" in data:
+        from pyspark import cloudpickle
+
         return b"C" + cloudpickle.dumps(obj, protocol=5)
     return b"P" + data
 

@@ -179,3 +179,30 @@ def test_explain_spark_names_stages_and_edges(spark) -> None:
     assert "stage 0: Source: Collection Source" in text
     assert "HASH (ALL_TO_ALL)" in text
     assert "MapInArrow" in plan.physical_plan or "mapInArrow" in plan.physical_plan.lower()
+
+
+def test_progress_reports_tasks_done_and_a_text_line(spark) -> None:
+    from pyflowkit.spark.executor import execute
+
+    seen = []
+    src = source(list(range(8)))
+    sink = collect_sink(keyed(src, 2), 2)
+    result = execute(
+        job([sink], parallelism=2), spark=spark, progress=seen.append, print_output=False
+    )
+    final = seen[-1]
+    assert final.status == "FINISHED" and result.progress == final
+    assert final.jobs_total >= 1 and final.jobs_done == final.jobs_total
+    assert final.tasks_total >= 3 and final.tasks_done == final.tasks_total
+    assert final.line().startswith("[Spark] FINISHED: jobs ")
+
+
+def test_to_pandas_gives_one_column_per_tuple_field(spark) -> None:
+    src = source(["a", "b", "a"])
+    result = run(spark, [collect_sink(keyed(src, 1), 1)], parallelism=1)
+    frame = result.to_pandas("Collect")
+    assert list(frame.columns) == ["f0", "f1", "f2"]
+    assert sorted(map(tuple, frame.values.tolist())) == [("a", 1, 0), ("a", 2, 0), ("b", 1, 0)]
+    assert result.results_by_node and list(result.results_by_node.values())[0] == list(
+        result.results["Sink: Collect"]
+    )
