@@ -145,7 +145,8 @@ function table(rows, columns, cls) {
   for (const row of rows) {
     const tr = el("tr");
     for (const c of cols) {
-      const td = el("td", c === "state" ? `pfk-state-${row[c]}` : "", row[c] === null ? "" : String(row[c]));
+      const cls = c === "state" ? `pfk-state-${row[c]}` : c === "status" ? `pfk-ck-status pfk-ck-status-${row[c]}` : "";
+      const td = el("td", cls, row[c] === null || row[c] === undefined ? "" : String(row[c]));
       tr.appendChild(td);
     }
     t.appendChild(tr);
@@ -275,19 +276,37 @@ function renderStepper(model, root) {
   const drawCheckpoints = () => {
     const ck = model.get("checkpoints") || {};
     const parts = [];
-    if (!ck.available) parts.push(el("div", "pfk-note", ck.note || "no checkpoints"));
-    for (const row of ck.history || []) {
-      if (row.status !== "IN_PROGRESS") continue;
-      const acks = Number(row.acknowledged ?? row.num_acknowledged_subtasks ?? 0);
-      const total = Number(row.total ?? row.num_subtasks ?? 1);
+    if (!ck.available) {
+      parts.push(el("div", "pfk-note", ck.note || "no checkpoints"));
+      return ckBox.replaceChildren(...parts);
+    }
+    const counts = ck.counts || {};
+    parts.push(
+      el("div", "pfk-ck-counts",
+        `completed ${counts.COMPLETED || 0} · in progress ${counts.IN_PROGRESS || 0} · failed ${counts.FAILED || 0}`),
+    );
+    for (const row of ck.pending || []) {
       const p = el("progress", "pfk-ck-progress");
-      p.max = total;
-      p.value = acks;
-      const line = el("div", "pfk-ck-line", `checkpoint ${row.id}: ${acks}/${total} acks `);
+      p.max = Math.max(1, row.total);
+      p.value = row.acks;
+      const kind = row.is_savepoint ? "savepoint" : "checkpoint";
+      const line = el("div", "pfk-ck-line", `${kind} ${row.id}: ${row.acks}/${row.total} acks `);
+      line.dataset.checkpointId = String(row.id);
       line.appendChild(p);
       parts.push(line);
     }
-    if ((ck.history || []).length) parts.push(table(ck.history, null, "pfk-ck-history"));
+    const history = ck.history || [];
+    if (!history.length) parts.push(el("div", "pfk-note", "no checkpoint triggered yet"));
+    else {
+      const t = table(history, ck.columns, "pfk-ck-history");
+      t.querySelectorAll("tr").forEach((tr, i) => {
+        if (i === 0) return;
+        const row = history[i - 1];
+        tr.dataset.checkpointId = String(row.id);
+        tr.classList.add(`pfk-ck-${row.status}`);
+      });
+      parts.push(t);
+    }
     ckBox.replaceChildren(...parts);
   };
   const drawState = () => {

@@ -19,9 +19,31 @@ from pyflowkit.render.states import STATE_COLOURS
 
 EVENT_LOG_SIZE = 200
 RUN_TO_TARGETS = ("state", "job", "checkpoint", "end")
+RUN_TO_LABELS = {
+    "state": "next state change",
+    "job": "next JobStatus change",
+    "checkpoint": "next completed checkpoint",
+    "end": "job end",
+}
 NO_CHECKPOINTS = (
     "checkpoints are not available in this runtime yet (JobRun has no trigger_checkpoint); "
     "nothing was triggered"
+)
+#: Checkpoint statuses as Flink's REST API spells them (``CheckpointStatsStatus``).
+CHECKPOINT_STATUSES = ("IN_PROGRESS", "COMPLETED", "FAILED")
+#: The checkpoint history columns shown, in the web UI's order (Flink REST ``/checkpoints`` names).
+CHECKPOINT_COLUMNS = (
+    "id",
+    "status",
+    "is_savepoint",
+    "num_acknowledged_subtasks",
+    "num_subtasks",
+    "trigger_timestamp",
+    "latest_ack_timestamp",
+    "end_to_end_duration",
+    "state_size",
+    "alignment_buffered",
+    "failure_message",
 )
 
 
@@ -135,8 +157,7 @@ class Stepper(anywidget.AnyWidget):
             if not hasattr(self.run, "checkpoints_frame"):
                 self.message = NO_CHECKPOINTS
                 return
-            done = self._completed_checkpoints()
-            predicate = lambda run: self._completed_checkpoints() > done  # noqa: E731
+            predicate = self._next_completed_checkpoint()
         elif target == "state":
             predicate = predicates.next_state_change()
         elif target == "job":
@@ -144,9 +165,14 @@ class Stepper(anywidget.AnyWidget):
             predicate = lambda run: run.job_status is not status  # noqa: E731
         else:
             predicate = predicates.job_finished()
+        from pyflowkit.errors import IllegalArgumentException
+
         start = len(self.run.trace)
         try:
             self.run.run_until(predicate)
+        except IllegalArgumentException as exc:  # the simulation ran out of events first
+            self.message = f"no {RUN_TO_LABELS[target]}: {exc}"
+            return
         finally:
             self._log.extend(self._event_row(e) for e in self.run.trace[start:])
             self.refresh()
@@ -224,9 +250,20 @@ class Stepper(anywidget.AnyWidget):
             "message": e.message,
         }
 
-    def _completed_checkpoints(self) -> int:
-        frame = self.run.checkpoints_frame()
-        return int((frame["status"] == "COMPLETED").sum()) if "status" in frame else 0
+    def _next_completed_checkpoint(self) -> Any:
+        """Predicate: one more checkpoint COMPLETED than now (the runtime's, else from the frame)."""
+        from pyflowkit.runtime import predicates
+
+        ready_made = getattr(predicates, "checkpoint_completed", None)
+        if ready_made is not None:
+            return ready_made()
+
+        def completed(run: Any) -> int:
+            frame = run.checkpoints_frame()
+            return int((frame["status"] == "COMPLETED").sum()) if "status" in frame else 0
+
+        done = completed(self.run)
+        return lambda run: completed(run) > done
 
     def execution_states(self) -> dict[str, str]:
         """``ev_<JobVertexID>_<i>`` → ExecutionState name of the current attempt."""
@@ -252,9 +289,38 @@ class Stepper(anywidget.AnyWidget):
             self._refresh_keyed_state()
 
     def _checkpoint_pane(self) -> dict[str, Any]:
+        """Counts, one progress row per pending checkpoint (acks / total), the history newest first."""
         if not hasattr(self.run, "checkpoints_frame"):
-            return {"available": False, "history": [], "note": NO_CHECKPOINTS}
-        return {"available": True, "history": _records(self.run.checkpoints_frame()), "note": ""}
+            return {
+                "available": False,
+                "note": NO_CHECKPOINTS,
+                "history": [],
+                "pending": [],
+                "counts": {},
+                "columns": [],
+            }
+        rows = sorted(_records(self.run.checkpoints_frame()), key=lambda r: -int(r["id"]))
+        counts = {s: sum(r["status"] == s for r in rows) for s in CHECKPOINT_STATUSES}
+        pending = [
+            {
+                "id": r["id"],
+                "acks": r.get("num_acknowledged_subtasks") or 0,
+                "total": r.get("num_subtasks") or 0,
+                "is_savepoint": bool(r.get("is_savepoint")),
+            }
+            for r in rows
+            if r["status"] == "IN_PROGRESS"
+        ]
+        columns = [c for c in CHECKPOINT_COLUMNS if any(c in r for r in rows)] or list(
+            CHECKPOINT_COLUMNS
+        )
+        return {
+            "available": True,
+            "history": rows,
+            "pending": pending,
+            "counts": counts,
+            "columns": columns,
+        }
 
     def _refresh_keyed_state(self) -> None:
         if self.run is None or not self.selected.startswith("ev_"):
@@ -326,8 +392,24 @@ class Stepper(anywidget.AnyWidget):
         return (
             f"<div class='pfk-static'><b>JobStatus: {status}</b> · step {self.step_count}"
             f"{_svg_element(static_svg(self.svg, self.states, self.edge_marks))}"
-            f"<table><tr><th>subtask</th><th>state</th></tr>{rows}</table></div>"
+            f"<table><tr><th>subtask</th><th>state</th></tr>{rows}</table>"
+            f"{_checkpoint_table(self.checkpoints)}</div>"
         )
+
+
+def _checkpoint_table(pane: dict[str, Any]) -> str:
+    """The checkpoint history as a static HTML table (empty when there is none)."""
+    from html import escape
+
+    history, columns = pane.get("history") or [], pane.get("columns") or []
+    if not history:
+        return ""
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
+        for r in history
+    )
+    return f"<b>Checkpoints</b><table class='pfk-ck-history'><tr>{head}</tr>{body}</table>"
 
 
 def _svg_element(svg: str) -> str:

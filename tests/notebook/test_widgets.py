@@ -156,3 +156,78 @@ def test_stepper_runs_to_each_job_status_change_through_a_restart():
     assert stepper.job_status == "FINISHED"
     with pytest.raises(ValueError, match=r"one of \('state', 'job', 'checkpoint', 'end'\)"):
         stepper.run_to("lunch")
+
+
+class RunWithCheckpoints:
+    """A real JobRun plus scripted ``checkpoints_frame`` rows (Flink REST ``/checkpoints`` names)."""
+
+    def __init__(self, run, rows):
+        self._run, self.rows = run, rows
+
+    def __getattr__(self, name):
+        return getattr(self._run, name)
+
+    def checkpoints_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.rows)
+
+
+def checkpoint_row(cid, status, acks, total=5, savepoint=False):
+    return {
+        "id": cid,
+        "status": status,
+        "is_savepoint": savepoint,
+        "trigger_timestamp": 100 * cid,
+        "latest_ack_timestamp": 100 * cid + 7 if acks else None,
+        "num_acknowledged_subtasks": acks,
+        "num_subtasks": total,
+        "end_to_end_duration": 7 if status == "COMPLETED" else None,
+        "state_size": 96 * acks,
+        "alignment_buffered": 0,
+        "failure_message": "Checkpoint expired before completing." if status == "FAILED" else None,
+    }
+
+
+def test_checkpoint_pane_shows_progress_counts_and_history_newest_first():
+    from pyflowkit.notebook.stepper import CHECKPOINT_COLUMNS, Stepper
+
+    stepper = Stepper(word_count_env(), submit=True)
+    stepper.run = RunWithCheckpoints(
+        stepper.run,
+        [
+            checkpoint_row(1, "COMPLETED", 5),
+            checkpoint_row(2, "FAILED", 2),
+            checkpoint_row(3, "IN_PROGRESS", 3, savepoint=True),
+        ],
+    )
+    stepper.refresh()
+    pane = stepper.checkpoints
+    assert pane["available"] is True
+    assert pane["counts"] == {"IN_PROGRESS": 1, "COMPLETED": 1, "FAILED": 1}
+    assert pane["pending"] == [{"id": 3, "acks": 3, "total": 5, "is_savepoint": True}]
+    assert [r["id"] for r in pane["history"]] == [3, 2, 1]
+    assert pane["columns"] == list(CHECKPOINT_COLUMNS)
+    assert pane["history"][2]["latest_ack_timestamp"] == 107
+    assert pane["history"][0]["end_to_end_duration"] is None  # NaN in the frame → null in JSON
+    html = bundle_of(stepper)["text/html"]
+    assert "<table class='pfk-ck-history'>" in html
+    assert "<td>COMPLETED</td>" in html and "Checkpoint expired before completing." in html
+
+
+def test_checkpoint_pane_without_checkpoint_support_says_so():
+    from pyflowkit.notebook.stepper import NO_CHECKPOINTS, Stepper
+
+    stepper = Stepper(word_count_env(), submit=True)
+    stepper.run = RunWithCheckpoints(stepper.run, [])
+    del RunWithCheckpoints.checkpoints_frame  # a runtime without the method
+    try:
+        stepper.refresh()
+        assert stepper.checkpoints["available"] is False
+        assert stepper.checkpoints["note"] == NO_CHECKPOINTS
+        assert "pfk-ck-history" not in bundle_of(stepper)["text/html"]
+    finally:
+        RunWithCheckpoints.checkpoints_frame = _checkpoints_frame
+
+
+_checkpoints_frame = RunWithCheckpoints.checkpoints_frame
