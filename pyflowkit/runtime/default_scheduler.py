@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyflowkit.errors import JobException, NoResourceAvailableException
 from pyflowkit.graph.execution_graph import ExecutionGraph
@@ -75,6 +75,7 @@ class DefaultScheduler:
         self.restart_event = None
         self.failure_cause: BaseException | None = None
         self.failure_traceback: str | None = None
+        self.restored: Any = None  # RestoredState the next deployments start from (or None)
         job_master.slot_pool.on_slot_available = self._try_deploy
         job_master.slot_pool.on_request_timeout = self._on_slot_request_timeout
 
@@ -181,7 +182,18 @@ class DefaultScheduler:
             produced_partitions=tuple(produced),
             input_gates=tuple(gates),
             settings=getattr(self.jm.job_graph.stream_graph, "execution_config", None),
+            extra=self._restore_extra(ev),
         )
+
+    def _restore_extra(self, ev: ExecutionVertex) -> dict[str, Any]:
+        """``JobManagerTaskRestore`` of the subtask: its share of the restored checkpoint."""
+        if self.restored is None:
+            return {}
+        key = (ev.job_vertex.id, ev.subtask_index)
+        return {
+            "restore": self.restored.task_restore.get(key),
+            "restore_checkpoint_id": self.restored.checkpoint.checkpoint_id,
+        }
 
     # -- state updates from TaskExecutors -------------------------------------------------------
     def find_execution(self, attempt_id: str) -> Execution | None:
@@ -214,6 +226,9 @@ class DefaultScheduler:
 
     def mark_failed(self, e: Execution, cause: BaseException, tb: str | None) -> None:
         """``Execution.markFailed`` → ``handleTaskFailure``."""
+        coord = self.jm.checkpoint_coordinator
+        if coord is not None:
+            coord.fail_unacknowledged_pending_checkpoints_for(e.attempt_id)
         e.failure_cause = cause
         e.failure_traceback = tb or format_failure(cause)
         where = f" on {e.slot.location}" if e.slot is not None else ""
@@ -281,7 +296,18 @@ class DefaultScheduler:
         self.jm.transition_job_status(JobStatus.RUNNING)
         for ev in region:
             ev.reset_for_new_execution(self.bus)
+        self.restore_state()
         self.strategy.restart_tasks(region)
+
+    def restore_state(self) -> None:
+        """``SchedulerBase.restoreState``: abort pending checkpoints, restore the latest one."""
+        from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason
+
+        coord = self.jm.checkpoint_coordinator
+        if coord is None:
+            return
+        coord.abort_pending_checkpoints(CheckpointFailureReason.JOB_FAILOVER_REGION)
+        self.restored = coord.restore_latest_checkpointed_state()
 
     def cancel_execution(self, e: Execution) -> None:
         """``Execution.cancel``: nothing deployed → CANCELED; deployed → CANCELING + RPC."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pyflowkit.graph.job_graph import JobGraph
 from pyflowkit.runtime.execution_state import ExecutionState
@@ -36,6 +36,7 @@ class JobMaster:
         self.failure_traceback: str | None = None
         self.fencing_token = bus.new_id()
         self.slot_pool = SlotPool(self, bus, rm)
+        self.checkpoint_coordinator: Any = None
         bus.emit(
             "JobMaster",
             "JobMaster.<init>",
@@ -43,6 +44,13 @@ class JobMaster:
             job=self.job_id,
         )
         self.scheduler = DefaultScheduler(self)
+        restore = job_graph.savepoint_restore_settings
+        if is_periodic_checkpointing_enabled(job_graph) or restore is not None:
+            self.enable_checkpointing()
+        if restore is not None:
+            self.scheduler.restored = self.checkpoint_coordinator.restore_savepoint(
+                restore.restore_path, restore.allow_non_restored_state
+            )
         bus.emit(
             "JobMaster",
             "JobMaster.<init>",
@@ -63,6 +71,17 @@ class JobMaster:
             f"{self.job_name} ({self.job_id}).",
             job=self.job_id,
         )
+
+    def enable_checkpointing(self) -> Any:
+        """``ExecutionGraph.enableCheckpointing``: the job's CheckpointCoordinator (created once)."""
+        if self.checkpoint_coordinator is None:
+            from pyflowkit.runtime.checkpoint.coordinator import CheckpointCoordinator
+            from pyflowkit.runtime.checkpoint.integration import JobMasterCheckpointGateway
+
+            self.checkpoint_coordinator = CheckpointCoordinator(
+                self.job_graph, self.bus, JobMasterCheckpointGateway(self)
+            )
+        return self.checkpoint_coordinator
 
     def start(self) -> None:
         """``JobMaster.start`` → startJobExecution: connect to the RM, start scheduling."""
@@ -97,6 +116,12 @@ class JobMaster:
             old_state=current.value,
             new_state=target.value,
         )
+        coord = self.checkpoint_coordinator
+        if coord is not None:  # CheckpointCoordinatorDeActivator / onTerminalState
+            if target.is_globally_terminal_state():
+                coord.shutdown_coordinator()
+            else:
+                coord.job_status_changed(target.value)
         if target.is_globally_terminal_state():
             self._job_reached_terminal_state()
 
@@ -170,3 +195,9 @@ class JobMaster:
         self.scheduler.pending_restart.clear()
         self.scheduler.cancel_all()
         self.check_job_progress()
+
+
+def is_periodic_checkpointing_enabled(job_graph: JobGraph) -> bool:
+    """``CheckpointCoordinatorConfiguration.isCheckpointingEnabled`` (interval < Long.MAX_VALUE)."""
+    settings = job_graph.checkpointing_settings
+    return settings is not None and 0 < settings.checkpoint_interval < 2**63 - 1

@@ -131,8 +131,29 @@ class StreamTask:
         self.chain = self.task.chain_factory(
             tdd.job_vertex, self.task.task_env, outputs, tdd.settings
         )
-        self.chain.initialize_state(None)  # no checkpoints yet: a restart starts with empty state
+        checkpointing = self.checkpointing
+        checkpointing.restore(
+            self.chain, tdd.extra.get("restore"), tdd.extra.get("restore_checkpoint_id")
+        )
+        jm = self.task.task_executor.job_master
+        settings = None if jm is None else jm.job_graph.checkpointing_settings
+        checkpointing.setup(self.chain, self.record_writers, list(self.input_gates()), settings)
         self.chain.open()
+
+    @property
+    def checkpointing(self) -> Any:
+        """The task's checkpoint side (``SubtaskCheckpointCoordinator``, barrier handler)."""
+        from pyflowkit.runtime.checkpoint.integration import driver
+
+        return driver(self.task)
+
+    def input_gates(self) -> list[SingleInputGate]:
+        return []
+
+    def suspended_by_savepoint(self) -> bool:
+        """A synchronous savepoint (stop-with-savepoint) holds the task until it completes."""
+        cp = self.task.checkpointing
+        return cp is not None and cp.sync_savepoint_id is not None
 
     def after_invoke(self) -> None:
         self.chain.close()
@@ -179,7 +200,9 @@ class SourceStreamTask(StreamTask):
     kind = "SourceStreamTask"
 
     def is_default_action_available(self) -> bool:
-        return not self.end_of_input and self.outputs_available()
+        return (
+            not self.end_of_input and self.outputs_available() and not self.suspended_by_savepoint()
+        )
 
     def process_input(self, fast: bool) -> str:
         cfg = self.task.bus.config
@@ -218,11 +241,15 @@ class _InputTask(StreamTask):
         self.input_watermarks = {i: LONG_MIN_VALUE for i in counts}
         super().before_invoke()
 
+    def input_gates(self) -> list[SingleInputGate]:
+        return self.gates
+
     def is_default_action_available(self) -> bool:
         return (
             not self.end_of_input
             and any(g.has_data() for g in self.gates)
             and self.outputs_available()
+            and not self.suspended_by_savepoint()
         )
 
     def queued_input_buffers(self) -> int:
@@ -256,9 +283,12 @@ class _InputTask(StreamTask):
     def _process_buffer(self, gate: SingleInputGate, channel: Any, buffer: Buffer) -> str:
         idx = gate.input_index
         chain = self.chain
+        checkpointing = self.task.checkpointing
         if buffer.is_event:
             channel.recycle()
             if isinstance(buffer.event, EndOfPartitionEvent):
+                if checkpointing is not None:
+                    checkpointing.on_end_of_partition(gate, channel)
                 channel.finished = True
                 msg = f"{self.task.name} received EndOfPartitionEvent on channel {channel.index}"
                 if all(g.is_finished for g in self.gates if g.input_index == idx):
@@ -269,8 +299,15 @@ class _InputTask(StreamTask):
                     self.end_of_input = True
                     msg += "; all input ended"
                 return msg + "."
-            return f"{self.task.name} received {buffer.event!r}."
+            handled = (
+                None
+                if checkpointing is None
+                else checkpointing.on_event(gate, channel, buffer.event)
+            )
+            return handled or f"{self.task.name} received {buffer.event!r}."
         elements = buffer.elements
+        if checkpointing is not None:
+            checkpointing.record_in_flight(gate, channel, elements)
         n_records = 0
         watermarks = 0
         try:  # fast path: a buffer of records only ((value, timestamp) pairs)

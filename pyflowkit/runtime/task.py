@@ -62,6 +62,7 @@ class Task:
         self.failure_cause: BaseException | None = None
         self.failure_traceback: str | None = None
         self.invoking = False
+        self.checkpointing: Any = None  # TaskCheckpointDriver, created by StreamTask.beforeInvoke
         jv = tdd.job_vertex
         cls = STREAM_TASK_CLASSES.get(jv.invokable_class)
         if cls is None:
@@ -105,8 +106,8 @@ class Task:
             **extra,
         )
 
-    def emit(self, method: str, message: str, data: bool = False) -> None:
-        self.bus.emit(self.name, method, message, data=data, **self._subjects())
+    def emit(self, method: str, message: str, data: bool = False, **extra: Any) -> None:
+        self.bus.emit(self.name, method, message, data=data, **self._subjects(**extra))
 
     # -- thread ---------------------------------------------------------------------------------
     def start_task_thread(self) -> None:

@@ -28,6 +28,7 @@ class TraceEvent:
     attempt: int | None = None
     old_state: str | None = None
     new_state: str | None = None
+    checkpoint: int | None = None  # the checkpoint id an event of the checkpoint protocol is about
 
     @property
     def is_state_change(self) -> bool:

@@ -1,11 +1,9 @@
-"""Checkpoints on the real simulated cluster (wired by tests/checkpoint/wiring.py)."""
+"""Checkpoints on the real simulated cluster."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
-
-import pytest
 
 from pyflowkit.common import Configuration
 from pyflowkit.common.restart_strategy import RestartStrategies
@@ -13,14 +11,8 @@ from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.runtime import ExecutionState, JobStatus, MiniCluster
 from pyflowkit.runtime.predicates import all_tasks_in, job_finished
 from pyflowkit.runtime.two_phase_commit import TransactionalListSink, TransactionStore
-from tests.checkpoint.wiring import install
 
 WORDS = ("to be or not to be that is the question " * 6).split()
-
-
-@pytest.fixture(autouse=True)
-def _wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    install(monkeypatch)
 
 
 def word_count(store: TransactionStore, interval: int = 20) -> Any:

@@ -39,10 +39,8 @@ from pyflowkit.runtime.checkpoint.request_decider import (
 from pyflowkit.runtime.checkpoint.state_assignment import StateAssignmentOperation, TaskRestore
 from pyflowkit.runtime.checkpoint.stats import CheckpointStatsTracker
 from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics, TaskStateSnapshot
-from pyflowkit.runtime.trace import TRACE_COLUMNS
 
 LONG_MAX_VALUE = 2**63 - 1
-_TRACE_HAS_CHECKPOINT = "checkpoint" in TRACE_COLUMNS
 
 
 class CheckpointGateway(Protocol):
@@ -122,7 +120,7 @@ class CheckpointCoordinator:
 
     # -- trace ----------------------------------------------------------------------------------
     def _emit(self, method: str, message: str, checkpoint_id: int | None = None, **kw: Any) -> None:
-        if checkpoint_id is not None and _TRACE_HAS_CHECKPOINT:
+        if checkpoint_id is not None:
             kw["checkpoint"] = checkpoint_id
         self.bus.emit("JobMaster", method, message, job=self.job_id, **kw)
 
@@ -577,6 +575,39 @@ class CheckpointCoordinator:
             latest.checkpoint_id, self.bus.now, latest.is_savepoint, latest.external_pointer
         )
         return RestoredState(latest, op.assign_states(), dict(latest.channel_states))
+
+    def restore_savepoint(
+        self, path: str, allow_non_restored_state: bool = False
+    ) -> RestoredState | None:
+        """``restoreSavepoint``: load and validate it, make it the latest checkpoint, restore."""
+        from pyflowkit.runtime.checkpoint.savepoint import read_savepoint
+        from pyflowkit.runtime.checkpoint.state_assignment import check_state_mapping
+
+        metadata, states = read_savepoint(path)
+        check_state_mapping(states, self.job_graph.vertices, path, allow_non_restored_state)
+        allowing = "allowing non restored state" if allow_non_restored_state else ""
+        self._emit(
+            "CheckpointCoordinator.restoreSavepoint",
+            f"Starting job {self.job_id} from savepoint {path} ({allowing})",
+        )
+        timestamp = int(metadata["timestamp"])
+        completed = CompletedCheckpoint(
+            self.job_id,
+            int(metadata["checkpoint_id"]),
+            timestamp,
+            timestamp,
+            states,
+            CheckpointProperties.for_savepoint(),
+            external_pointer=str(path),
+        )
+        self.add_restored_savepoint(completed)
+        self._emit(
+            "CheckpointCoordinator.restoreSavepoint",
+            f"Reset the checkpoint ID of job {self.job_id} to {self.checkpoint_id_counter}.",
+        )
+        return self.restore_latest_checkpointed_state(
+            allow_non_restored_state=allow_non_restored_state
+        )
 
     def add_restored_savepoint(self, completed: CompletedCheckpoint) -> None:
         """A savepoint a job starts from becomes its latest checkpoint (ids continue after it)."""

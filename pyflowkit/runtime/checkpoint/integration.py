@@ -19,7 +19,6 @@ from pyflowkit.runtime.checkpoint.barrier_handlers import (
 )
 from pyflowkit.runtime.checkpoint.barriers import CancelCheckpointMarker, CheckpointBarrier
 from pyflowkit.runtime.checkpoint.checkpointed_function import initialize_function_states
-from pyflowkit.runtime.checkpoint.coordinator import _TRACE_HAS_CHECKPOINT
 from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason as R
 from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 from pyflowkit.runtime.checkpoint.subtask_coordinator import (
@@ -30,7 +29,7 @@ from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics
 
 
 def _cp(checkpoint_id: int) -> dict[str, Any]:
-    return {"checkpoint": checkpoint_id} if _TRACE_HAS_CHECKPOINT else {}
+    return {"checkpoint": checkpoint_id}
 
 
 class JobMasterCheckpointGateway:
@@ -146,6 +145,7 @@ class TaskCheckpointDriver:
         self.offsets: dict[int, int] = {}
         self.in_flight: dict[int, SyncSnapshot] = {}
         self.alignment: dict[int, int] = {}
+        self.sync_savepoint_id: int | None = None  # stop-with-savepoint holds the task
 
     # -- setup ----------------------------------------------------------------------------------
     def setup(self, chain: Any, writers: list[Any], gates: list[Any], settings: Any) -> None:
@@ -169,14 +169,18 @@ class TaskCheckpointDriver:
                 log=lambda m: self.task.emit("CheckpointBarrierHandler.processBarrier", m),
             )
 
-    def restore(self, chain: Any, restored: dict[str, Any] | None) -> None:
+    def restore(
+        self, chain: Any, restored: dict[str, Any] | None, checkpoint_id: int | None = None
+    ) -> None:
         """``initializeState`` of the chain with the task's restored state, then user functions."""
         chain.initialize_state(restored)
         initialize_function_states(list(getattr(chain, "operators", [])))
         if restored:
+            extra = {} if checkpoint_id is None else {"checkpoint": checkpoint_id}
             self.task.emit(
                 "StreamTask.initializeStateAndOpenOperators",
                 f"{self.task.name} restored the state of {len(restored)} operator(s).",
+                **extra,
             )
 
     def _resume(self, flat_index: int) -> None:
@@ -258,6 +262,7 @@ class TaskCheckpointDriver:
             "Task.triggerCheckpointBarrier",
             f"{task.name} puts triggerCheckpointAsync for checkpoint {checkpoint_id} into its "
             "mailbox (priority mail).",
+            checkpoint=checkpoint_id,
         )
         task.mailbox.put(
             Mail(
@@ -284,8 +289,11 @@ class TaskCheckpointDriver:
             f"{task.name} took the synchronous part of checkpoint {barrier.id}: "
             f"prepareSnapshotPreBarrier, broadcast {barrier!r} to all outputs, snapshotState of "
             f"[{', '.join(names)}].",
+            checkpoint=barrier.id,
         )
         self.in_flight[barrier.id] = sync
+        if barrier.options.checkpoint_type.is_synchronous:
+            self.sync_savepoint_id = barrier.id  # runSynchronousSavepointMailboxLoop
         if self._waiting_for_channel_state(barrier.id):
             return
         self._schedule_async(barrier.id)
@@ -329,15 +337,18 @@ class TaskCheckpointDriver:
             "AsyncCheckpointRunnable.run",
             f"{task.name} finished the asynchronous part of checkpoint {checkpoint_id} "
             f"({snapshot.state_size} bytes).",
+            checkpoint=checkpoint_id,
         )
         task.emit(
             "TaskStateManagerImpl.reportTaskStateSnapshots",
             f"{task.name} reports its state of checkpoint {checkpoint_id} to the "
             "CheckpointResponder.",
+            checkpoint=checkpoint_id,
         )
         task.emit(
             "RpcCheckpointResponder.acknowledgeCheckpoint",
             f"{task.name} acknowledges checkpoint {checkpoint_id} to the JobMaster.",
+            checkpoint=checkpoint_id,
         )
         jm = task.task_executor.job_master
         te = task.task_executor
@@ -359,6 +370,7 @@ class TaskCheckpointDriver:
         task.emit(
             "RpcCheckpointResponder.declineCheckpoint",
             f"{task.name} declines checkpoint {checkpoint_id}: {reason.message}",
+            checkpoint=checkpoint_id,
         )
         if jm is None or not te.alive:
             return
@@ -381,6 +393,7 @@ class TaskCheckpointDriver:
             "Task.notifyCheckpointComplete",
             f"{task.name} puts notifyCheckpointCompleteAsync for checkpoint {checkpoint_id} into "
             "its mailbox (priority mail).",
+            checkpoint=checkpoint_id,
         )
 
         def run() -> None:
@@ -392,7 +405,10 @@ class TaskCheckpointDriver:
                 "SubtaskCheckpointCoordinatorImpl.notifyCheckpointComplete",
                 f"{task.name}: notifyCheckpointComplete {checkpoint_id} reached every operator "
                 f"of the chain [{', '.join(names)}] and their CheckpointListener functions.",
+                checkpoint=checkpoint_id,
             )
+            if checkpoint_id == self.sync_savepoint_id:
+                self._finish_after_sync_savepoint(checkpoint_id)
 
         task.mailbox.put(
             Mail(f"StreamTask.notifyCheckpointCompleteAsync (checkpoint {checkpoint_id})", run),
@@ -400,11 +416,26 @@ class TaskCheckpointDriver:
         )
         task.schedule_mailbox()
 
+    def _finish_after_sync_savepoint(self, checkpoint_id: int) -> None:
+        """After a stop-with-savepoint completed: sources finish, the others drain and end."""
+        self.sync_savepoint_id = None
+        inv = self.task.invokable
+        if not self.task.tdd.input_gates:
+            inv.end_of_input = True
+            self.task.emit(
+                "SourceStreamTask.finishTask",
+                f"{self.task.name} stops its source after savepoint {checkpoint_id} "
+                "(stop-with-savepoint).",
+                checkpoint=checkpoint_id,
+            )
+
     def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
         from pyflowkit.runtime.mailbox import Mail
 
         def run() -> None:
             self.in_flight.pop(checkpoint_id, None)
+            if checkpoint_id == self.sync_savepoint_id:
+                self.sync_savepoint_id = None  # the savepoint failed: the task goes on
             if self.subtask is not None:
                 self.subtask.notify_checkpoint_aborted(checkpoint_id)
 
