@@ -14,6 +14,7 @@ import anywidget
 import traitlets as t
 
 from pyflowkit.notebook.assets import widget_file
+from pyflowkit.notebook.channel_marks import channel_marks
 from pyflowkit.notebook.graph_view import static_svg
 from pyflowkit.render.states import STATE_COLOURS
 
@@ -284,8 +285,7 @@ class Stepper(anywidget.AnyWidget):
             self.slots = _records(run.slots_frame())
             self.events = self._log[-EVENT_LOG_SIZE:]
             self.checkpoints = self._checkpoint_pane()
-            marks = getattr(run, "edge_marks", None)
-            self.edge_marks = dict(marks()) if callable(marks) else {}
+            self.edge_marks = channel_marks(run) if hasattr(run, "task_executors") else {}
             self._refresh_keyed_state()
 
     def _checkpoint_pane(self) -> dict[str, Any]:

@@ -231,3 +231,37 @@ def test_checkpoint_pane_without_checkpoint_support_says_so():
 
 
 _checkpoints_frame = RunWithCheckpoints.checkpoints_frame
+
+
+def test_edge_marks_name_the_rendered_edges_of_barriers_and_blocked_channels():
+    import re
+
+    from pyflowkit.notebook.stepper import Stepper
+    from pyflowkit.runtime.checkpoint.barriers import CheckpointBarrier
+    from pyflowkit.runtime.checkpoint.properties import CheckpointOptions, CheckpointType
+    from pyflowkit.runtime.network import Buffer
+
+    stepper = Stepper(word_count_env(), submit=True)
+    while set(stepper.states.values()) != {"RUNNING"}:
+        stepper.step()
+    assert stepper.edge_marks == {}
+    edges = set(re.findall(r'<g id="(ee_[^"]+)" class="edge', stepper.svg))
+    reducer = next(v for v in stepper.job_graph.vertices if v.name.startswith("Keyed Reduce"))
+    task = next(
+        t
+        for te in stepper.run.task_executors
+        for t in te.tasks.values()
+        if t.tdd.job_vertex.id == reducer.id and t.tdd.subtask_index == 1
+    )
+    first, second = task.gates[0].channels
+    options = CheckpointOptions(CheckpointType.CHECKPOINT)
+    first.queue.append(Buffer(event=CheckpointBarrier(1, 0, options)))
+    second.blocked = True
+    stepper.refresh()
+    assert stepper.edge_marks == {
+        f"ee_{reducer.id}_1_0_{first.partition_id[1]}": "barrier",
+        f"ee_{reducer.id}_1_0_{second.partition_id[1]}": "blocked",
+    }
+    assert set(stepper.edge_marks) <= edges
+    svg = bundle_of(stepper)["image/svg+xml"]
+    assert f"#ee_{reducer.id}_1_0_{second.partition_id[1]} path {{stroke: #f5222d" in svg

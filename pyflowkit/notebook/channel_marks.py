@@ -1,0 +1,43 @@
+"""Which ExecutionGraph edges carry a checkpoint barrier, or are blocked by alignment, right now.
+
+No Flink counterpart: the web UI has none; this reads the simulated network of a ``JobRun``
+(subpartition queues, input channel queues and ``blocked`` flags) and names the edges the way
+``pyflowkit.render`` does (``ee_<consumer ExecutionVertexID>_<input number>_<producer subtask>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+BARRIER = "barrier"
+BLOCKED = "blocked"
+
+
+def _has_barrier(buffers: Iterable[Any]) -> bool:
+    from pyflowkit.runtime.checkpoint.barriers import CheckpointBarrier
+
+    return any(isinstance(getattr(b, "event", None), CheckpointBarrier) for b in buffers)
+
+
+def channel_marks(run: Any) -> dict[str, str]:
+    """``{edge id: "blocked" | "barrier"}`` for the live tasks' input channels (blocked wins)."""
+    marks: dict[str, str] = {}
+    for te in run.task_executors:
+        if not te.alive:
+            continue
+        for task in te.tasks.values():
+            if task.state.is_terminal():
+                continue
+            consumer = f"{task.tdd.job_vertex.id}_{task.tdd.subtask_index}"
+            for input_number, gate in enumerate(task.gates):
+                for channel in gate.channels:
+                    edge = f"ee_{consumer}_{input_number}_{channel.partition_id[1]}"
+                    in_flight = list(channel.queue)
+                    if channel.subpartition is not None:
+                        in_flight += channel.subpartition.queue
+                    if channel.blocked:
+                        marks[edge] = BLOCKED
+                    elif _has_barrier(in_flight):
+                        marks[edge] = BARRIER
+    return marks
