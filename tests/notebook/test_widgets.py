@@ -82,8 +82,8 @@ def test_stepper_steps_until_a_task_runs_and_to_the_end():
     assert stepper.job_status == "FINISHED" and set(stepper.states.values()) == {"FINISHED"}
     assert {r["state"] for r in stepper.tasks} == {"FINISHED"}
     assert len(stepper.slots) == 4
-    stepper.run_to("checkpoint")
-    assert "not available" in stepper.message
+    stepper.run_to("checkpoint")  # no checkpointing enabled: the job ends first
+    assert stepper.message.startswith("no next completed checkpoint: run_until: the simulation ran")
     data = bundle_of(stepper)
     assert "FINISHED" in data["text/html"] and "image/svg+xml" in data
 
@@ -215,22 +215,31 @@ def test_checkpoint_pane_shows_progress_counts_and_history_newest_first():
     assert "<td>COMPLETED</td>" in html and "Checkpoint expired before completing." in html
 
 
+class RunWithoutCheckpoints:
+    """A real JobRun as a runtime without checkpoint support would offer it."""
+
+    def __init__(self, run):
+        self._run = run
+
+    def __getattr__(self, name):
+        if "checkpoint" in name or "savepoint" in name:
+            raise AttributeError(name)
+        return getattr(self._run, name)
+
+
 def test_checkpoint_pane_without_checkpoint_support_says_so():
     from pyflowkit.notebook.stepper import NO_CHECKPOINTS, Stepper
 
     stepper = Stepper(word_count_env(), submit=True)
-    stepper.run = RunWithCheckpoints(stepper.run, [])
-    del RunWithCheckpoints.checkpoints_frame  # a runtime without the method
-    try:
-        stepper.refresh()
-        assert stepper.checkpoints["available"] is False
-        assert stepper.checkpoints["note"] == NO_CHECKPOINTS
-        assert "pfk-ck-history" not in bundle_of(stepper)["text/html"]
-    finally:
-        RunWithCheckpoints.checkpoints_frame = _checkpoints_frame
-
-
-_checkpoints_frame = RunWithCheckpoints.checkpoints_frame
+    stepper.run = RunWithoutCheckpoints(stepper.run)
+    stepper.refresh()
+    assert stepper.checkpoints["available"] is False
+    assert stepper.checkpoints["note"] == NO_CHECKPOINTS
+    assert "pfk-ck-history" not in bundle_of(stepper)["text/html"]
+    stepper.trigger_checkpoint()
+    assert stepper.message == NO_CHECKPOINTS
+    stepper.run_to("checkpoint")
+    assert stepper.message == NO_CHECKPOINTS
 
 
 def test_edge_marks_name_the_rendered_edges_of_barriers_and_blocked_channels():
