@@ -41,6 +41,16 @@ def has_class_in_mro(obj: Any, class_name: str) -> bool:
     return any(c.__name__ == class_name for c in type(obj).__mro__)
 
 
+def resolve_field(field: int | str, type_info: TypeInformation | None) -> int | str:
+    """A Row field name as its position when the declared type names it (Flink's FieldAccessor
+    resolves names against the TypeInformation, not against the record)."""
+    if isinstance(field, str) and isinstance(type_info, RowTypeInfo):
+        position = type_info.get_field_index(field)
+        if position >= 0:
+            return position
+    return field
+
+
 def validate_field(field: Any, type_info: TypeInformation | None, api: str, operator: str) -> None:
     """An aggregation field: a tuple/Row position (int) or a Row field name (str)."""
     if isinstance(field, bool) or not isinstance(field, (int, str)):

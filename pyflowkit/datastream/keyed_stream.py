@@ -13,6 +13,7 @@ from pyflowkit.common.typeinfo import TypeInformation
 from pyflowkit.datastream._util import (
     check_function,
     check_type_info,
+    resolve_field,
     validate_field,
 )
 from pyflowkit.datastream.data_stream import DataStream, _display_name
@@ -169,7 +170,14 @@ class KeyedStream(DataStream):
         t = self._one_input(
             "Keyed Aggregation",
             "StreamGroupedReduce",
-            {"function": None, "aggregation": {"kind": kind, "field": field, "first": True}},
+            {
+                "function": None,
+                "aggregation": {
+                    "kind": kind,
+                    "field": resolve_field(field, self._origin._transformation.output_type),
+                    "first": True,
+                },
+            },
             self._origin._transformation.output_type,
             ChainingStrategy.HEAD,
         )

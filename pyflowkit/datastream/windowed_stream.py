@@ -19,6 +19,7 @@ from pyflowkit.datastream._util import (
     check_type_info,
     function_name,
     has_class_in_mro,
+    resolve_field,
     validate_field,
 )
 from pyflowkit.datastream.data_stream import DataStream, _display_name
@@ -283,7 +284,11 @@ class WindowedStream:
             self._api(kind),
             _display_name(self._input._transformation),
         )
-        aggregation = {"kind": kind, "field": field, "first": True}
+        aggregation = {
+            "kind": kind,
+            "field": resolve_field(field, self._input._transformation.output_type),
+            "first": True,
+        }
         names = (_AGGREGATOR_NAMES[kind], "PassThroughWindowFunction")
         return self._build(
             "reduce",

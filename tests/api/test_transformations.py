@@ -121,7 +121,10 @@ def test_row_field_names_in_aggregations(env) -> None:
     row_type = Types.ROW_NAMED(["word", "n"], [Types.STRING(), Types.INT()])
     keyed = env.from_collection([1], type_info=row_type).key_by(lambda r: r[0])
     t = keyed.sum("n").get_transformation()
-    assert t.operator_factory.params["aggregation"]["field"] == "n"
+    # Flink's FieldAccessor resolves the name against the declared RowTypeInfo: position 1.
+    assert t.operator_factory.params["aggregation"]["field"] == 1
+    untyped = env.from_collection([1]).key_by(lambda r: r[0]).max_by("n").get_transformation()
+    assert untyped.operator_factory.params["aggregation"]["field"] == "n"
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,6 @@ SHARED_FUNCTION = (
     "subtasks (Flink deserialises a copy per subtask, as runtime/stream_task.isolated_vertex "
     "does); state handles taken in open() at p>1 point at the last-opened subtask's state"
 )
-ROW_BY_TYPE = (
-    "operators/window_aggregators: sum/max_by('amount') on positional Rows look the field up in "
-    "the Row's own names (KeyError 'amount') instead of the declared ROW_NAMED type's field index"
-)
 
 BATCH_IGNORED = (
     "runtime: set_runtime_mode(BATCH) is ignored by the simulated cluster — keyed "
@@ -35,6 +31,7 @@ BATCH_DIFFERS = [
     "keyed_reduce_p4_rebalanced_into_p1_sink",
     "generate_sequence_keyed_sum_batch_final_values",
     "keyed_process_processing_time_timer_far_future",
+    "keyed_row_positional_named_by_type_p2",
 ]
 
 KNOWN_BUGS: dict[tuple[str, str, str], str] = {
@@ -43,9 +40,6 @@ KNOWN_BUGS: dict[tuple[str, str, str], str] = {
 }
 for _name in BATCH_DIFFERS:
     KNOWN_BUGS[("runtime", _name, "BATCH")] = BATCH_IGNORED
-for _runtime in ("driver", "runtime", "spark"):
-    for _mode in ("STREAMING", "BATCH"):
-        KNOWN_BUGS[(_runtime, "keyed_row_positional_named_by_type_p2", _mode)] = ROW_BY_TYPE
 
 
 def params(runtime: str, pairs: list[tuple[Any, str]]) -> list[Any]:
