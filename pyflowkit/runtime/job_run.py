@@ -13,6 +13,7 @@ from pyflowkit.runtime.environment import EmptySchedule
 from pyflowkit.runtime.execution import Execution
 from pyflowkit.runtime.execution_state import ExecutionState
 from pyflowkit.runtime.job_master import JobMaster
+from pyflowkit.runtime.job_run_checkpoints import CheckpointingRun
 from pyflowkit.runtime.job_status import JobStatus
 from pyflowkit.runtime.resource_manager import ResourceManager
 from pyflowkit.runtime.rpc import ClusterConfig, RpcBus
@@ -26,7 +27,7 @@ class TaskFailure(Exception):
     """The cause given to ``JobRun.fail_task`` when none is passed."""
 
 
-class JobRun:
+class JobRun(CheckpointingRun):
     """One job on a simulated MiniCluster; ``step()`` delivers exactly one message or mail.
 
     Steering commands (``fail_task``, ``fail_task_manager``, ``cancel``, mode switches) are logged

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
@@ -50,11 +51,28 @@ class MiniCluster:
         )
         self.chain_factory = chain_factory or default_chain_factory
 
-    def submit(self, env_or_job_graph: Any, job_name: str | None = None) -> Any:
-        """``MiniCluster.submitJob``: a stepping handle on the job (nothing has happened yet)."""
+    def submit(
+        self,
+        env_or_job_graph: Any,
+        job_name: str | None = None,
+        savepoint_path: str | Path | None = None,
+        allow_non_restored_state: bool = False,
+    ) -> Any:
+        """``MiniCluster.submitJob``: a stepping handle on the job (nothing has happened yet).
+
+        ``savepoint_path`` starts the job from a savepoint (state matched to operators by uid or
+        generated id, redistributed by key group if the parallelism changed); Flink's error is
+        raised here when state maps to no operator, unless ``allow_non_restored_state``.
+        """
         from pyflowkit.runtime.job_run import JobRun
 
         job_graph = to_job_graph(env_or_job_graph, job_name, seed=self.config.seed)
+        if savepoint_path is None:
+            savepoint_path = configured_savepoint_path(job_graph)
+            if savepoint_path is not None:
+                allow_non_restored_state = allow_non_restored_state or _configured_allow(job_graph)
+        if savepoint_path is not None:
+            job_graph = with_savepoint(job_graph, savepoint_path, allow_non_restored_state)
         return JobRun(self.config, job_graph, self.chain_factory)
 
 
@@ -76,3 +94,37 @@ def to_job_graph(env_or_job_graph: Any, job_name: str | None = None, seed: int =
     stream_graph = get_stream_graph(job_name) if job_name is not None else get_stream_graph()
     rng = random.Random(f"job-id|{seed}|{stream_graph.job_name}")
     return create_job_graph(stream_graph, job_id=f"{rng.getrandbits(128):032x}")
+
+
+def _configuration(job_graph: JobGraph) -> dict[str, str]:
+    config = getattr(job_graph.stream_graph, "execution_config", None)
+    return dict(getattr(config, "configuration", {}) or {})
+
+
+def configured_savepoint_path(job_graph: JobGraph) -> str | None:
+    """``execution.savepoint.path`` of the job's Configuration (as ``env.execute`` honours it)."""
+    return _configuration(job_graph).get("execution.savepoint.path") or None
+
+
+def _configured_allow(job_graph: JobGraph) -> bool:
+    value = _configuration(job_graph).get("execution.savepoint.ignore-unclaimed-state", "false")
+    return str(value).lower() == "true"
+
+
+def with_savepoint(
+    job_graph: JobGraph, path: str | Path, allow_non_restored_state: bool
+) -> JobGraph:
+    """The JobGraph with ``SavepointRestoreSettings``, after checking that the savepoint can be
+    read and its state maps onto the job's operators (nothing is submitted otherwise)."""
+    from pyflowkit.runtime.checkpoint.savepoint import SavepointRestoreSettings, read_savepoint
+    from pyflowkit.runtime.checkpoint.state_assignment import check_state_mapping
+
+    if isinstance(allow_non_restored_state, bool) is False:
+        raise IllegalArgumentException(
+            "submit: allow_non_restored_state must be a bool, got "
+            f"{type(allow_non_restored_state).__name__}."
+        )
+    _, states = read_savepoint(path)
+    check_state_mapping(states, job_graph.vertices, str(path), allow_non_restored_state)
+    settings = SavepointRestoreSettings(str(path), allow_non_restored_state)
+    return replace(job_graph, savepoint_restore_settings=settings)

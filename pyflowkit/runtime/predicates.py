@@ -45,3 +45,24 @@ def next_state_change() -> Predicate:
         return any(e.new_state is not None for e in run.trace[marker["start"] :])
 
     return pred
+
+
+def checkpoint_completed(n: int | None = None) -> Predicate:
+    """True once checkpoint ``n`` completed, or (``n=None``) the next checkpoint that completes
+    after the predicate was first asked (savepoints count too)."""
+    marker: dict[str, int] = {}
+
+    def completed(run: Any) -> set[int]:
+        coord = run.checkpoint_coordinator
+        return set() if coord is None else set(coord.completed_by_id)
+
+    def pred(run: Any) -> bool:
+        done = completed(run)
+        if n is not None:
+            return n in done
+        if "seen" not in marker:
+            marker["seen"] = max(done, default=0)
+            return False
+        return any(i > marker["seen"] for i in done)
+
+    return pred

@@ -9,6 +9,7 @@ rest of the JobMaster through a ``CheckpointGateway`` (RPCs to the TaskExecutors
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -117,6 +118,8 @@ class CheckpointCoordinator:
         self._timer: Any = None
         self._rng = random.Random(f"checkpoint-scheduler-{bus.config.seed}")
         self.savepoint_targets: dict[int, str] = {}
+        # checkpoint id → called with True on completion, False on abort (stop/cancel-with-savepoint)
+        self.completion_callbacks: dict[int, Callable[[bool], None]] = {}
 
     # -- trace ----------------------------------------------------------------------------------
     def _emit(self, method: str, message: str, checkpoint_id: int | None = None, **kw: Any) -> None:
@@ -475,6 +478,9 @@ class CheckpointCoordinator:
                     self.gateway.notify_checkpoint_complete(
                         e, checkpoint_id, pending.checkpoint_timestamp
                     )
+        callback = self.completion_callbacks.pop(checkpoint_id, None)
+        if callback is not None:
+            callback(True)
         self._execute_queued_request()
 
     def _execute_queued_request(self) -> None:
@@ -519,6 +525,9 @@ class CheckpointCoordinator:
                 self.gateway.notify_checkpoint_aborted(
                     e, checkpoint_id, pending.checkpoint_timestamp
                 )
+        callback = self.completion_callbacks.pop(checkpoint_id, None)
+        if callback is not None:
+            callback(False)
         if not self.shutdown:
             self._execute_queued_request()
 

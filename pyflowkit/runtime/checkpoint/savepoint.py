@@ -7,6 +7,7 @@ Stands for Flink's ``Checkpoints.storeCheckpointMetadata`` / ``loadCheckpointMet
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,15 @@ METADATA_FILE = "_metadata"
 STATE_FILE = "state"
 FORMAT = "pyflowkit-savepoint"
 VERSION = 1
+
+
+@dataclass(frozen=True)
+class SavepointRestoreSettings:
+    """Flink's ``SavepointRestoreSettings``: the savepoint a job starts from, and whether state
+    that maps to no operator may be skipped (``--allowNonRestoredState``)."""
+
+    restore_path: str
+    allow_non_restored_state: bool = False
 
 
 def savepoint_directory(target: str | Path, job_id: str, suffix: str) -> Path:
