@@ -134,7 +134,8 @@ class JobCheckpointingSettings:
     checkpoint_timeout: int
     min_pause_between_checkpoints: int
     max_concurrent_checkpoints: int
-    retention_policy: str  # NEVER_RETAIN_AFTER_TERMINATION, RETAIN_ON_FAILURE, RETAIN_ON_CANCELLATION
+    # NEVER_RETAIN_AFTER_TERMINATION, RETAIN_ON_FAILURE or RETAIN_ON_CANCELLATION
+    retention_policy: str
     is_exactly_once: bool
     is_unaligned_checkpoints_enabled: bool
     tolerable_checkpoint_failure_number: int

@@ -22,7 +22,8 @@ class CheckpointSettings:
     max_concurrent: int = 1
     tolerable_failures: int = 0
     unaligned: bool = False
-    externalized_retention: str | None = None  # None, RETAIN_ON_CANCELLATION, DELETE_ON_CANCELLATION
+    # None, RETAIN_ON_CANCELLATION or DELETE_ON_CANCELLATION
+    externalized_retention: str | None = None
     num_retained: int = 1  # state.checkpoints.num-retained
     prefer_checkpoint_for_recovery: bool = False
 
