@@ -19,7 +19,6 @@ from pyflowkit.runtime.checkpoint.checkpointed_function import (
 )
 
 STATE_NAME = "state"  # TwoPhaseCommitSinkFunction's list state name
-_TXN_IDS = itertools.count(1)
 
 
 class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointListener):
@@ -132,6 +131,11 @@ class TransactionStore:
         self.pre_committed: set[str] = set()
         self.aborted: list[str] = []
         self.final: dict[int, list[Any]] = {}
+        self._next_id = itertools.count(1)
+
+    def next_transaction_id(self) -> str:
+        """A new transaction id, unique in this store (same history → same ids: deterministic)."""
+        return f"txn-{next(self._next_id)}"
 
     def __copy__(self) -> TransactionStore:
         return self  # an external system: copies of a pipeline all write to the same one
@@ -164,7 +168,7 @@ class TransactionalListSink(TwoPhaseCommitSinkFunction):
         self.store = store
 
     def begin_transaction(self) -> dict[str, Any]:
-        return {"id": f"txn-{next(_TXN_IDS)}", "records": []}
+        return {"id": self.store.next_transaction_id(), "records": []}
 
     def open(self, runtime_context: Any) -> None:
         super().open(runtime_context)

@@ -450,6 +450,13 @@ class CheckpointCoordinator:
         del self.pending[checkpoint_id]
         self.failure_manager.handle_checkpoint_success(checkpoint_id)
         self.store.add_checkpoint(completed)
+        self._emit(
+            "StandaloneCompletedCheckpointStore.addCheckpoint",
+            f"Added {completed} to the CompletedCheckpointStore (retaining "
+            f"{self.store.get_number_of_retained_checkpoints()} of at most "
+            f"{self.store.max_retained}).",
+            checkpoint_id,
+        )
         self.completed_by_id[checkpoint_id] = completed
         self.stats.report_completed(checkpoint_id, completed.external_pointer)
         self.last_checkpoint_completion = now

@@ -146,6 +146,7 @@ class TaskCheckpointDriver:
         self.in_flight: dict[int, SyncSnapshot] = {}
         self.alignment: dict[int, int] = {}
         self.sync_savepoint_id: int | None = None  # stop-with-savepoint holds the task
+        self._event_checkpoint: dict[str, int] = {}  # the checkpoint of the barrier in hand
 
     # -- setup ----------------------------------------------------------------------------------
     def setup(self, chain: Any, writers: list[Any], gates: list[Any], settings: Any) -> None:
@@ -166,7 +167,9 @@ class TaskCheckpointDriver:
                 self,
                 clock=lambda: self.bus.now,
                 resume=self._resume,
-                log=lambda m: self.task.emit("CheckpointBarrierHandler.processBarrier", m),
+                log=lambda m: self.task.emit(
+                    "CheckpointBarrierHandler.processBarrier", m, **self._event_checkpoint
+                ),
             )
 
     def restore(
@@ -200,7 +203,11 @@ class TaskCheckpointDriver:
             return None
         idx = self.channel_index(gate, channel)
         if isinstance(event, CheckpointBarrier):
-            self.handler.process_barrier(event, idx)
+            self._event_checkpoint = {"checkpoint": event.id}
+            try:
+                self.handler.process_barrier(event, idx)
+            finally:
+                self._event_checkpoint = {}
             if (
                 isinstance(self.handler, CheckpointBarrierUnaligner)
                 or getattr(self.handler, "active", None) is not None
@@ -454,6 +461,14 @@ def jm_acknowledge_checkpoint(
     coord = getattr(jm, "checkpoint_coordinator", None)
     if coord is None:
         return
+    jm.bus.emit(
+        "JobMaster",
+        "JobMaster.acknowledgeCheckpoint",
+        f"JobMaster received the acknowledgement of checkpoint {checkpoint_id} from {attempt_id} "
+        f"at {te.location}.",
+        job=jm.job_id,
+        **_cp(checkpoint_id),
+    )
     jm.bus.emit(
         "JobMaster",
         "SchedulerBase.acknowledgeCheckpoint",

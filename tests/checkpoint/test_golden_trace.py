@@ -1,0 +1,135 @@
+"""Golden trace of checkpoint 1 of a 3-vertex job: every hop of the protocol, in order.
+
+Regenerate the golden file after an intended change with ``PYFLOWKIT_REGEN_GOLDEN=1``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import Any
+
+from pyflowkit.graph import transformations
+from pyflowkit.runtime import MiniCluster
+from pyflowkit.runtime.predicates import checkpoint_completed
+from pyflowkit.runtime.trace import TraceEvent
+from pyflowkit.runtime.two_phase_commit import TransactionStore
+from tests.checkpoint.jobs import word_count
+
+GOLDEN = Path(__file__).with_name("golden_checkpoint_1.txt")
+NOTIFIED = "SubtaskCheckpointCoordinatorImpl.notifyCheckpointComplete"
+
+
+def _about_checkpoint_1(e: TraceEvent) -> bool:
+    return (
+        e.checkpoint == 1
+        or "CheckpointBarrier 1 @" in e.message
+        or "(checkpoint 1)." in e.message  # the mails: triggerCheckpointAsync, notify…Async
+    )
+
+
+def checkpoint_1_run() -> Any:
+    """The job compiled with node ids from 1 (Flink's static id counter would otherwise make the
+    HashMap order of the vertices, and so the notification order, depend on earlier tests)."""
+    store = TransactionStore()
+    saved = transformations._id_counter
+    transformations._id_counter = itertools.count(1)
+    try:
+        env = word_count(store, parallelism=2, interval=20)
+        run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(env)
+    finally:
+        transformations._id_counter = saved
+    run.run_until(checkpoint_completed(1))
+    run.run_until(
+        lambda r: sum(1 for e in r.trace if e.checkpoint == 1 and e.method == NOTIFIED) == 5
+    )
+    return run
+
+
+def checkpoint_1_lines(run: Any) -> list[str]:
+    return [f"{e.component} | {e.method}" for e in run.trace if _about_checkpoint_1(e)]
+
+
+def test_golden_trace_of_checkpoint_1() -> None:
+    run = checkpoint_1_run()
+    assert [v.name for v in run.job_graph.vertices] == [
+        "Source: Collection Source",
+        "Map",
+        "Keyed Reduce -> Sink: Unnamed",
+    ]
+    lines = checkpoint_1_lines(run)
+    if os.environ.get("PYFLOWKIT_REGEN_GOLDEN"):
+        GOLDEN.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert lines == GOLDEN.read_text(encoding="utf-8").splitlines()
+
+
+def _methods_of(run: Any, component: str) -> list[str]:
+    return [
+        e.method
+        for e in run.trace
+        if _about_checkpoint_1(e)
+        and e.component == component
+        and e.method != "StreamTask.processInput"
+    ]
+
+
+def test_each_subtask_takes_every_hop_in_protocol_order() -> None:
+    run = checkpoint_1_run()
+    snapshot_and_ack = [
+        "SubtaskCheckpointCoordinatorImpl.checkpointState",
+        "AsyncCheckpointRunnable.run",
+        "TaskStateManagerImpl.reportTaskStateSnapshots",
+        "RpcCheckpointResponder.acknowledgeCheckpoint",
+    ]
+    notify = ["Task.notifyCheckpointComplete", NOTIFIED]
+    source = _methods_of(run, "Source: Collection Source (1/1)")
+    assert [m for m in source if m != "MailboxProcessor.runMailboxStep"] == [
+        "Task.triggerCheckpointBarrier",
+        *snapshot_and_ack,
+        *notify,
+    ]
+    for name in ("Map (1/2)", "Map (2/2)"):
+        assert [m for m in _methods_of(run, name) if m != "MailboxProcessor.runMailboxStep"] == [
+            *snapshot_and_ack,
+            *notify,
+        ]
+    for i in (1, 2):
+        methods = [
+            m
+            for m in _methods_of(run, f"Keyed Reduce -> Sink: Unnamed ({i}/2)")
+            if m
+            not in ("MailboxProcessor.runMailboxStep", "CheckpointBarrierHandler.processBarrier")
+        ]
+        assert methods == [*snapshot_and_ack, *notify]
+    jm = [e.method for e in run.trace if e.checkpoint == 1 and e.component == "JobMaster"]
+    assert jm[:2] == [
+        "CheckpointCoordinator.createPendingCheckpoint",
+        "Execution.triggerCheckpoint",
+    ]
+    assert (
+        jm[2:17]
+        == [
+            "JobMaster.acknowledgeCheckpoint",
+            "SchedulerBase.acknowledgeCheckpoint",
+            "PendingCheckpoint.acknowledgeTask",
+        ]
+        * 5
+    )
+    assert jm[17:] == [
+        "StandaloneCompletedCheckpointStore.addCheckpoint",
+        "CheckpointCoordinator.completePendingCheckpoint",
+        *["Execution.notifyCheckpointComplete"] * 5,
+    ]
+    completed_at = next(
+        e.step for e in run.trace if e.method == "CheckpointCoordinator.completePendingCheckpoint"
+    )
+    confirms = [e for e in run.trace if e.checkpoint == 1 and e.method == NOTIFIED]
+    assert all(e.step > completed_at for e in confirms)
+    mails = [e.message for e in run.trace if e.method == "MailboxProcessor.runMailboxStep"]
+    assert sum("notifyCheckpointCompleteAsync (checkpoint 1)" in m for m in mails) == 5
+    assert sum("triggerCheckpointAsync (checkpoint 1)" in m for m in mails) == 1
+
+
+def test_same_seed_same_checkpoint_trace() -> None:
+    assert checkpoint_1_run().trace_json() == checkpoint_1_run().trace_json()
