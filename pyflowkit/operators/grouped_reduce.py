@@ -16,8 +16,10 @@ from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.registry import register_operator
+from pyflowkit.state.time import VOID_NAMESPACE
 
 STATE_NAME = "_op_state"  # StreamGroupedReduce.STATE_NAME
+_KEY_MAP_CACHE_LIMIT = 1 << 16
 
 
 class StreamGroupedReduce(AbstractUdfStreamOperator):
@@ -29,6 +31,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         super().__init__(function)
         self._reduce = resolve_method(function, "reduce", "ReduceFunction", "Keyed Reduce")
         self._state: Any = None
+        self._key_maps: dict[Any, dict[Any, Any]] = {}  # str/int key → its key group's state map
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -58,23 +61,44 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self.output.collect(value, timestamp)  # type: ignore[union-attr]
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        """The ``process_element`` loop without per-record dispatch: state maps cached per key."""
         backend = self.keyed_state_backend
-        set_key = backend.set_current_key  # type: ignore[union-attr]
         select = self._key_selector1
-        table = self._state.table
-        get, put = table.get, table.put
         reduce = self._reduce
+        maps = self._key_maps
+        maps_get = maps.get
+        map_for = self._map_for_key
         out: list[Any] = []
         append = out.append
+        key = None
         for v in values:
-            set_key(select(v))  # type: ignore[misc]
-            kg, key = backend.current_key_group, backend.current_key  # type: ignore[union-attr]
-            current = get(kg, None, key)
+            key = select(v)  # type: ignore[misc]
+            tk = type(key)
+            m = maps_get(key) if tk is str or tk is int else None
+            if m is None:
+                m = map_for(key)
+            current = m.get(key)
             if current is not None:
                 v = reduce(current, v)
-            put(kg, None, key, v)
+            if v is None:  # ValueState.update(null) clears
+                m.pop(key, None)
+            else:
+                m[key] = v
             append(v)
+        if out:
+            backend.set_current_key(key)  # type: ignore[union-attr]
         self.output.collect_batch(out, timestamps)  # type: ignore[union-attr]
+
+    def _map_for_key(self, key: Any) -> dict[Any, Any]:
+        """The state table's void-namespace map holding ``key`` (checks the key group first)."""
+        kg = self.keyed_state_backend.checked_key_group(key)  # type: ignore[union-attr]
+        m = self._state.table.namespace_map(kg, VOID_NAMESPACE)
+        tk = type(key)
+        if tk is str or tk is int:
+            if len(self._key_maps) >= _KEY_MAP_CACHE_LIMIT:
+                self._key_maps.clear()
+            self._key_maps[key] = m
+        return m
 
 
 register_operator("StreamGroupedReduce", StreamGroupedReduce)

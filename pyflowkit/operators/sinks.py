@@ -71,12 +71,13 @@ class StreamSink(AbstractUdfStreamOperator):
 
     def __init__(self, function: Any) -> None:
         super().__init__(function)
+        self._plain: Any = None  # a plain callable sink: called with the value only
         if isinstance(function, PrintSinkFunction | CollectSinkFunction):
             self._invoke = None
         else:
             invoke = getattr(function, "invoke", None)
             if invoke is None and callable(function):
-                user = function
+                user = self._plain = function
 
                 def invoke(value: Any, context: Any) -> None:
                     user(value)
@@ -129,6 +130,23 @@ class StreamSink(AbstractUdfStreamOperator):
         self._write(value, timestamp)
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        plain = self._plain
+        if plain is not None:  # no context to fill in: call the function straight
+            for v in values:
+                plain(v)
+            return
+        invoke = self._invoke
+        if invoke is not None:  # a SinkFunction: the context carries each record's timestamp
+            ctx = self._ctx
+            if timestamps is None:
+                ctx.current_timestamp = None
+                for v in values:
+                    invoke(v, ctx)
+            else:
+                for v, ts in zip(values, timestamps, strict=False):
+                    ctx.current_timestamp = ts
+                    invoke(v, ctx)
+            return
         process = self._write
         if timestamps is None:
             for v in values:

@@ -18,6 +18,23 @@ from pyflowkit.state.time import VOID_NAMESPACE
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
 
 
+def key_cache_key(key: Any) -> Any:
+    """A dict key that tells apart keys Python finds equal but Java does not (``1``/``True``/``1.0``).
+
+    ``str`` and ``int`` keys are their own cache key; others are paired with their type signature.
+    """
+    tk = type(key)
+    if tk is str or tk is int:
+        return key
+    return (_type_signature(key), key)
+
+
+def _type_signature(key: Any) -> Any:
+    if isinstance(key, tuple):
+        return (type(key), *(_type_signature(k) for k in key))
+    return type(key)
+
+
 class StateTable:
     """Flink's ``StateTable``: key group → namespace → key → value for one registered state."""
 
@@ -42,6 +59,19 @@ class StateTable:
             by_key = by_ns[namespace] = {}
         by_key[key] = value
 
+    def namespace_map(self, key_group: int, namespace: Any) -> dict[Any, Any]:
+        """The key → value map of one key group and namespace (created if missing).
+
+        The void namespace's map is never dropped, so operators may keep a reference to it.
+        """
+        by_ns = self.key_groups.get(key_group)
+        if by_ns is None:
+            by_ns = self.key_groups[key_group] = {}
+        by_key = by_ns.get(namespace)
+        if by_key is None:
+            by_key = by_ns[namespace] = {}
+        return by_key
+
     def remove(self, key_group: int, namespace: Any, key: Any) -> Any:
         by_ns = self.key_groups.get(key_group)
         if by_ns is None:
@@ -50,7 +80,7 @@ class StateTable:
         if by_key is None:
             return None
         value = by_key.pop(key, None)
-        if not by_key:
+        if not by_key and namespace is not VOID_NAMESPACE:  # window namespaces come and go
             del by_ns[namespace]
             if not by_ns:
                 del self.key_groups[key_group]
@@ -91,25 +121,34 @@ class HeapKeyedStateBackend:
 
     # ---- key context ----
     def key_group_of(self, key: Any) -> int:
-        kg = self._kg_cache.get(key)
-        if kg is None:
-            kg = assign_to_key_group(key, self.max_parallelism)
-            if len(self._kg_cache) >= _KEY_GROUP_CACHE_LIMIT:
-                self._kg_cache.clear()
-            self._kg_cache[key] = kg
-        return kg
+        """``KeyGroupRangeAssignment.assignToKeyGroup`` (not checked against this subtask)."""
+        kg = self._kg_cache.get(key_cache_key(key))
+        return assign_to_key_group(key, self.max_parallelism) if kg is None else kg
 
-    def set_current_key(self, key: Any) -> None:
-        """``setCurrentKey``: later state accesses read/write this key's entries."""
-        kg = self._kg_cache.get(key)
-        if kg is None:
-            kg = self.key_group_of(key)
+    def checked_key_group(self, key: Any) -> int:
+        """The key's key group, which must belong to this subtask's range (cached per key)."""
+        ck = key_cache_key(key)
+        kg = self._kg_cache.get(ck)
+        if kg is not None:
+            return kg
+        kg = assign_to_key_group(key, self.max_parallelism)
         if kg not in self.key_group_range:
             raise IllegalArgumentException(
                 f"Key group {kg} is not in {self.key_group_range}. Unless you're directly using "
                 "low level state access APIs, this is most likely caused by non-deterministic "
                 "shuffle key (hashCode and equals implementation)."
             )
+        if len(self._kg_cache) >= _KEY_GROUP_CACHE_LIMIT:
+            self._kg_cache.clear()
+        self._kg_cache[ck] = kg
+        return kg
+
+    def set_current_key(self, key: Any) -> None:
+        """``setCurrentKey``: later state accesses read/write this key's entries."""
+        tk = type(key)
+        kg = self._kg_cache.get(key) if tk is str or tk is int else None
+        if kg is None:
+            kg = self.checked_key_group(key)
         self.current_key = key
         self.current_key_group = kg
 
