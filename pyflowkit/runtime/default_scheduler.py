@@ -193,6 +193,7 @@ class DefaultScheduler:
         return {
             "restore": self.restored.task_restore.get(key),
             "restore_checkpoint_id": self.restored.checkpoint.checkpoint_id,
+            "channel_state": self.restored.channel_states.get(key),
         }
 
     # -- state updates from TaskExecutors -------------------------------------------------------

@@ -139,6 +139,7 @@ class StreamTask:
         settings = None if jm is None else jm.job_graph.checkpointing_settings
         checkpointing.setup(self.chain, self.record_writers, list(self.input_gates()), settings)
         self.chain.open()
+        checkpointing.recover_channel_state(tdd.extra.get("channel_state"))
 
     @property
     def checkpointing(self) -> Any:

@@ -1,7 +1,8 @@
 """Exactly-once under failures (Hypothesis): pipelines × seeds × failure points.
 
-A task or a whole TaskManager fails at a random step (before, during or after alignment, between
-snapshot and acknowledgement, during notification — wherever the step lands); the job restores
+Aligned and unaligned checkpoints; a task or a whole TaskManager fails at a random step (before,
+during or after alignment, between snapshot and acknowledgement, during notification — wherever
+the step lands); the job restores
 its latest completed checkpoint and finishes. The transactional sink's committed output and the
 final keyed state must equal the failure-free run's. ``make soak`` runs thousands of examples.
 """
@@ -23,12 +24,18 @@ BY_NAME = {p.name: p for p in PIPELINES}
 
 
 def run_recording_final_state(
-    pipeline: CheckpointedPipeline, seed: int, failures: list[tuple[int, int, str]]
+    pipeline: CheckpointedPipeline,
+    seed: int,
+    failures: list[tuple[int, int, str]],
+    unaligned: bool = False,
 ) -> tuple[Any, TransactionStore, dict[str, dict[Any, Any]]]:
     """Run to the end in step mode, failing as told; record each stateful subtask's keyed state
     when its input ends (just before ``afterInvoke`` disposes its chain)."""
     store = TransactionStore()
-    run = MiniCluster(echo_print=False, seed=seed, source_batch=2).submit(build(pipeline, store))
+    env = build(pipeline, store)
+    if unaligned:
+        env.get_checkpoint_config().enable_unaligned_checkpoints()
+    run = MiniCluster(echo_print=False, seed=seed, source_batch=2).submit(env)
     jv = run.job_graph.get_vertex(pipeline.stateful_vertex)
     final: dict[int, dict[str, Any]] = {}
     pending = sorted(failures)
@@ -95,11 +102,12 @@ failure = st.tuples(
     name=st.sampled_from(sorted(BY_NAME)),
     seed=st.integers(min_value=0, max_value=10_000),
     failures=st.lists(failure, min_size=1, max_size=2),
+    unaligned=st.booleans(),
 )
 def test_committed_output_and_final_state_survive_failures(
-    name: str, seed: int, failures: list[tuple[int, int, str]]
+    name: str, seed: int, failures: list[tuple[int, int, str]], unaligned: bool
 ) -> None:
-    run, store, final = run_recording_final_state(BY_NAME[name], seed, failures)
+    run, store, final = run_recording_final_state(BY_NAME[name], seed, failures, unaligned)
     assert run.job_status is JobStatus.FINISHED, run.failure_cause
     expected_committed, expected_final = failure_free(name)
     assert Counter(store.committed) == expected_committed

@@ -186,6 +186,37 @@ class TaskCheckpointDriver:
                 **extra,
             )
 
+    def recover_channel_state(self, channel_state: Any) -> None:
+        """Unaligned restore (``readRecoveredChannelState``): the in-flight output is sent again,
+        the in-flight input is processed before anything new."""
+        if channel_state is None or channel_state.is_empty:
+            return
+        from pyflowkit.runtime.network import Buffer
+
+        writers = self.subtask.writers if self.subtask is not None else []
+        for wi, per_sub in sorted(channel_state.output.items()):
+            partition = writers[wi].partition
+            for sp_index, elements in sorted(per_sub.items()):
+                partition.pool.request()
+                partition.subpartitions[sp_index].add(Buffer(list(elements)))
+        chain = self.subtask.chain if self.subtask is not None else None
+        for flat, records in sorted(channel_state.input.items()):
+            if not records or chain is None:
+                continue
+            values = [v for v, _ in records]
+            stamps = [t for _, t in records]
+            no_ts = all(t is None for t in stamps)
+            chain.process_batch(
+                values, None if no_ts else stamps, self.channels[flat].gate.input_index
+            )
+        for w in writers:
+            w.flush_all()
+        self.task.emit(
+            "StreamTask.readRecoveredChannelState",
+            f"{self.task.name} recovered {channel_state.num_records()} in-flight record(s) of an "
+            "unaligned checkpoint.",
+        )
+
     def _resume(self, flat_index: int) -> None:
         """``resumeConsumption``: the channel's queued buffers become readable again."""
         ch = self.channels[flat_index]
