@@ -1,0 +1,167 @@
+"""Checkpoint cost on the simulated cluster (fast mode), measured against baselines of the same run.
+
+1. Throughput of a keyed word count with a checkpoint every ~10,000 records vs checkpointing off
+   (the interval is simulated time; it is calibrated from the baseline run's records per ms).
+2. Checkpoint duration as keyed state grows (1k, 10k, 100k keys): wall-clock time of the
+   synchronous and asynchronous parts summed over the subtasks, and the state size.
+
+Prints two tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections import defaultdict
+from typing import Any
+
+from pyflowkit.datastream import StreamExecutionEnvironment
+from pyflowkit.runtime import JobStatus, MiniCluster
+from pyflowkit.runtime.checkpoint import subtask_coordinator as sc
+
+VOCABULARY = [f"w{i}" for i in range(1000)]
+
+
+def pair(word: str) -> tuple[str, int]:
+    return (word, 1)
+
+
+def key(t: tuple[str, int]) -> str:
+    return t[0]
+
+
+def add(a: tuple[str, int], b: tuple[str, int]) -> tuple[str, int]:
+    return (a[0], a[1] + b[1])
+
+
+def job(words: list[str], parallelism: int, interval: int | None) -> Any:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(parallelism)
+    if interval is not None:
+        env.enable_checkpointing(interval)
+    (env.from_collection(words).map(pair).key_by(key).reduce(add).add_sink(lambda value: None))
+    return env.get_job_graph("checkpoint bench")
+
+
+def run_once(words: list[str], parallelism: int, interval: int | None) -> tuple[float, Any]:
+    graph = job(words, parallelism, interval)
+    run = MiniCluster(echo_print=False, seed=1).submit(graph)
+    t0 = time.perf_counter()
+    run.run()
+    elapsed = time.perf_counter() - t0
+    if run.job_status is not JobStatus.FINISHED:
+        raise RuntimeError(f"job ended {run.job_status}: {run.failure_cause}")
+    return elapsed, run
+
+
+def throughput_table(n_words: int, parallelism: int, every: int, reps: int) -> None:
+    words = [VOCABULARY[i % len(VOCABULARY)] for i in range(n_words)]
+    base_times, base_run = [], None
+    for _ in range(reps):
+        t, base_run = run_once(words, parallelism, None)
+        base_times.append(t)
+    assert base_run is not None
+    records_per_ms = n_words / max(1, base_run.now)
+    interval = max(10, round(every / records_per_ms))
+    cp_times, cp_run = [], None
+    for _ in range(reps):
+        t, cp_run = run_once(words, parallelism, interval)
+        cp_times.append(t)
+    assert cp_run is not None
+    completed = int((cp_run.checkpoints_frame()["status"] == "COMPLETED").sum())
+    base, with_cp = statistics.median(base_times), statistics.median(cp_times)
+    print(f"\nThroughput, {n_words:,} words, parallelism {parallelism}, median of {reps}")
+    print(f"{'run':<34}{'seconds':>10}{'words/s':>14}{'checkpoints':>13}{'ratio':>8}")
+    print(
+        f"{'checkpointing off (baseline)':<34}{base:>10.3f}{n_words / base:>14,.0f}{0:>13}{1:>8.2f}"
+    )
+    label = f"every {interval} ms (~{every:,} records)"
+    print(
+        f"{label:<34}{with_cp:>10.3f}{n_words / with_cp:>14,.0f}{completed:>13}"
+        f"{with_cp / base:>8.2f}"
+    )
+
+
+class SnapshotTimer:
+    """Wall-clock time of the sync and async parts per checkpoint id (summed over subtasks)."""
+
+    def __init__(self) -> None:
+        self.sync: dict[int, float] = defaultdict(float)
+        self.asynchronous: dict[int, float] = defaultdict(float)
+        self._orig = (
+            sc.SubtaskCheckpointCoordinator.checkpoint_state,
+            sc.SubtaskCheckpointCoordinator.finish_async,
+        )
+
+    def __enter__(self) -> SnapshotTimer:
+        orig_sync, orig_async = self._orig
+        timer = self
+
+        def checkpoint_state(self: Any, barrier: Any) -> Any:
+            t0 = time.perf_counter()
+            out = orig_sync(self, barrier)
+            timer.sync[barrier.id] += time.perf_counter() - t0
+            return out
+
+        def finish_async(self: Any, sync: Any) -> Any:
+            t0 = time.perf_counter()
+            out = orig_async(self, sync)
+            timer.asynchronous[sync.barrier.id] += time.perf_counter() - t0
+            return out
+
+        sc.SubtaskCheckpointCoordinator.checkpoint_state = checkpoint_state  # type: ignore[method-assign]
+        sc.SubtaskCheckpointCoordinator.finish_async = finish_async  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        (
+            sc.SubtaskCheckpointCoordinator.checkpoint_state,
+            sc.SubtaskCheckpointCoordinator.finish_async,
+        ) = self._orig  # type: ignore[method-assign]
+
+
+def state_growth_table(sizes: list[int], parallelism: int) -> None:
+    print(f"\nCheckpoint duration as keyed state grows, parallelism {parallelism}")
+    print(
+        f"{'keys':>9}{'state bytes':>14}{'sync ms':>10}{'async ms':>10}{'total ms':>10}"
+        f"{'per 1k keys':>13}"
+    )
+    for n in sizes:
+        # every key once, then again (at least 40,000 records): checkpoints keep coming while the
+        # state is full
+        words = [f"k{i}" for i in range(n)] * max(2, 40_000 // n)
+        with SnapshotTimer() as timer:
+            _, run = run_once(words, parallelism, 10)
+        frame = run.checkpoints_frame()
+        done = frame[frame["status"] == "COMPLETED"]
+        if done.empty:
+            print(f"{n:>9,}  (no checkpoint completed)")
+            continue
+        best = done.sort_values("state_size").iloc[-1]
+        cid = int(best["id"])
+        sync_ms, async_ms = timer.sync[cid] * 1000, timer.asynchronous[cid] * 1000
+        total = sync_ms + async_ms
+        print(
+            f"{n:>9,}{int(best['state_size']):>14,}{sync_ms:>10.1f}{async_ms:>10.1f}"
+            f"{total:>10.1f}{total / (n / 1000):>13.2f}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--words", type=int, default=500_000)
+    parser.add_argument("--parallelism", type=int, default=2)
+    parser.add_argument("--every", type=int, default=10_000, help="records per checkpoint")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
+    args = parser.parse_args()
+    if args.quick:
+        args.words, args.reps, args.sizes = 50_000, 1, [1_000, 5_000]
+    throughput_table(args.words, args.parallelism, args.every, args.reps)
+    state_growth_table(args.sizes, args.parallelism)
+
+
+if __name__ == "__main__":
+    main()
