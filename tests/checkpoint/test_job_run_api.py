@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pyflowkit.common import Configuration
+from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.errors import CheckpointException, IllegalArgumentException
 from pyflowkit.runtime import JobStatus, MiniCluster
 from pyflowkit.runtime.checkpoint.stats import HISTORY_COLUMNS
@@ -16,7 +18,7 @@ from pyflowkit.runtime.predicates import (
     job_finished,
     task_state_is,
 )
-from pyflowkit.runtime.two_phase_commit import TransactionStore
+from pyflowkit.runtime.two_phase_commit import TransactionalListSink, TransactionStore
 from tests.checkpoint.jobs import WORDS, final_counts, running_counts, word_count
 
 REDUCE = "Keyed Reduce"
@@ -147,3 +149,29 @@ def test_rewind_replays_a_manual_checkpoint() -> None:
     run.rewind(3)
     run.step(10_000)
     assert run.trace_json() == original
+
+
+def test_env_execute_honours_execution_savepoint_path(tmp_path: Path) -> None:
+    run, store = start()
+    run.run_until(checkpoint_completed(1))
+    path = run.savepoint_path(run.stop_with_savepoint(tmp_path))
+    run.run_until(job_finished())
+    conf = Configuration()
+    conf.set_string("execution.target", "local")
+    conf.set_string("execution.savepoint.path", path)
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(3)
+    (
+        env.from_collection(WORDS)
+        .uid("words")
+        .map(lambda w: (w, 1))
+        .uid("pairs")
+        .key_by(lambda t: t[0])
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .uid("counts")
+        .add_sink(TransactionalListSink(store))
+        .uid("sink")
+    )
+    env.execute("resumed word count")
+    store.commit_final_transactions()
+    assert Counter(store.committed) == running_counts(WORDS)
