@@ -128,22 +128,30 @@ def state_growth_table(sizes: list[int], parallelism: int) -> None:
         f"{'per 1k keys':>13}"
     )
     for n in sizes:
-        # every key once, then again (at least 40,000 records): checkpoints keep coming while the
-        # state is full
-        words = [f"k{i}" for i in range(n)] * max(2, 40_000 // n)
+        # every key once, then a tail that keeps the source running while the checkpoint is taken
+        words = [f"k{i}" for i in range(n)] + ["k0"] * max(20_000, n)
+        run = MiniCluster(echo_print=False, seed=1).submit(job(words, parallelism, None))
+        reduce_vertex = run.job_graph.vertices[-1]
+        run._set_fast(True)
+
+        def records_in(r: Any = run, jv: Any = reduce_vertex) -> int:
+            tasks = [r._task(jv.id, i) for i in range(jv.parallelism)]
+            return sum(t.invokable.records_in for t in tasks if t is not None)
+
+        while records_in() < n:
+            run._step_once()
         with SnapshotTimer() as timer:
-            _, run = run_once(words, parallelism, 10)
-        frame = run.checkpoints_frame()
-        done = frame[frame["status"] == "COMPLETED"]
-        if done.empty:
-            print(f"{n:>9,}  (no checkpoint completed)")
-            continue
-        best = done.sort_values("state_size").iloc[-1]
-        cid = int(best["id"])
+            cid = run.trigger_checkpoint()
+            assert cid is not None
+            stats = run.checkpoint_coordinator.stats.by_id[cid]
+            while stats["status"] == "IN_PROGRESS":
+                run._step_once()
+        run.cancel()
+        run.run()
         sync_ms, async_ms = timer.sync[cid] * 1000, timer.asynchronous[cid] * 1000
         total = sync_ms + async_ms
         print(
-            f"{n:>9,}{int(best['state_size']):>14,}{sync_ms:>10.1f}{async_ms:>10.1f}"
+            f"{n:>9,}{stats['state_size']:>14,}{sync_ms:>10.1f}{async_ms:>10.1f}"
             f"{total:>10.1f}{total / (n / 1000):>13.2f}"
         )
 
