@@ -28,7 +28,8 @@ USAGE = """\
 %pipeline show NAME [--level stream|job|execution]
 %pipeline explain NAME                       why each edge chained or not
 %pipeline plan NAME [--json] [--level stream|job]
-%pipeline step NAME [--task-managers N] [--slots M] [--seed S]   open the Stepper
+%pipeline step NAME [--task-managers N] [--slots M] [--seed S]
+                   [--savepoint PATH [--allow-non-restored-state]]   open the Stepper
 %pipeline run NAME [--target spark|local] [--master URL]
 %pipeline reset NAME
 %pipeline export NAME --format svg|png|dot|json -o PATH [--level stream|job|execution]"""
@@ -69,6 +70,8 @@ def _line_parser() -> _Parser:
     step.add_argument("--task-managers", type=int, default=2)
     step.add_argument("--slots", type=int, default=2)
     step.add_argument("--seed", type=int, default=0)
+    step.add_argument("--savepoint", default=None)
+    step.add_argument("--allow-non-restored-state", action="store_true")
     run = sub.add_parser("run")
     run.add_argument("name")
     run.add_argument("--target", choices=("spark", "local"), default="spark")
@@ -219,7 +222,14 @@ class PipelineMagics(Magics):
         from pyflowkit.notebook.stepper import Stepper
 
         env = self.registry.get(args.name).env
-        return Stepper(env, task_managers=args.task_managers, slots=args.slots, seed=args.seed)
+        return Stepper(
+            env,
+            task_managers=args.task_managers,
+            slots=args.slots,
+            seed=args.seed,
+            savepoint_path=args.savepoint,
+            allow_non_restored_state=args.allow_non_restored_state,
+        )
 
     def _cmd_run(self, args: argparse.Namespace) -> Any:
         from pyflowkit.notebook.run import run_pipeline

@@ -100,6 +100,8 @@ class Stepper(anywidget.AnyWidget):
         slots: int = 2,
         seed: int = 0,
         submit: bool = False,
+        savepoint_path: str | None = None,
+        allow_non_restored_state: bool = False,
     ) -> None:
         from pyflowkit.runtime.mini_cluster import to_job_graph
 
@@ -108,6 +110,8 @@ class Stepper(anywidget.AnyWidget):
         super().__init__(svg=execution_graph.to_svg(), seed=seed, task_managers=task_managers)
         self.job_graph = job_graph
         self.slots_per_task_manager = slots
+        self.savepoint_path = None if savepoint_path is None else str(savepoint_path)
+        self.allow_non_restored_state = allow_non_restored_state
         self.run: Any = None
         self._log: list[dict[str, Any]] = []
         self.on_msg(self._on_command)
@@ -117,16 +121,25 @@ class Stepper(anywidget.AnyWidget):
 
     # -- commands (buttons) ---------------------------------------------------------------------
     def submit(self) -> None:
-        """``MiniCluster.submitJob``: a fresh run with the current seed (nothing stepped yet)."""
+        """``MiniCluster.submitJob``: a fresh run with the current seed (nothing stepped yet),
+        restoring ``savepoint_path`` if one was given."""
         from pyflowkit.runtime.mini_cluster import MiniCluster
 
         cluster = MiniCluster(
             self.task_managers, self.slots_per_task_manager, seed=self.seed, echo_print=False
         )
-        self.run = cluster.submit(self.job_graph)
+        if self.savepoint_path is None:
+            self.run = cluster.submit(self.job_graph)
+        else:
+            self.run = cluster.submit(
+                self.job_graph,
+                savepoint_path=self.savepoint_path,
+                allow_non_restored_state=self.allow_non_restored_state,
+            )
         self._log = []
         self.submitted = True
-        self.message = f"submitted {self.job_graph.job_name!r} with seed {self.seed}"
+        restored = f", restoring {self.savepoint_path}" if self.savepoint_path else ""
+        self.message = f"submitted {self.job_graph.job_name!r} with seed {self.seed}{restored}"
         self.refresh()
 
     def step(self, n: int = 1) -> list[Any]:
@@ -190,8 +203,14 @@ class Stepper(anywidget.AnyWidget):
         if not hasattr(self.run, "trigger_checkpoint"):
             self.message = NO_CHECKPOINTS
             return
-        self.run.trigger_checkpoint()
-        self.message = "checkpoint triggered"
+        start = len(self.run.trace)
+        checkpoint_id = self.run.trigger_checkpoint()
+        self._log_since(start)
+        self.message = (
+            f"checkpoint {checkpoint_id} triggered"
+            if checkpoint_id is not None
+            else "checkpoint request queued behind the checkpoints in progress"
+        )
         self.refresh()
 
     def trigger_savepoint(self) -> None:
@@ -200,8 +219,10 @@ class Stepper(anywidget.AnyWidget):
         if not hasattr(self.run, "trigger_savepoint"):
             self.message = NO_CHECKPOINTS.replace("checkpoint", "savepoint")
             return
-        self.run.trigger_savepoint()
-        self.message = "savepoint triggered"
+        start = len(self.run.trace)
+        checkpoint_id = self.run.trigger_savepoint()
+        self._log_since(start)
+        self.message = f"savepoint {checkpoint_id} triggered"
         self.refresh()
 
     def fail_selected_task(self) -> None:
@@ -241,6 +262,10 @@ class Stepper(anywidget.AnyWidget):
             raise ValueError("select a subtask in the ExecutionGraph first (click a task)")
         vertex, _, index = self.selected[3:].rpartition("_")
         return vertex, int(index)
+
+    def _log_since(self, start: int) -> None:
+        """Add the trace events a command caused outside ``step`` (e.g. a trigger) to the log."""
+        self._log.extend(self._event_row(e) for e in self.run.trace[start:])
 
     def _need_run(self) -> None:
         if self.run is None:

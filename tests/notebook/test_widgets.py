@@ -274,3 +274,83 @@ def test_edge_marks_name_the_rendered_edges_of_barriers_and_blocked_channels():
     assert set(stepper.edge_marks) <= edges
     svg = bundle_of(stepper)["image/svg+xml"]
     assert f"#ee_{reducer.id}_1_0_{second.partition_id[1]} path {{stroke: #f5222d" in svg
+
+
+def checkpointed_env(parallelism=2, interval=60_000):
+    """Word count over 200 lines (long enough to checkpoint while running), with uids."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(parallelism)
+    env.enable_checkpointing(interval)
+    (
+        env.from_collection([f"w{i % 7} w{i % 5}" for i in range(200)])
+        .uid("lines")
+        .flat_map(lambda line: line.split())
+        .uid("words")
+        .map(lambda w: (w, 1))
+        .uid("pairs")
+        .key_by(lambda t: t[0])
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .uid("counts")
+        .print()
+        .uid("print")
+    )
+    return env
+
+
+def test_checkpoint_from_the_stepper_reaches_completed_with_every_ack():
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(checkpointed_env(), seed=3, submit=True)
+    while set(stepper.states.values()) != {"RUNNING"}:
+        stepper.step()
+    stepper._on_command(stepper, {"cmd": "checkpoint"}, [])
+    assert stepper.message == "checkpoint 1 triggered"
+    assert stepper.checkpoints["pending"] == [
+        {"id": 1, "acks": 0, "total": 5, "is_savepoint": False}
+    ]
+    stepper._on_command(stepper, {"cmd": "run_to", "target": "checkpoint"}, [])
+    assert stepper.message.startswith("ran to checkpoint")
+    pane = stepper.checkpoints
+    assert pane["counts"] == {"IN_PROGRESS": 0, "COMPLETED": 1, "FAILED": 0}
+    (row,) = pane["history"]
+    assert row["status"] == "COMPLETED" and row["num_acknowledged_subtasks"] == 5
+    assert row["end_to_end_duration"] == row["latest_ack_timestamp"] - row["trigger_timestamp"]
+    methods = [e["method"] for e in stepper.events]
+    assert methods.index("CheckpointCoordinator.createPendingCheckpoint") < methods.index(
+        "CheckpointCoordinator.completePendingCheckpoint"
+    )
+    assert "<td>COMPLETED</td>" in bundle_of(stepper)["text/html"]
+
+
+def test_stepper_restores_a_savepoint_at_a_new_parallelism(tmp_path):
+    from pyflowkit.notebook.stepper import Stepper
+
+    first = Stepper(checkpointed_env(), seed=1, submit=True)
+    while set(first.states.values()) != {"RUNNING"}:
+        first.step()
+    savepoint = first.run.stop_with_savepoint(str(tmp_path))
+    path = first.run.savepoint_path(savepoint)
+    first.run_to("end")
+    assert first.job_status == "FINISHED"
+    assert first.checkpoints["history"][0]["is_savepoint"] is True
+    rescaled = Stepper(checkpointed_env(parallelism=3), seed=1, savepoint_path=path)
+    rescaled._on_command(rescaled, {"cmd": "submit"}, [])
+    assert rescaled.message.endswith(f"restoring {path}")
+    rescaled.run_to("end")
+    assert rescaled.job_status == "FINISHED"
+    restored = {e.component for e in rescaled.run.trace if "restored the state" in e.message}
+    assert len(restored) == 7  # the source and 2 × 3 new subtasks initialised from the savepoint
+    counts: dict[str, int] = {}
+    for line in first.run.printed() + rescaled.run.printed():
+        word, count = eval(line.split("> ", 1)[1])
+        counts[word] = count
+    assert counts == {f"w{i}": 200 // 7 + (i < 200 % 7) + 200 // 5 * (i < 5) for i in range(7)}
+
+
+def test_step_subcommand_passes_the_savepoint(ip, tmp_path):
+    for i, cell in enumerate((CELL1, CELL2, CELL3)):
+        run(ip, cell, f"c{i}")
+    stepper = ip.run_line_magic(
+        "pipeline", f"step wc --savepoint {tmp_path} --allow-non-restored-state"
+    )
+    assert stepper.savepoint_path == str(tmp_path) and stepper.allow_non_restored_state
