@@ -14,6 +14,7 @@ EXPECTED = {
     "01_word_count_cell_by_cell.ipynb": {SVG, "text/html"},
     "02_chaining_rules.ipynb": {SVG, "text/html"},
     "03_job_submission_step_by_step.ipynb": {SVG, WIDGET},
+    "04_checkpoints.ipynb": {SVG, WIDGET, "text/html"},
     "05_failure_and_recovery.ipynb": {SVG, WIDGET, "text/html"},
     "06_running_on_spark.ipynb": {SVG, WIDGET, "text/html"},
     "07_geohash_alerts_end_to_end.ipynb": {SVG, WIDGET, "text/html"},
