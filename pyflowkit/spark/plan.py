@@ -106,7 +106,15 @@ def effective_runtime_mode(job_graph: Any) -> str:
 def _has_sink(vertex: Any) -> bool:
     from pyflowkit.graph.transformations import SinkTransformation
 
-    return any(isinstance(n.transformation, SinkTransformation) for n in vertex.stream_nodes)
+    return any(
+        isinstance(n.transformation, SinkTransformation)
+        or n.operator_factory.operator_class in _UNIFIED_SINK_OPERATORS
+        for n in vertex.stream_nodes
+    )
+
+
+# sink_to's writer/committer are plain operator nodes (Flink 1.12), but they end the job too
+_UNIFIED_SINK_OPERATORS = frozenset({"StreamingCommitterOperator", "BatchCommitterOperator"})
 
 
 def _spark_partitioning(edge: Any, consumer_p: int) -> str:

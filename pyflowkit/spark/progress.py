@@ -69,8 +69,10 @@ class ProgressTracker:
         except Exception:  # Spark Connect: no SparkContext
             return None
 
-    def poll(self) -> SparkProgress | None:
-        """One snapshot of the group's jobs (``None`` if Spark gives no status here)."""
+    def poll(self, finished: bool = False) -> SparkProgress | None:
+        """One snapshot of the group's jobs (``None`` if Spark gives no status here); with
+        ``finished`` the action has returned, so every job counts as done (Spark's listener bus
+        may not have caught up yet)."""
         tracker = self._tracker()
         if tracker is None:
             return None
@@ -82,6 +84,8 @@ class ProgressTracker:
             return None
         jobs_done = sum(1 for j in jobs if str(j.status) == "SUCCEEDED")
         known = [s for s in stages if s is not None]
+        if finished:
+            jobs_done = len(jobs)
         if jobs and jobs_done == len(jobs):  # stages still incomplete now were skipped (reused)
             known = [s for s in known if s.numTasks and s.numCompletedTasks >= s.numTasks]
             stages = known
@@ -144,7 +148,7 @@ class ProgressTracker:
                 self.session.removeProgressHandler(self._connect_handler)
             except Exception:
                 pass
-        last = self.poll() or self.latest
+        last = self.poll(finished=status == "FINISHED") or self.latest
         final = SparkProgress(
             last.jobs_done,
             last.jobs_total,
