@@ -1,4 +1,5 @@
-"""JupyterLab + Debian chromium + Playwright: the Stepper recolours a subtask when it turns RUNNING."""
+"""JupyterLab + Debian chromium + Playwright: the Stepper recolours a subtask when it turns RUNNING,
+and a checkpoint triggered from its toolbar reaches COMPLETED in the checkpoint panel."""
 
 from __future__ import annotations
 
@@ -85,6 +86,29 @@ def lab():
         log.close()
 
 
+def run_all(p, lab: str, nb: str, udd: str, width: int = 1500):
+    """Open ``nb`` in JupyterLab, Run All Cells, wait for the kernel; (context, page, stepper)."""
+    ctx = p.chromium.launch_persistent_context(
+        udd,
+        executable_path=CHROMIUM,
+        headless=True,
+        args=ARGS,
+        viewport={"width": width, "height": 1000},
+    )
+    page = ctx.pages[0] if ctx.pages else ctx.new_page()
+    page.goto(f"{lab}/lab/tree/{nb}?reset&token={TOKEN}")
+    page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
+    page.add_style_tag(content=".Toastify { display: none !important; }")  # the news prompt
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").first.click()
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    stepper = page.locator(".pfk-stepper").first
+    stepper.wait_for(timeout=90000)
+    page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=120000)
+    stepper.scroll_into_view_if_needed()
+    return ctx, page, stepper
+
+
 def test_step_turns_a_subtask_running(lab):
     from playwright.sync_api import sync_playwright
 
@@ -93,25 +117,7 @@ def test_step_turns_a_subtask_running(lab):
     nb = "03_job_submission_step_by_step.ipynb"
     try:
         with sync_playwright() as p:
-            ctx = p.chromium.launch_persistent_context(
-                udd,
-                executable_path=CHROMIUM,
-                headless=True,
-                args=ARGS,
-                viewport={"width": 1500, "height": 1000},
-            )
-            page = ctx.pages[0] if ctx.pages else ctx.new_page()
-            page.goto(f"{lab}/lab/tree/{nb}?reset&token={TOKEN}")
-            page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
-            page.locator(
-                ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell"
-            ).first.click()
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-            stepper = page.locator(".pfk-stepper").first
-            stepper.wait_for(timeout=90000)
-            page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
-            stepper.scroll_into_view_if_needed()
+            ctx, page, stepper = run_all(p, lab, nb, udd)
             stepper.locator(
                 "button.pfk-reset"
             ).click()  # the notebook ran it to the end: start over
@@ -143,3 +149,62 @@ def test_step_turns_a_subtask_running(lab):
     docs = REPO / "docs" / "img"
     docs.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(SHOTS / "stepper.png", docs / "stepper.png")
+
+
+def test_checkpoint_reaches_completed_in_the_panel(lab):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    udd = tempfile.mkdtemp(prefix="pw-udd-")
+    try:
+        with sync_playwright() as p:
+            ctx, page, stepper = run_all(p, lab, "04_checkpoints.ipynb", udd, width=1900)
+            pane = stepper.locator(".pfk-checkpoint-pane")
+            # the notebook completed checkpoint 1 from Python; the panel shows it
+            assert pane.locator("tr.pfk-ck-COMPLETED td.pfk-ck-status").first.inner_text() == (
+                "COMPLETED"
+            )
+            stepper.locator("button.pfk-reset").click()  # start over: no checkpoint yet
+            pane.locator(".pfk-note", has_text="no checkpoint triggered yet").wait_for(
+                timeout=30000
+            )
+            stepper.locator("input.pfk-n").fill("40")
+            for _ in range(20):  # Step ×40 until every subtask is RUNNING
+                if stepper.locator("g.node.execution-vertex.pfk-state-RUNNING").count() == 5:
+                    break
+                stepper.locator("button.pfk-step-n").click()
+                page.wait_for_timeout(150)
+            assert stepper.locator("g.node.execution-vertex.pfk-state-RUNNING").count() == 5
+            stepper.locator("button.pfk-checkpoint").click()
+            pending = pane.locator(".pfk-ck-line[data-checkpoint-id='1']")
+            pending.wait_for(timeout=30000)
+            assert "checkpoint 1: 0/5 acks" in pending.inner_text()
+            assert pane.locator("tr.pfk-ck-IN_PROGRESS").count() == 1
+            stepper.locator("select.pfk-run-to").select_option("checkpoint")
+            stepper.locator("button.pfk-run-to-btn").click()
+            done = pane.locator("tr.pfk-ck-COMPLETED[data-checkpoint-id='1'] td.pfk-ck-status")
+            done.wait_for(timeout=30000)
+            assert done.inner_text() == "COMPLETED"
+            colour = done.evaluate("e => getComputedStyle(e).color")
+            assert colour == "rgb(56, 158, 13)"  # .pfk-ck-status-COMPLETED
+            assert pane.locator(".pfk-ck-line").count() == 0  # nothing pending any more
+            assert "completed 1" in pane.locator(".pfk-ck-counts").inner_text()
+            # a second checkpoint in flight next to the completed one, for the screenshot
+            stepper.locator("button.pfk-checkpoint").click()
+            pane.locator(".pfk-ck-line[data-checkpoint-id='2']").wait_for(timeout=30000)
+            stepper.locator("input.pfk-n").fill("1")
+            for _ in range(60):
+                line = pane.locator(".pfk-ck-line[data-checkpoint-id='2']")
+                if line.count() == 0 or not line.inner_text().startswith("checkpoint 2: 0/"):
+                    break
+                stepper.locator("button.pfk-step-n").click()
+                page.wait_for_timeout(60)
+            pane.scroll_into_view_if_needed()
+            pane.screenshot(path=str(SHOTS / "checkpoints.png"))
+            stepper.screenshot(path=str(SHOTS / "stepper_checkpoints.png"))
+            ctx.close()
+    finally:
+        shutil.rmtree(udd, ignore_errors=True)
+    docs = REPO / "docs" / "img"
+    docs.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(SHOTS / "checkpoints.png", docs / "checkpoints.png")
