@@ -72,3 +72,28 @@ def test_failure_restores_latest_checkpoint_and_sink_stays_exactly_once() -> Non
     store.commit_final_transactions()
     expected = Counter((w, i + 1) for w in set(WORDS) for i in range(WORDS.count(w)))
     assert Counter(store.committed) == expected
+
+
+def test_print_sink_is_at_least_once_next_to_the_exactly_once_transactional_sink() -> None:
+    store = TransactionStore()
+    env = word_count(store, 15)
+    counts = env.from_collection(WORDS).key_by(lambda w: w).map(lambda w: w)  # a second branch
+    counts.print()
+    run = MiniCluster(echo_print=False, seed=2, source_batch=2).submit(env)
+    run.run_until(
+        lambda r: (
+            r.job_master is not None
+            and r.job_master.checkpoint_coordinator.store.get_latest_checkpoint() is not None
+        )
+    )
+    run.run_until(all_tasks_in(ExecutionState.RUNNING))
+    printer = next(v for v in run.job_graph.vertices if "Print" in v.name)
+    run.fail_task(printer.name, 0, cause="injected")
+    run.run_until(job_finished())
+    assert run.job_status is JobStatus.FINISHED
+    store.commit_final_transactions()
+    expected = Counter((w, i + 1) for w in set(WORDS) for i in range(WORDS.count(w)))
+    assert Counter(store.committed) == expected  # exactly once
+    printed = [line.split("> ", 1)[-1] for line in run.printed()]
+    assert set(printed) == set(WORDS)
+    assert len(printed) > len(WORDS)  # records after the checkpoint were printed twice
