@@ -20,7 +20,7 @@ _BUILTIN_MODULES = (
     "pyflowkit.operators.co_operators",
     "pyflowkit.operators.sinks",
     "pyflowkit.operators.window_operator",
-    "pyflowkit.operators.source_operator",  # after stream_source: owns "SourceOperator"
+    "pyflowkit.operators.source_operator",
     "pyflowkit.operators.sink_operators",
 )
 _loaded = False

@@ -1,4 +1,4 @@
-"""Flink's ``StreamSource`` (legacy sources) and ``SourceOperator`` (FLIP-27) as one operator.
+"""Flink's ``StreamSource``: the operator of legacy sources (``SourceOperator`` is its own module).
 
 The host calls ``emit_next(max_records)`` (Flink's ``emitNext``/the source thread's loop);
 records go down the chain in batches. In ProcessingTime the source context drops timestamps
@@ -119,4 +119,3 @@ class StreamSource(AbstractUdfStreamOperator):
 
 
 register_operator("StreamSource", StreamSource)
-register_operator("SourceOperator", StreamSource)
