@@ -609,10 +609,10 @@ class StreamExecutionEnvironment:
                 f"Job {job_name or DEFAULT_JOB_NAME!r} captured by capture_environments(); "
                 "it was not executed."
             )
-        executor = self._executor()
-        result = executor.execute(self, job_name)
-        self._transformations.clear()  # Flink's getStreamGraph(jobName) clears on execute
-        return result
+        # Flink's execute(jobName) = execute(getStreamGraph(jobName, clearTransformations=true)):
+        # the transformations are gone once the graph exists, whether the job then runs or fails
+        pipeline = _StreamGraphPipeline(self, self.get_stream_graph(job_name, True))
+        return self._executor().execute(pipeline, job_name)
 
     def execute_async(self, job_name: str | None = None) -> JobClient:
         """Submits the job; our executors finish it before returning the ``JobClient``."""
@@ -627,3 +627,32 @@ class StreamExecutionEnvironment:
             f"StreamExecutionEnvironment(parallelism={self.get_parallelism()}, "
             f"transformations={len(self._transformations)})"
         )
+
+class _StreamGraphPipeline:
+    """What ``execute()`` hands an executor: the StreamGraph generated (once) at execution time.
+
+    Stands for Flink's ``Pipeline`` given to ``PipelineExecutor.execute``; settings and
+    configuration are read through to the environment, whose transformations are already cleared.
+    """
+
+    def __init__(self, env: StreamExecutionEnvironment, stream_graph: Any) -> None:
+        self._env = env
+        self._stream_graph = stream_graph
+
+    def get_stream_graph(
+        self, job_name: str | None = None, clear_transformations: bool = False
+    ) -> Any:
+        return self._stream_graph
+
+    def get_job_graph(self, job_name: str | None = None) -> Any:
+        from pyflowkit.graph.streaming_job_graph_generator import create_job_graph
+
+        return create_job_graph(self._stream_graph)
+
+    def get_execution_graph(self, job_name: str | None = None) -> Any:
+        from pyflowkit.graph.execution_graph import ExecutionGraph
+
+        return ExecutionGraph.from_job_graph(self.get_job_graph(job_name))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env, name)

@@ -48,7 +48,8 @@ class OperatorFactory:
     """Flink's ``StreamOperatorFactory``: which operator class to build, with its parameters.
 
     ``operator_class`` is Flink's class name (``StreamMap``, ``StreamGroupedReduce``, …);
-    ``params`` hold the user function(s) and settings. ``create()`` builds a fresh operator.
+    ``params`` hold the user function(s) and settings. ``create()`` builds a fresh operator
+    with its own copy of them.
 
     Params contract (written by ``pyflowkit.datastream``, read by ``pyflowkit.operators``):
 
@@ -101,9 +102,18 @@ class OperatorFactory:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     def create(self) -> Any:
-        from pyflowkit.operators.registry import create_operator
+        """``createStreamOperator``: a fresh operator with its own copy of the user code.
 
-        return create_operator(self)
+        As Flink deserialises the factory per subtask and attempt, every call gets private
+        copies of the user function(s) and sources (see ``pyflowkit.operators.user_code_copy``).
+        """
+        from pyflowkit.operators.registry import create_operator
+        from pyflowkit.operators.user_code_copy import copy_user_code
+
+        own = OperatorFactory(
+            self.operator_class, self.chaining_strategy, copy_user_code(self.params)
+        )
+        return create_operator(own)
 
     @property
     def user_function(self) -> Any:

@@ -9,12 +9,6 @@ from typing import Any
 
 import pytest
 
-SHARED_FUNCTION = (
-    "operators/local_driver: LocalDriver shares one user-function object across parallel "
-    "subtasks (Flink deserialises a copy per subtask, as runtime/stream_task.isolated_vertex "
-    "does); state handles taken in open() at p>1 point at the last-opened subtask's state"
-)
-
 BATCH_IGNORED = (
     "runtime: set_runtime_mode(BATCH) is ignored by the simulated cluster — keyed "
     "reduce/aggregations emit every running update instead of one final value per key, and "
@@ -34,10 +28,7 @@ BATCH_DIFFERS = [
     "keyed_row_positional_named_by_type_p2",
 ]
 
-KNOWN_BUGS: dict[tuple[str, str, str], str] = {
-    ("driver", "keyed_process_value_list_map_state_event_timers_p2", "STREAMING"): SHARED_FUNCTION,
-    ("driver", "connect_keyed_co_process_p2", "STREAMING"): SHARED_FUNCTION,
-}
+KNOWN_BUGS: dict[tuple[str, str, str], str] = {}
 for _name in BATCH_DIFFERS:
     KNOWN_BUGS[("runtime", _name, "BATCH")] = BATCH_IGNORED
 
