@@ -447,15 +447,21 @@ class DataStream(_OperatorSettings):
         return sink_to(self, sink)
 
     def execute_and_collect(
-        self, job_execution_name: str | None = None, limit: int | None = None
+        self, job_execution_name: str | None = None, limit: int | None = None, spark: Any = None
     ) -> Any:
-        """Adds a collect sink, executes, returns a CloseableIterator (a list with ``limit``)."""
+        """Adds a collect sink, executes, returns a CloseableIterator (a list with ``limit``).
+
+        ``spark`` (pyflowkit's addition): an existing ``SparkSession`` to run on.
+        """
         if limit is not None and (
             isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0
         ):
             raise IllegalArgumentException(f"Limit should be positive, got {limit!r}.")
         sink = self._sink(COLLECT_SINK_NAME, {"collect": True}, 1, ChainingStrategy.NEVER)
-        result = self._env.execute(job_execution_name)
+        if spark is None:
+            result = self._env.execute(job_execution_name)
+        else:
+            result = self._env.execute(job_execution_name, spark=spark)
         node_id = sink._transformation.id
         by_node = getattr(result, "results_by_node", None) or {}
         if node_id in by_node:

@@ -597,8 +597,12 @@ class StreamExecutionEnvironment:
                 ) from e
             raise
 
-    def execute(self, job_name: str | None = None) -> JobExecutionResult:
-        """Compiles and runs the job on ``execution.target`` (``spark`` default, ``local``)."""
+    def execute(self, job_name: str | None = None, spark: Any = None) -> JobExecutionResult:
+        """Compiles and runs the job on ``execution.target`` (``spark`` default, ``local``).
+
+        ``spark`` (pyflowkit's addition): an existing ``SparkSession`` (classic or Connect) to run
+        on; it implies the Spark target.
+        """
         if not self._transformations:
             raise IllegalStateException(
                 "No operators defined in streaming topology. Cannot execute."
@@ -612,12 +616,15 @@ class StreamExecutionEnvironment:
         # Flink's execute(jobName) = execute(getStreamGraph(jobName, clearTransformations=true)):
         # the transformations are gone once the graph exists, whether the job then runs or fails
         pipeline = _StreamGraphPipeline(self, self.get_stream_graph(job_name, True))
-        return self._executor().execute(pipeline, job_name)
+        if spark is None:
+            return self._executor().execute(pipeline, job_name)
+        executor = importlib.import_module(EXECUTION_TARGETS["spark"])
+        return executor.execute(pipeline, job_name, spark=spark)
 
-    def execute_async(self, job_name: str | None = None) -> JobClient:
+    def execute_async(self, job_name: str | None = None, spark: Any = None) -> JobClient:
         """Submits the job; our executors finish it before returning the ``JobClient``."""
         try:
-            result = self.execute(job_name)
+            result = self.execute(job_name, spark=spark)
         except JobExecutionException as e:
             return JobClient(e.job_id, None, e)
         return JobClient(result.get_job_id(), result)
@@ -627,6 +634,7 @@ class StreamExecutionEnvironment:
             f"StreamExecutionEnvironment(parallelism={self.get_parallelism()}, "
             f"transformations={len(self._transformations)})"
         )
+
 
 class _StreamGraphPipeline:
     """What ``execute()`` hands an executor: the StreamGraph generated (once) at execution time.

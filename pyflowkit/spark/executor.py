@@ -111,7 +111,7 @@ def execute(
     name = job_graph.job_name
     listeners = [progress] if progress is not None else []
     if progress is None and configuration.get("pyflowkit.spark.progress") == "text":
-        listeners.append(_print_progress)
+        listeners.append(TextProgressLine())
     group = f"pyflowkit-{job_id}"
     clear_group = _set_job_group(session, group, f"pyflowkit job {name}")
     tracker = ProgressTracker(session, group, listeners).start()
@@ -160,9 +160,27 @@ def _is_spark_error(exc: BaseException) -> bool:
     return module.startswith(("pyspark", "py4j", "grpc"))
 
 
-def _print_progress(p: SparkProgress) -> None:
-    end = "\n" if p.status != "RUNNING" else "\r"
-    print(p.line(), end=end, file=sys.stderr, flush=True)
+class TextProgressLine:
+    """The CLI's progress line on stderr: rewritten in place on a terminal; elsewhere (a log, a
+    pipe) only the final FINISHED/FAILED line is written."""
+
+    def __init__(self, stream: Any = None) -> None:
+        self.stream = stream
+        self.width = 0
+
+    def __call__(self, p: SparkProgress) -> None:
+        stream = self.stream or sys.stderr
+        tty = getattr(stream, "isatty", lambda: False)()
+        line = p.line()
+        if p.status == "RUNNING":
+            if tty:
+                stream.write("\r" + line.ljust(self.width))
+                self.width = max(self.width, len(line))
+                stream.flush()
+            return
+        stream.write(("\r" if tty and self.width else "") + line.ljust(self.width) + "\n")
+        stream.flush()
+        self.width = 0
 
 
 def _gather(job_graph: Any, table: Any) -> tuple[dict, list[tuple[str, bool]], dict, dict]:
