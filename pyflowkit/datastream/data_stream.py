@@ -447,7 +447,7 @@ class DataStream(_OperatorSettings):
         return sink_to(self, sink)
 
     def execute_and_collect(
-        self, job_execution_name: str | None = None, limit: int | None = None, spark: Any = None
+        self, job_execution_name: str | None = None, limit: int | None = None, *, spark: Any = None
     ) -> Any:
         """Adds a collect sink, executes, returns a CloseableIterator (a list with ``limit``).
 

@@ -597,7 +597,7 @@ class StreamExecutionEnvironment:
                 ) from e
             raise
 
-    def execute(self, job_name: str | None = None, spark: Any = None) -> JobExecutionResult:
+    def execute(self, job_name: str | None = None, *, spark: Any = None) -> JobExecutionResult:
         """Compiles and runs the job on ``execution.target`` (``spark`` default, ``local``).
 
         ``spark`` (pyflowkit's addition): an existing ``SparkSession`` (classic or Connect) to run
@@ -621,7 +621,7 @@ class StreamExecutionEnvironment:
         executor = importlib.import_module(EXECUTION_TARGETS["spark"])
         return executor.execute(pipeline, job_name, spark=spark)
 
-    def execute_async(self, job_name: str | None = None, spark: Any = None) -> JobClient:
+    def execute_async(self, job_name: str | None = None, *, spark: Any = None) -> JobClient:
         """Submits the job; our executors finish it before returning the ``JobClient``."""
         try:
             result = self.execute(job_name, spark=spark)
