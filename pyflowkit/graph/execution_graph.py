@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import Any
 
 from pyflowkit.errors import JobException
 from pyflowkit.graph.job_graph import (
@@ -21,6 +20,7 @@ from pyflowkit.graph.job_graph import (
     ResultPartitionType,
 )
 from pyflowkit.graph.key_groups import compute_default_max_parallelism
+from pyflowkit.graph.renderable import Renderable
 
 _PIPELINED = (ResultPartitionType.PIPELINED, ResultPartitionType.PIPELINED_BOUNDED)
 
@@ -261,7 +261,7 @@ class FailoverRegion:
         return len(self.execution_vertices)
 
 
-class ExecutionGraph:
+class ExecutionGraph(Renderable):
     """Flink's ``ExecutionGraph`` as ``ExecutionGraphBuilder.buildGraph`` attaches a JobGraph."""
 
     def __init__(self, job_graph: JobGraph) -> None:
@@ -354,30 +354,6 @@ class ExecutionGraph:
         for i, ev in enumerate(vertices):
             members.setdefault(find(i), []).append(ev)
         return [FailoverRegion(n, evs) for n, evs in enumerate(members.values())]
-
-    # -- rendering (lazy: graph never imports render at load time) -----------------------------
-    def to_dot(self, states: dict[str, Any] | None = None) -> str:
-        """DOT with stable ids (``ev_<vertex id>_<subtask>``), optionally coloured by ``states``."""
-        from pyflowkit.render.export import to_dot
-
-        return to_dot(self, states)
-
-    def to_svg(self, states: dict[str, Any] | None = None) -> str:
-        from pyflowkit.render.export import to_svg
-
-        return to_svg(self, states)
-
-    def save(
-        self, path: Any, format: str | None = None, states: dict[str, Any] | None = None
-    ) -> Any:
-        from pyflowkit.render.export import save
-
-        return save(self, path, format, states)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from pyflowkit.render.export import repr_mimebundle
-
-        return repr_mimebundle(self, include, exclude)
 
     def get_json_plan(self) -> str:
         """``ExecutionGraph.getJsonPlan``: the JobGraph's REST plan JSON."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from pyflowkit.graph.renderable import Renderable
 from pyflowkit.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 
 
@@ -143,7 +144,7 @@ class JobCheckpointingSettings:
 
 
 @dataclass(eq=False)
-class JobGraph:
+class JobGraph(Renderable):
     """Flink's ``JobGraph``."""
 
     job_id: str
@@ -192,29 +193,3 @@ class JobGraph:
         from pyflowkit.graph.chaining_explainer import explain_chaining_frame
 
         return explain_chaining_frame(self.stream_graph)
-
-    # Rendering lives in pyflowkit.render (imported lazily: graph never imports it at load time).
-    def to_dot(self, states: dict[str, Any] | None = None) -> str:
-        """DOT with stable ids (``jv_<vertex id>``), optionally coloured by ``states``."""
-        from pyflowkit.render.export import to_dot
-
-        return to_dot(self, states)
-
-    def to_svg(self, states: dict[str, Any] | None = None) -> str:
-        """SVG drawn by Graphviz (system ``dot`` or ``graphviz-pure``)."""
-        from pyflowkit.render.export import to_svg
-
-        return to_svg(self, states)
-
-    def save(
-        self, path: Any, format: str | None = None, states: dict[str, Any] | None = None
-    ) -> Any:
-        """Write svg/png/dot/json (by ``format=`` or the path's suffix); returns the path."""
-        from pyflowkit.render.export import save
-
-        return save(self, path, format, states)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from pyflowkit.render.export import repr_mimebundle
-
-        return repr_mimebundle(self, include, exclude)

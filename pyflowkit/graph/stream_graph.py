@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyflowkit.graph.partitioner import StreamPartitioner
+from pyflowkit.graph.renderable import Renderable
 from pyflowkit.graph.transformations import (
     ChainingStrategy,
     OperatorFactory,
@@ -94,7 +95,7 @@ class StreamEdge:
 
 
 @dataclass(eq=False)
-class StreamGraph:
+class StreamGraph(Renderable):
     """Flink's ``StreamGraph``: nodes by id (insertion order), sources, sinks, job settings."""
 
     job_name: str
@@ -117,29 +118,3 @@ class StreamGraph:
 
     def get_stream_node(self, node_id: int) -> StreamNode:
         return self.nodes[node_id]
-
-    # Rendering lives in pyflowkit.render (imported lazily: graph never imports it at load time).
-    def to_dot(self, states: dict[str, Any] | None = None) -> str:
-        """DOT with stable ids (``sn_<id>``), optionally coloured by ``states``."""
-        from pyflowkit.render.export import to_dot
-
-        return to_dot(self, states)
-
-    def to_svg(self, states: dict[str, Any] | None = None) -> str:
-        """SVG drawn by Graphviz (system ``dot`` or ``graphviz-pure``)."""
-        from pyflowkit.render.export import to_svg
-
-        return to_svg(self, states)
-
-    def save(
-        self, path: Any, format: str | None = None, states: dict[str, Any] | None = None
-    ) -> Any:
-        """Write svg/png/dot/json (by ``format=`` or the path's suffix); returns the path."""
-        from pyflowkit.render.export import save
-
-        return save(self, path, format, states)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from pyflowkit.render.export import repr_mimebundle
-
-        return repr_mimebundle(self, include, exclude)
