@@ -118,6 +118,15 @@ def _run_on_mini_cluster(job: CompiledJob) -> StageResult:
 DEFAULT_STAGES.append(_run_on_mini_cluster)
 
 
+def _run_on_spark(job: CompiledJob) -> StageResult:
+    from pyflowkit.examples.demo_spark import run_on_spark
+
+    return run_on_spark(job)
+
+
+DEFAULT_STAGES.append(_run_on_spark)
+
+
 def run_demo(
     out: Path | str = DEFAULT_OUT,
     examples: Sequence[str] = EXAMPLES,

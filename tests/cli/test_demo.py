@@ -12,6 +12,7 @@ FILES = [
     "execution_graph.svg",
     "job_graph.json",
     "job_graph.svg",
+    "spark_plan.txt",
     "stream_graph.json",
     "stream_graph.svg",
     "trace.json",
@@ -29,10 +30,19 @@ def test_demo_writes_every_level_for_every_example(tmp_path, capsys):
     summary = capsys.readouterr().out
     assert "== GPRS usage alerts (gprs_alerts)" in summary
     assert "== Word Count (word_count)" in summary
-    assert f"Done: 14 files in {out}/" in summary
+    assert f"Done: 16 files in {out}/" in summary
     assert "MiniCluster     all tasks RUNNING after" in summary
     assert "Dispatcher.submitJob" in summary and "TaskExecutor.submitTask" in summary
-    assert summary.count("match the plain-Python result") == 2
+    assert summary.count("match the plain-Python result") == 4  # MiniCluster and Spark
+    assert "Spark           3 stages on " in summary
+    assert "job edges as repartitions by subtask: REBALANCE, HASH" in summary
+    spark_plan = (out / "word_count" / "spark_plan.txt").read_text()
+    assert "Spark plan of 'Word Count' (STREAMING)" in spark_plan
+    assert "stage 2: Keyed Reduce -> Sink: Print to Std. Out" in spark_plan
+    assert "Flat Map -> Map -> Keyed Reduce -> Sink: Print to Std. Out: HASH (ALL_TO_ALL)" in (
+        spark_plan
+    )
+    assert "== Physical Plan ==" in spark_plan
     trace = json.loads((out / "word_count" / "trace.json").read_text())
     assert trace, "the saved trace is not empty"
 
