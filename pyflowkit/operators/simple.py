@@ -28,8 +28,7 @@ class StreamMap(AbstractUdfStreamOperator):
         self.output.collect(self._map(value), timestamp)  # type: ignore[union-attr]
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
-        fn = self._map
-        self.output.collect_batch([fn(v) for v in values], timestamps)  # type: ignore[union-attr]
+        self.output.collect_batch(list(map(self._map, values)), timestamps)  # type: ignore[union-attr]
 
 
 class StreamFlatMap(AbstractUdfStreamOperator):

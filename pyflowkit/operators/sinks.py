@@ -7,6 +7,7 @@ Params (``OperatorFactory.params``): ``sink_identifier``/``print_to_err`` → pr
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -16,6 +17,11 @@ from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.print_format import format_value, print_prefix
 from pyflowkit.operators.registry import register_operator
+
+
+def _consume(calls: Any) -> None:
+    """Run an iterator of calls to the end in C (``deque(maxlen=0)``), discarding results."""
+    deque(calls, maxlen=0)
 
 
 class PrintSinkFunction(SinkFunction):
@@ -131,9 +137,8 @@ class StreamSink(AbstractUdfStreamOperator):
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
         plain = self._plain
-        if plain is not None:  # no context to fill in: call the function straight
-            for v in values:
-                plain(v)
+        if plain is not None:  # no context to fill in: call the function straight, in order
+            _consume(map(plain, values))
             return
         invoke = self._invoke
         if invoke is not None:  # a SinkFunction: the context carries each record's timestamp

@@ -105,3 +105,22 @@ def test_sink_batches_call_plain_callables_and_sink_functions_per_record() -> No
     op.process_batch(["c"], None)
     op.process_element("d", 9)
     assert fn.got == [("a", 5), ("b", 6), ("c", None), ("d", 9)]
+
+
+def test_map_batch_keeps_order_and_timestamps_and_a_failing_sink_stops_at_its_record() -> None:
+    from pyflowkit.operators.simple import StreamMap
+
+    op, out = opened(StreamMap(lambda x: x * 2))
+    op.process_batch([1, 2, 3], [7, None, 9])
+    assert out.records == [(2, 7), (4, None), (6, 9)]
+    seen: list[int] = []
+
+    def sink(v: int) -> None:
+        if v == 3:
+            raise ValueError("bad record 3")
+        seen.append(v)
+
+    op, _ = opened(StreamSink(sink))
+    with pytest.raises(ValueError, match="bad record 3"):
+        op.process_batch([1, 2, 3, 4], None)
+    assert seen == [1, 2]
