@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,6 +20,7 @@ from pyflowkit.common.restart_strategy import (
     FallbackRestartStrategyConfiguration,
     RestartStrategyConfiguration,
 )
+from pyflowkit.common.time_utils import parse_duration_option
 from pyflowkit.common.typeinfo import TypeInformation
 from pyflowkit.datastream._util import check_type_info, has_class_in_mro
 from pyflowkit.datastream.checkpoint_config import CheckpointConfig, _check_int
@@ -49,37 +49,6 @@ EXECUTION_TARGETS = {
     "local": "pyflowkit.runtime.local_executor",
     "spark": "pyflowkit.spark.executor",
 }
-
-
-def _parse_duration_ms(key: str, raw: str) -> int:
-    """Flink's duration config syntax: ``500``, ``500 ms``, ``10 s``, ``1 min``, ``2 h``."""
-    m = re.fullmatch(r"\s*(\d+)\s*([a-z]*)\s*", raw.lower())
-    units = {
-        "": 1,
-        "ms": 1,
-        "milli": 1,
-        "millis": 1,
-        "s": 1000,
-        "sec": 1000,
-        "secs": 1000,
-        "second": 1000,
-        "seconds": 1000,
-        "min": 60_000,
-        "mins": 60_000,
-        "minute": 60_000,
-        "minutes": 60_000,
-        "h": 3_600_000,
-        "hour": 3_600_000,
-        "hours": 3_600_000,
-        "d": 86_400_000,
-        "day": 86_400_000,
-        "days": 86_400_000,
-    }
-    if not m or m.group(2) not in units:
-        raise IllegalArgumentException(
-            f"Configuration '{key}': cannot parse duration {raw!r} (e.g. '500 ms', '10 s')."
-        )
-    return int(m.group(1)) * units[m.group(2)]
 
 
 def _source(module: str, name: str, *args: Any) -> Any:
@@ -259,7 +228,7 @@ class StreamExecutionEnvironment:
             updates.append(("max_parallelism", m))
         if c.contains_key("pipeline.auto-watermark-interval"):
             raw = c.get_string("pipeline.auto-watermark-interval") or ""
-            ms = _parse_duration_ms("pipeline.auto-watermark-interval", raw)
+            ms = parse_duration_option("pipeline.auto-watermark-interval", raw)
             updates.append(("watermark_interval", ms))
         if c.contains_key("pipeline.time-characteristic"):
             raw = c.get_string("pipeline.time-characteristic") or ""
@@ -279,7 +248,9 @@ class StreamExecutionEnvironment:
             updates.append(("runtime_mode", RuntimeExecutionMode[raw]))
         if c.contains_key("execution.buffer-timeout"):
             raw = c.get_string("execution.buffer-timeout") or ""
-            updates.append(("buffer_timeout", _parse_duration_ms("execution.buffer-timeout", raw)))
+            updates.append(
+                ("buffer_timeout", parse_duration_option("execution.buffer-timeout", raw))
+            )
         if c.contains_key("pipeline.operator-chaining"):
             updates.append(("chaining", c.get_boolean("pipeline.operator-chaining")))
         if c.contains_key("pipeline.auto-generate-uids"):
@@ -322,7 +293,9 @@ class StreamExecutionEnvironment:
         cp = self._checkpoint_config
         if c.contains_key("execution.checkpointing.interval"):
             raw = c.get_string("execution.checkpointing.interval") or ""
-            cp.set_checkpoint_interval(_parse_duration_ms("execution.checkpointing.interval", raw))
+            cp.set_checkpoint_interval(
+                parse_duration_option("execution.checkpointing.interval", raw)
+            )
         if c.contains_key("execution.checkpointing.mode"):
             raw = (c.get_string("execution.checkpointing.mode") or "").upper()
             if raw not in CheckpointingMode.__members__:
@@ -333,10 +306,10 @@ class StreamExecutionEnvironment:
             cp.set_checkpointing_mode(CheckpointingMode[raw])
         if c.contains_key("execution.checkpointing.timeout"):
             raw = c.get_string("execution.checkpointing.timeout") or ""
-            cp.set_checkpoint_timeout(_parse_duration_ms("execution.checkpointing.timeout", raw))
+            cp.set_checkpoint_timeout(parse_duration_option("execution.checkpointing.timeout", raw))
         if c.contains_key("execution.checkpointing.min-pause"):
             raw = c.get_string("execution.checkpointing.min-pause") or ""
-            ms = _parse_duration_ms("execution.checkpointing.min-pause", raw)
+            ms = parse_duration_option("execution.checkpointing.min-pause", raw)
             cp.set_min_pause_between_checkpoints(ms)
         if c.contains_key("execution.checkpointing.max-concurrent-checkpoints"):
             n = c.get_integer("execution.checkpointing.max-concurrent-checkpoints")

@@ -7,7 +7,6 @@ Order: the job's own configuration (unless it is the fallback) → the cluster k
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,47 +17,11 @@ from pyflowkit.common.restart_strategy import (
     NoRestartStrategyConfiguration,
     RestartStrategyConfiguration,
 )
+from pyflowkit.common.time_utils import parse_duration_option
 from pyflowkit.errors import IllegalArgumentException
 
 INTEGER_MAX_VALUE = 2**31 - 1
 DEFAULT_RESTART_DELAY_MS = 1000
-
-_UNITS_MS = {
-    "": 1,
-    "ms": 1,
-    "milli": 1,
-    "millis": 1,
-    "millisecond": 1,
-    "milliseconds": 1,
-    "s": 1000,
-    "sec": 1000,
-    "secs": 1000,
-    "second": 1000,
-    "seconds": 1000,
-    "min": 60_000,
-    "mins": 60_000,
-    "minute": 60_000,
-    "minutes": 60_000,
-    "h": 3_600_000,
-    "hour": 3_600_000,
-    "hours": 3_600_000,
-    "d": 86_400_000,
-    "day": 86_400_000,
-    "days": 86_400_000,
-}
-_DURATION = re.compile(r"^\s*(\d+)\s*([a-zA-Z]*)\s*$")
-
-
-def parse_duration_ms(text: str, key: str) -> int:
-    """Flink's ``TimeUtils.parseDuration`` (a number and an optional unit; bare numbers are ms)."""
-    match = _DURATION.match(str(text))
-    unit = match.group(2).lower() if match else None
-    if match is None or unit not in _UNITS_MS:
-        raise IllegalArgumentException(
-            f"Could not parse value '{text}' for key '{key}': expected a duration such as "
-            "'10 s', '500 ms' or '1 min'."
-        )
-    return int(match.group(1)) * _UNITS_MS[unit]
 
 
 def _int_option(config: Mapping[str, Any], key: str, default: int) -> int:
@@ -75,7 +38,7 @@ def _int_option(config: Mapping[str, Any], key: str, default: int) -> int:
 
 def _duration_option(config: Mapping[str, Any], key: str, default_ms: int) -> int:
     value = config.get(key)
-    return default_ms if value is None else parse_duration_ms(value, key)
+    return default_ms if value is None else parse_duration_option(key, value)
 
 
 def from_cluster_configuration(config: Mapping[str, Any]) -> RestartStrategyConfiguration | None:
