@@ -475,139 +475,116 @@ class PurgingTrigger(Trigger):
         return f"PurgingTrigger({self.nested_trigger!r})"
 
 
-class ContinuousEventTimeTrigger(Trigger):
+class _ContinuousTrigger(Trigger):
+    """Fires every ``interval`` ms; the next fire time is kept in a ``fire-time`` state."""
+
+    def __init__(self, interval: int) -> None:
+        self.interval = interval
+        self._state_desc: Any = None
+
+    @classmethod
+    def of(cls, interval: Any) -> Any:
+        ms = to_millis(interval, f"{cls.__name__} interval")
+        if ms <= 0:
+            raise IllegalArgumentException(f"{cls.__name__} interval must be positive, got {ms}.")
+        return cls(ms)
+
+    @property
+    def state_desc(self) -> Any:
+        if self._state_desc is None:
+            self._state_desc = _reducing_descriptor("fire-time", _min)
+        return self._state_desc
+
+    @abstractmethod
+    def _register_timer(self, ctx: Trigger.TriggerContext, time: int) -> None: ...
+
+    @abstractmethod
+    def _delete_timer(self, ctx: Trigger.TriggerContext, time: int) -> None: ...
+
+    def _register_first_fire(self, now: int, ctx: Trigger.TriggerContext) -> None:
+        """The first fire time: the end of the interval ``now`` falls in."""
+        state = ctx.get_partitioned_state(self.state_desc)
+        if state.get() is None:
+            next_fire = now - _java_rem(now, self.interval) + self.interval
+            self._register_timer(ctx, next_fire)
+            state.add(next_fire)
+
+    def _fire_if_due(self, time: int, ctx: Trigger.TriggerContext) -> TriggerResult:
+        """FIRE at the stored fire time and schedule the next one an interval later."""
+        state = ctx.get_partitioned_state(self.state_desc)
+        if state.get() == time:
+            state.clear()
+            state.add(time + self.interval)
+            self._register_timer(ctx, time + self.interval)
+            return TriggerResult.FIRE
+        return TriggerResult.CONTINUE
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        ctx.merge_partitioned_state(self.state_desc)
+        next_fire = ctx.get_partitioned_state(self.state_desc).get()
+        if next_fire is not None:
+            self._register_timer(ctx, next_fire)
+
+    def clear(self, window, ctx) -> None:
+        state = ctx.get_partitioned_state(self.state_desc)
+        timestamp = state.get()
+        if timestamp is not None:
+            self._delete_timer(ctx, timestamp)
+            state.clear()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.interval})"
+
+
+class ContinuousEventTimeTrigger(_ContinuousTrigger):
     """Fires every ``interval`` of event time and at the window end.
 
     Flink 1.11's ``ContinuousEventTimeTrigger``.
     """
 
-    def __init__(self, interval: int) -> None:
-        self.interval = interval
-        self._state_desc: Any = None
+    def _register_timer(self, ctx, time) -> None:
+        ctx.register_event_time_timer(time)
 
-    @staticmethod
-    def of(interval: Any) -> ContinuousEventTimeTrigger:
-        ms = to_millis(interval, "ContinuousEventTimeTrigger interval")
-        if ms <= 0:
-            raise IllegalArgumentException(
-                f"ContinuousEventTimeTrigger interval must be positive, got {ms}."
-            )
-        return ContinuousEventTimeTrigger(ms)
-
-    @property
-    def state_desc(self) -> Any:
-        if self._state_desc is None:
-            self._state_desc = _reducing_descriptor("fire-time", _min)
-        return self._state_desc
+    def _delete_timer(self, ctx, time) -> None:
+        ctx.delete_event_time_timer(time)
 
     def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
         if window.max_timestamp() <= ctx.get_current_watermark():
             return TriggerResult.FIRE
         ctx.register_event_time_timer(window.max_timestamp())
-        fire_timestamp = ctx.get_partitioned_state(self.state_desc)
-        if fire_timestamp.get() is None:
-            start = timestamp - _java_rem(timestamp, self.interval)
-            next_fire = start + self.interval
-            ctx.register_event_time_timer(next_fire)
-            fire_timestamp.add(next_fire)
+        self._register_first_fire(timestamp, ctx)
         return TriggerResult.CONTINUE
 
     def on_event_time(self, time, window, ctx) -> TriggerResult:
         if time == window.max_timestamp():
             return TriggerResult.FIRE
-        state = ctx.get_partitioned_state(self.state_desc)
-        fire_timestamp = state.get()
-        if fire_timestamp is not None and fire_timestamp == time:
-            state.clear()
-            state.add(time + self.interval)
-            ctx.register_event_time_timer(time + self.interval)
-            return TriggerResult.FIRE
-        return TriggerResult.CONTINUE
+        return self._fire_if_due(time, ctx)
 
     def on_processing_time(self, time, window, ctx) -> TriggerResult:
         return TriggerResult.CONTINUE
 
-    def can_merge(self) -> bool:
-        return True
 
-    def on_merge(self, window, ctx) -> None:
-        ctx.merge_partitioned_state(self.state_desc)
-        next_fire = ctx.get_partitioned_state(self.state_desc).get()
-        if next_fire is not None:
-            ctx.register_event_time_timer(next_fire)
-
-    def clear(self, window, ctx) -> None:
-        state = ctx.get_partitioned_state(self.state_desc)
-        timestamp = state.get()
-        if timestamp is not None:
-            ctx.delete_event_time_timer(timestamp)
-            state.clear()
-
-    def __repr__(self) -> str:
-        return f"ContinuousEventTimeTrigger({self.interval})"
-
-
-class ContinuousProcessingTimeTrigger(Trigger):
+class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
     """Fires every ``interval`` of processing time (Flink's ``ContinuousProcessingTimeTrigger``)."""
 
-    def __init__(self, interval: int) -> None:
-        self.interval = interval
-        self._state_desc: Any = None
+    def _register_timer(self, ctx, time) -> None:
+        ctx.register_processing_time_timer(time)
 
-    @staticmethod
-    def of(interval: Any) -> ContinuousProcessingTimeTrigger:
-        ms = to_millis(interval, "ContinuousProcessingTimeTrigger interval")
-        if ms <= 0:
-            raise IllegalArgumentException(
-                f"ContinuousProcessingTimeTrigger interval must be positive, got {ms}."
-            )
-        return ContinuousProcessingTimeTrigger(ms)
-
-    @property
-    def state_desc(self) -> Any:
-        if self._state_desc is None:
-            self._state_desc = _reducing_descriptor("fire-time", _min)
-        return self._state_desc
+    def _delete_timer(self, ctx, time) -> None:
+        ctx.delete_processing_time_timer(time)
 
     def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
-        state = ctx.get_partitioned_state(self.state_desc)
-        if state.get() is None:
-            now = ctx.get_current_processing_time()
-            next_fire = now - _java_rem(now, self.interval) + self.interval
-            ctx.register_processing_time_timer(next_fire)
-            state.add(next_fire)
+        self._register_first_fire(ctx.get_current_processing_time(), ctx)
         return TriggerResult.CONTINUE
 
     def on_event_time(self, time, window, ctx) -> TriggerResult:
         return TriggerResult.CONTINUE
 
     def on_processing_time(self, time, window, ctx) -> TriggerResult:
-        state = ctx.get_partitioned_state(self.state_desc)
-        if state.get() == time:
-            state.clear()
-            state.add(time + self.interval)
-            ctx.register_processing_time_timer(time + self.interval)
-            return TriggerResult.FIRE
-        return TriggerResult.CONTINUE
-
-    def can_merge(self) -> bool:
-        return True
-
-    def on_merge(self, window, ctx) -> None:
-        ctx.merge_partitioned_state(self.state_desc)
-        next_fire = ctx.get_partitioned_state(self.state_desc).get()
-        if next_fire is not None:
-            ctx.register_processing_time_timer(next_fire)
-
-    def clear(self, window, ctx) -> None:
-        state = ctx.get_partitioned_state(self.state_desc)
-        timestamp = state.get()
-        if timestamp is not None:
-            ctx.delete_processing_time_timer(timestamp)
-            state.clear()
-
-    def __repr__(self) -> str:
-        return f"ContinuousProcessingTimeTrigger({self.interval})"
+        return self._fire_if_due(time, ctx)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -655,25 +632,11 @@ def _event_timestamp(timestamp: int | None) -> int:
     return timestamp
 
 
-class TumblingEventTimeWindows(WindowAssigner):
-    """Non-overlapping event-time windows of fixed size (Flink's ``TumblingEventTimeWindows``)."""
+class _EventTimeAssigner:
+    """Assigns by the element's timestamp; default trigger ``EventTimeTrigger``."""
 
-    def __init__(self, size: int, offset: int = 0) -> None:
-        if abs(offset) >= size:
-            raise IllegalArgumentException(
-                "TumblingEventTimeWindows parameters must satisfy abs(offset) < size"
-            )
-        self.size = size
-        self.offset = offset
-
-    @staticmethod
-    def of(size: Any, offset: Any = 0) -> TumblingEventTimeWindows:
-        return TumblingEventTimeWindows(to_millis(size, "size"), to_millis(offset, "offset"))
-
-    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
-        ts = _event_timestamp(timestamp)
-        start = TimeWindow.get_window_start_with_offset(ts, self.offset, self.size)
-        return [TimeWindow(start, start + self.size)]
+    def _assignment_time(self, timestamp: int | None, context: Any) -> int:
+        return _event_timestamp(timestamp)
 
     def get_default_trigger(self, env: Any = None) -> Trigger:
         return EventTimeTrigger.create()
@@ -681,200 +644,130 @@ class TumblingEventTimeWindows(WindowAssigner):
     def is_event_time(self) -> bool:
         return True
 
-    def get_size(self) -> int:
-        return self.size
 
-    def __repr__(self) -> str:
-        return f"TumblingEventTimeWindows({self.size})"
+class _ProcessingTimeAssigner:
+    """Assigns by the operator's processing time; default trigger ``ProcessingTimeTrigger``."""
+
+    def _assignment_time(self, timestamp: int | None, context: Any) -> int:
+        return context.get_current_processing_time()
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return ProcessingTimeTrigger.create()
+
+    def is_event_time(self) -> bool:
+        return False
 
 
-class TumblingProcessingTimeWindows(WindowAssigner):
-    """Non-overlapping processing-time windows (Flink's ``TumblingProcessingTimeWindows``)."""
+class _TumblingTimeWindows(WindowAssigner):
+    """Tumbling windows of ``size`` ms shifted by ``offset`` (event or processing time)."""
+
+    _assignment_time: Callable[[int | None, Any], int]
 
     def __init__(self, size: int, offset: int = 0) -> None:
         if abs(offset) >= size:
             raise IllegalArgumentException(
-                "TumblingProcessingTimeWindows parameters must satisfy abs(offset) < size"
+                f"{type(self).__name__} parameters must satisfy abs(offset) < size"
             )
         self.size = size
         self.offset = offset
 
-    @staticmethod
-    def of(size: Any, offset: Any = 0) -> TumblingProcessingTimeWindows:
-        return TumblingProcessingTimeWindows(to_millis(size, "size"), to_millis(offset, "offset"))
+    @classmethod
+    def of(cls, size: Any, offset: Any = None) -> Any:
+        return cls(to_millis(size, "size"), to_millis(offset or 0, "offset"))
 
     def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
-        now = context.get_current_processing_time()
+        now = self._assignment_time(timestamp, context)
         start = TimeWindow.get_window_start_with_offset(now, self.offset, self.size)
         return [TimeWindow(start, start + self.size)]
 
-    def get_default_trigger(self, env: Any = None) -> Trigger:
-        return ProcessingTimeTrigger.create()
-
-    def is_event_time(self) -> bool:
-        return False
-
     def get_size(self) -> int:
         return self.size
 
     def __repr__(self) -> str:
-        return f"TumblingProcessingTimeWindows({self.size})"
+        return f"{type(self).__name__}({self.size})"
 
 
-def _sliding_windows(ts: int, size: int, slide: int, offset: int) -> list[TimeWindow]:
-    """Windows ``[start, start+size)`` for start = last start, last start − slide, … > ts − size."""
-    windows = []
-    start = TimeWindow.get_window_start_with_offset(ts, offset, slide)
-    while start > ts - size:
-        windows.append(TimeWindow(start, start + size))
-        start -= slide
-    return windows
+class TumblingEventTimeWindows(_EventTimeAssigner, _TumblingTimeWindows):
+    """Non-overlapping event-time windows of fixed size (Flink's ``TumblingEventTimeWindows``)."""
 
 
-class SlidingEventTimeWindows(WindowAssigner):
+class TumblingProcessingTimeWindows(_ProcessingTimeAssigner, _TumblingTimeWindows):
+    """Non-overlapping processing-time windows (Flink's ``TumblingProcessingTimeWindows``)."""
+
+
+class _SlidingTimeWindows(WindowAssigner):
+    """Windows of ``size`` ms every ``slide`` ms, shifted by ``offset``."""
+
+    _assignment_time: Callable[[int | None, Any], int]
+
+    def __init__(self, size: int, slide: int, offset: int = 0) -> None:
+        if abs(offset) >= slide or size <= 0:
+            raise IllegalArgumentException(
+                f"{type(self).__name__} parameters must satisfy abs(offset) < slide and size > 0"
+            )
+        self.size = size
+        self.slide = slide
+        self.offset = offset
+
+    @classmethod
+    def of(cls, size: Any, slide: Any, offset: Any = None) -> Any:
+        return cls(
+            to_millis(size, "size"), to_millis(slide, "slide"), to_millis(offset or 0, "offset")
+        )
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        """``[start, start+size)`` for start = last start, last start − slide, … > t − size."""
+        now = self._assignment_time(timestamp, context)
+        windows = []
+        start = TimeWindow.get_window_start_with_offset(now, self.offset, self.slide)
+        while start > now - self.size:
+            windows.append(TimeWindow(start, start + self.size))
+            start -= self.slide
+        return windows
+
+    def get_size(self) -> int:
+        return self.size
+
+    def get_slide(self) -> int:
+        return self.slide
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.size}, {self.slide})"
+
+
+class SlidingEventTimeWindows(_EventTimeAssigner, _SlidingTimeWindows):
     """Overlapping event-time windows (Flink's ``SlidingEventTimeWindows``)."""
 
-    def __init__(self, size: int, slide: int, offset: int = 0) -> None:
-        if abs(offset) >= slide or size <= 0:
-            raise IllegalArgumentException(
-                "SlidingEventTimeWindows parameters must satisfy abs(offset) < slide and size > 0"
-            )
-        self.size = size
-        self.slide = slide
-        self.offset = offset
 
-    @staticmethod
-    def of(size: Any, slide: Any, offset: Any = 0) -> SlidingEventTimeWindows:
-        return SlidingEventTimeWindows(
-            to_millis(size, "size"), to_millis(slide, "slide"), to_millis(offset, "offset")
-        )
-
-    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
-        return _sliding_windows(_event_timestamp(timestamp), self.size, self.slide, self.offset)
-
-    def get_default_trigger(self, env: Any = None) -> Trigger:
-        return EventTimeTrigger.create()
-
-    def is_event_time(self) -> bool:
-        return True
-
-    def get_size(self) -> int:
-        return self.size
-
-    def get_slide(self) -> int:
-        return self.slide
-
-    def __repr__(self) -> str:
-        return f"SlidingEventTimeWindows({self.size}, {self.slide})"
-
-
-class SlidingProcessingTimeWindows(WindowAssigner):
+class SlidingProcessingTimeWindows(_ProcessingTimeAssigner, _SlidingTimeWindows):
     """Overlapping processing-time windows (Flink's ``SlidingProcessingTimeWindows``)."""
 
-    def __init__(self, size: int, slide: int, offset: int = 0) -> None:
-        if abs(offset) >= slide or size <= 0:
-            raise IllegalArgumentException(
-                "SlidingProcessingTimeWindows parameters must satisfy abs(offset) < slide and "
-                "size > 0"
-            )
-        self.size = size
-        self.slide = slide
-        self.offset = offset
 
-    @staticmethod
-    def of(size: Any, slide: Any, offset: Any = 0) -> SlidingProcessingTimeWindows:
-        return SlidingProcessingTimeWindows(
-            to_millis(size, "size"), to_millis(slide, "slide"), to_millis(offset, "offset")
-        )
+class _SessionWindows(MergingWindowAssigner):
+    """Sessions split by a fixed gap of inactivity (``session_timeout`` ms)."""
 
-    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
-        now = context.get_current_processing_time()
-        return _sliding_windows(now, self.size, self.slide, self.offset)
-
-    def get_default_trigger(self, env: Any = None) -> Trigger:
-        return ProcessingTimeTrigger.create()
-
-    def is_event_time(self) -> bool:
-        return False
-
-    def get_size(self) -> int:
-        return self.size
-
-    def get_slide(self) -> int:
-        return self.slide
-
-    def __repr__(self) -> str:
-        return f"SlidingProcessingTimeWindows({self.size}, {self.slide})"
-
-
-class EventTimeSessionWindows(MergingWindowAssigner):
-    """Event-time sessions split by a gap of inactivity (Flink's ``EventTimeSessionWindows``)."""
+    _assignment_time: Callable[[int | None, Any], int]
 
     def __init__(self, session_timeout: int) -> None:
         if session_timeout <= 0:
             raise IllegalArgumentException(
-                "EventTimeSessionWindows parameters must satisfy 0 < size"
+                f"{type(self).__name__} parameters must satisfy 0 < size"
             )
         self.session_timeout = session_timeout
 
-    @staticmethod
-    def with_gap(size: Any) -> EventTimeSessionWindows:
-        return EventTimeSessionWindows(to_millis(size, "session gap"))
-
-    @staticmethod
-    def with_dynamic_gap(extractor: Any) -> DynamicEventTimeSessionWindows:
-        return DynamicEventTimeSessionWindows(extractor)
+    @classmethod
+    def with_gap(cls, size: Any) -> Any:
+        return cls(to_millis(size, "session gap"))
 
     def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
-        ts = _event_timestamp(timestamp)
-        return [TimeWindow(ts, ts + self.session_timeout)]
+        start = self._assignment_time(timestamp, context)
+        return [TimeWindow(start, start + self.session_timeout)]
 
     def merge_windows(self, windows, callback) -> None:
         TimeWindow.merge_windows(windows, callback)
 
-    def get_default_trigger(self, env: Any = None) -> Trigger:
-        return EventTimeTrigger.create()
-
-    def is_event_time(self) -> bool:
-        return True
-
     def __repr__(self) -> str:
-        return f"EventTimeSessionWindows({self.session_timeout})"
-
-
-class ProcessingTimeSessionWindows(MergingWindowAssigner):
-    """Processing-time sessions (Flink's ``ProcessingTimeSessionWindows``)."""
-
-    def __init__(self, session_timeout: int) -> None:
-        if session_timeout <= 0:
-            raise IllegalArgumentException(
-                "ProcessingTimeSessionWindows parameters must satisfy 0 < size"
-            )
-        self.session_timeout = session_timeout
-
-    @staticmethod
-    def with_gap(size: Any) -> ProcessingTimeSessionWindows:
-        return ProcessingTimeSessionWindows(to_millis(size, "session gap"))
-
-    @staticmethod
-    def with_dynamic_gap(extractor: Any) -> DynamicProcessingTimeSessionWindows:
-        return DynamicProcessingTimeSessionWindows(extractor)
-
-    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
-        now = context.get_current_processing_time()
-        return [TimeWindow(now, now + self.session_timeout)]
-
-    def merge_windows(self, windows, callback) -> None:
-        TimeWindow.merge_windows(windows, callback)
-
-    def get_default_trigger(self, env: Any = None) -> Trigger:
-        return ProcessingTimeTrigger.create()
-
-    def is_event_time(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return f"ProcessingTimeSessionWindows({self.session_timeout})"
+        return f"{type(self).__name__}({self.session_timeout})"
 
 
 class SessionWindowTimeGapExtractor(ABC):
@@ -884,61 +777,57 @@ class SessionWindowTimeGapExtractor(ABC):
     def extract(self, element: Any) -> int: ...
 
 
-def _extract_gap(extractor: Any, element: Any, assigner: str) -> int:
-    gap = extractor.extract(element) if hasattr(extractor, "extract") else extractor(element)
-    if gap <= 0:
-        raise IllegalArgumentException(
-            f"Dynamic session time gap must satisfy 0 < gap ({assigner}), got {gap}."
-        )
-    return gap
+class _DynamicSessionWindows(MergingWindowAssigner):
+    """Sessions whose gap the extractor gives per element."""
+
+    _assignment_time: Callable[[int | None, Any], int]
+
+    def __init__(self, session_window_time_gap_extractor: Any) -> None:
+        self.session_window_time_gap_extractor = session_window_time_gap_extractor
+
+    @classmethod
+    def with_dynamic_gap(cls, session_window_time_gap_extractor: Any) -> Any:
+        return cls(session_window_time_gap_extractor)
+
+    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
+        start = self._assignment_time(timestamp, context)
+        extractor = self.session_window_time_gap_extractor
+        gap = extractor.extract(element) if hasattr(extractor, "extract") else extractor(element)
+        if gap <= 0:
+            raise IllegalArgumentException(
+                f"Dynamic session time gap must satisfy 0 < gap ({self!r}), got {gap}."
+            )
+        return [TimeWindow(start, start + gap)]
+
+    def merge_windows(self, windows, callback) -> None:
+        TimeWindow.merge_windows(windows, callback)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
 
 
-class DynamicEventTimeSessionWindows(MergingWindowAssigner):
+class DynamicEventTimeSessionWindows(_EventTimeAssigner, _DynamicSessionWindows):
     """Event-time sessions with a gap per element (Flink's ``DynamicEventTimeSessionWindows``)."""
 
-    def __init__(self, session_window_time_gap_extractor: Any) -> None:
-        self.session_window_time_gap_extractor = session_window_time_gap_extractor
 
-    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
-        ts = _event_timestamp(timestamp)
-        gap = _extract_gap(self.session_window_time_gap_extractor, element, repr(self))
-        return [TimeWindow(ts, ts + gap)]
-
-    def merge_windows(self, windows, callback) -> None:
-        TimeWindow.merge_windows(windows, callback)
-
-    def get_default_trigger(self, env: Any = None) -> Trigger:
-        return EventTimeTrigger.create()
-
-    def is_event_time(self) -> bool:
-        return True
-
-    def __repr__(self) -> str:
-        return "DynamicEventTimeSessionWindows()"
-
-
-class DynamicProcessingTimeSessionWindows(MergingWindowAssigner):
+class DynamicProcessingTimeSessionWindows(_ProcessingTimeAssigner, _DynamicSessionWindows):
     """Processing-time sessions with a gap per element (``DynamicProcessingTimeSessionWindows``)."""
 
-    def __init__(self, session_window_time_gap_extractor: Any) -> None:
-        self.session_window_time_gap_extractor = session_window_time_gap_extractor
 
-    def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
-        now = context.get_current_processing_time()
-        gap = _extract_gap(self.session_window_time_gap_extractor, element, repr(self))
-        return [TimeWindow(now, now + gap)]
+class EventTimeSessionWindows(_EventTimeAssigner, _SessionWindows):
+    """Event-time sessions split by a gap of inactivity (Flink's ``EventTimeSessionWindows``)."""
 
-    def merge_windows(self, windows, callback) -> None:
-        TimeWindow.merge_windows(windows, callback)
+    @staticmethod
+    def with_dynamic_gap(extractor: Any) -> DynamicEventTimeSessionWindows:
+        return DynamicEventTimeSessionWindows(extractor)
 
-    def get_default_trigger(self, env: Any = None) -> Trigger:
-        return ProcessingTimeTrigger.create()
 
-    def is_event_time(self) -> bool:
-        return False
+class ProcessingTimeSessionWindows(_ProcessingTimeAssigner, _SessionWindows):
+    """Processing-time sessions (Flink's ``ProcessingTimeSessionWindows``)."""
 
-    def __repr__(self) -> str:
-        return "DynamicProcessingTimeSessionWindows()"
+    @staticmethod
+    def with_dynamic_gap(extractor: Any) -> DynamicProcessingTimeSessionWindows:
+        return DynamicProcessingTimeSessionWindows(extractor)
 
 
 class GlobalWindows(WindowAssigner):

@@ -179,3 +179,53 @@ def test_time_evictor_keeps_elements_newer_than_cutoff():
     untimed = [TimestampedValue("a"), TimestampedValue("b")]
     TimeEvictor.of(4).evict_before(untimed, 2, GlobalWindow.get(), None)
     assert len(untimed) == 2
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda: TumblingProcessingTimeWindows.of(5, -5),
+            "TumblingProcessingTimeWindows parameters must satisfy abs(offset) < size",
+        ),
+        (
+            lambda: SlidingProcessingTimeWindows.of(10, 5, 5),
+            "SlidingProcessingTimeWindows parameters must satisfy abs(offset) < slide and size > 0",
+        ),
+        (
+            lambda: ProcessingTimeSessionWindows.with_gap(-1),
+            "ProcessingTimeSessionWindows parameters must satisfy 0 < size",
+        ),
+    ],
+)
+def test_each_assigner_names_itself_in_flinks_parameter_check(make, message):
+    with pytest.raises(IllegalArgumentException) as e:
+        make()
+    assert str(e.value) == message
+
+
+def test_offset_defaults_to_none_as_pyflink_of():
+    from pyflowkit.common import Time
+
+    assert TumblingEventTimeWindows.of(Time.seconds(5), None).offset == 0
+    assert SlidingEventTimeWindows.of(Time.seconds(10), Time.seconds(5), None).offset == 0
+    assert SlidingEventTimeWindows.of(10, 5, Time.milliseconds(2)).assign_windows("x", 9, None) == [
+        TimeWindow(7, 17),
+        TimeWindow(2, 12),
+    ]
+
+
+def test_dynamic_sessions_take_the_gap_per_element():
+    from pyflowkit.datastream.window import (
+        DynamicEventTimeSessionWindows,
+        DynamicProcessingTimeSessionWindows,
+    )
+
+    a = EventTimeSessionWindows.with_dynamic_gap(lambda e: e * 10)
+    assert isinstance(a, DynamicEventTimeSessionWindows) and a.is_event_time()
+    assert a.assign_windows(2, 100, None) == [TimeWindow(100, 120)]
+    p = DynamicProcessingTimeSessionWindows.with_dynamic_gap(lambda e: 4)
+    assert p.assign_windows("x", None, Clock(50)) == [TimeWindow(50, 54)]
+    assert isinstance(p.get_default_trigger(), ProcessingTimeTrigger)
+    with pytest.raises(IllegalArgumentException, match="0 < gap"):
+        a.assign_windows(0, 100, None)

@@ -131,3 +131,26 @@ def test_reduce_producing_lists_is_one_value_not_many():
     h.element([2, 3], 2)
     h.watermark(MAX)
     assert h.records == [([1, 2, 3], 9)]
+
+
+def test_continuous_processing_time_trigger_fires_every_interval():
+    from pyflowkit.datastream.window import (
+        ContinuousProcessingTimeTrigger,
+        TumblingProcessingTimeWindows,
+    )
+
+    h = WindowHarness(
+        window_assigner=TumblingProcessingTimeWindows.of(100),
+        trigger=ContinuousProcessingTimeTrigger.of(30),
+        function=add_pairs,
+        window_function_kind="reduce",
+    )
+    h.set_processing_time(5)
+    h.element(("a", 1))  # next fire at 30
+    h.element(("a", 2))
+    h.set_processing_time(30)
+    assert h.values == [("a", 3)]
+    h.element(("a", 4))
+    h.set_processing_time(60)  # re-registered an interval later
+    assert h.values == [("a", 3), ("a", 7)]
+    assert str(ContinuousProcessingTimeTrigger.of(30)) == "ContinuousProcessingTimeTrigger(30)"
