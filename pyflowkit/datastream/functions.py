@@ -2,7 +2,7 @@
 
 Generator convention (PyFlink's): ``flat_map``/``process_element``/``on_timer`` ``yield`` outputs;
 a ``(output_tag, value)`` pair yielded by a process function goes to that side output.
-Plain callables are accepted wherever PyFlink accepts them; ``wrap_*`` helpers adapt them.
+Plain callables are accepted wherever PyFlink accepts them (``resolve_method`` adapts both).
 """
 
 from __future__ import annotations
@@ -168,14 +168,18 @@ class Partitioner(Function):
     def partition(self, key: Any, num_partitions: int) -> int: ...
 
 
-class TimerService(ABC):
-    """PyFlink's ``TimerService``: clocks and timer registration of a process function."""
+class _Clocks(ABC):
+    """The two clocks every function context exposes (processing time and watermark)."""
 
     @abstractmethod
     def current_processing_time(self) -> int: ...
 
     @abstractmethod
     def current_watermark(self) -> int: ...
+
+
+class TimerService(_Clocks):
+    """PyFlink's ``TimerService``: clocks and timer registration of a process function."""
 
     @abstractmethod
     def register_processing_time_timer(self, timestamp: int) -> None: ...
@@ -313,17 +317,11 @@ class AllWindowFunction(Function):
 class ProcessWindowFunction(Function):
     """PyFlink's ``ProcessWindowFunction``: ``process(key, context, elements)`` yields outputs."""
 
-    class Context(ABC):
+    class Context(_Clocks):
         """``ProcessWindowFunction.Context``: window, clocks and per-window/global state."""
 
         @abstractmethod
         def window(self) -> Any: ...
-
-        @abstractmethod
-        def current_processing_time(self) -> int: ...
-
-        @abstractmethod
-        def current_watermark(self) -> int: ...
 
         @abstractmethod
         def window_state(self) -> Any: ...
@@ -357,14 +355,8 @@ class ProcessAllWindowFunction(Function):
 class SinkFunction(Function):
     """Flink's ``SinkFunction``: ``invoke(value, context)`` per record."""
 
-    class Context(ABC):
+    class Context(_Clocks):
         """``SinkFunction.Context``: clocks and the record's timestamp."""
-
-        @abstractmethod
-        def current_processing_time(self) -> int: ...
-
-        @abstractmethod
-        def current_watermark(self) -> int: ...
 
         @abstractmethod
         def timestamp(self) -> int | None: ...
@@ -407,7 +399,8 @@ def _describe(fn: Any) -> str:
     return getattr(fn, "__qualname__", None) or type(fn).__name__
 
 
-def _require(fn: Any, method: str, kind: str, operator: str) -> Callable[..., Any]:
+def resolve_method(fn: Any, method: str, kind: str, operator: str) -> Callable[..., Any]:
+    """The callable a user function contributes: ``fn.<method>`` or ``fn`` itself if callable."""
     bound = getattr(fn, method, None)
     if bound is not None and callable(bound):
         return bound
@@ -417,11 +410,6 @@ def _require(fn: Any, method: str, kind: str, operator: str) -> Callable[..., An
         f"Operator '{operator}' needs a {kind} (with a '{method}' method) or a callable, got "
         f"{_describe(fn)}."
     )
-
-
-def resolve_method(fn: Any, method: str, kind: str, operator: str) -> Callable[..., Any]:
-    """The callable a user function contributes: ``fn.<method>`` or ``fn`` itself if callable."""
-    return _require(fn, method, kind, operator)
 
 
 def key_selector_callable(selector: Any) -> Callable[[Any], Any]:
