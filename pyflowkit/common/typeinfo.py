@@ -167,10 +167,29 @@ _PRIMITIVE_NAMES = {
 }
 
 
-class PrimitiveArrayTypeInfo(TypeInformation):
-    """Flink's ``PrimitiveArrayTypeInfo``: ``int[]``; arrays cannot be keys."""
+class _ElementTypeInfo(TypeInformation):
+    """A container of one element type (an array or a list): mutable, so never a key."""
+
+    _factory = ""  # the Types factory named in errors
 
     def __init__(self, element_type: TypeInformation) -> None:
+        self._check_element_type(element_type)
+        self.element_type = element_type
+
+    def _check_element_type(self, element_type: Any) -> None:
+        _check_types(self._factory, [element_type])
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.element_type,)
+
+    def is_key_type(self) -> bool:
+        return False
+
+
+class PrimitiveArrayTypeInfo(_ElementTypeInfo):
+    """Flink's ``PrimitiveArrayTypeInfo``: ``int[]``; arrays cannot be keys."""
+
+    def _check_element_type(self, element_type: Any) -> None:
         if not isinstance(element_type, BasicTypeInfo) or element_type.basic_type not in (
             _PRIMITIVE_NAMES
         ):
@@ -178,65 +197,35 @@ class PrimitiveArrayTypeInfo(TypeInformation):
                 f"Types.PRIMITIVE_ARRAY needs a primitive element type (BOOLEAN, BYTE, SHORT, "
                 f"INT, LONG, FLOAT, DOUBLE, CHAR), got {element_type!r}."
             )
-        self.element_type = element_type
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.element_type,)
-
-    def is_key_type(self) -> bool:
-        return False
 
     def __str__(self) -> str:
         return f"{_PRIMITIVE_NAMES[self.element_type.basic_type]}[]"  # type: ignore[attr-defined]
 
 
-class BasicArrayTypeInfo(TypeInformation):
+class BasicArrayTypeInfo(_ElementTypeInfo):
     """Flink's ``BasicArrayTypeInfo``: ``BasicArrayTypeInfo<String>``; arrays cannot be keys."""
 
-    def __init__(self, element_type: TypeInformation) -> None:
+    def _check_element_type(self, element_type: Any) -> None:
         if not isinstance(element_type, BasicTypeInfo):
             raise TypeError(f"Types.BASIC_ARRAY needs a basic element type, got {element_type!r}.")
-        self.element_type = element_type
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.element_type,)
-
-    def is_key_type(self) -> bool:
-        return False
 
     def __str__(self) -> str:
         return f"BasicArrayTypeInfo<{self.element_type}>"
 
 
-class ObjectArrayTypeInfo(TypeInformation):
+class ObjectArrayTypeInfo(_ElementTypeInfo):
     """Flink's ``ObjectArrayTypeInfo``: ``ObjectArrayTypeInfo<...>``; arrays cannot be keys."""
 
-    def __init__(self, element_type: TypeInformation) -> None:
-        _check_types("OBJECT_ARRAY", [element_type])
-        self.element_type = element_type
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.element_type,)
-
-    def is_key_type(self) -> bool:
-        return False
+    _factory = "OBJECT_ARRAY"
 
     def __str__(self) -> str:
         return f"ObjectArrayTypeInfo<{self.element_type}>"
 
 
-class ListTypeInfo(TypeInformation):
+class ListTypeInfo(_ElementTypeInfo):
     """Flink's ``ListTypeInfo``: ``List<String>`` (a Python list: mutable, so never a key)."""
 
-    def __init__(self, element_type: TypeInformation) -> None:
-        _check_types("LIST", [element_type])
-        self.element_type = element_type
-
-    def _key(self) -> tuple[Any, ...]:
-        return (self.element_type,)
-
-    def is_key_type(self) -> bool:
-        return False
+    _factory = "LIST"
 
     def __str__(self) -> str:
         return f"List<{self.element_type}>"
