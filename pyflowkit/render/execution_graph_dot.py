@@ -10,9 +10,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from pyflowkit.render.dot import DotBuilder, break_chain, css_token, label_lines
-from pyflowkit.render.states import legend_graph_attrs, normalise_states, state_fill
+from pyflowkit.render.states import (
+    legend_graph_attrs,
+    normalise_states,
+    state_fill,
+    vertex_cluster,
+)
 
-VERTEX_FILL = "#f5f5f5"
 SUBTASK_FILL = "#ffffff"
 
 
@@ -44,24 +48,15 @@ def execution_graph_to_dot(graph: Any, states: Mapping[str, object] | None = Non
     dot = DotBuilder(graph.job_name, "execution_graph")
     for ejv in graph.job_vertices:
         cid = execution_job_vertex_id(ejv)
-        cluster: dict[str, object | None] = {
-            "label": label_lines(
+        cluster = vertex_cluster(
+            label_lines(
                 break_chain(ejv.name),
                 f"Parallelism: {ejv.parallelism} (max {ejv.max_parallelism})",
             ),
-            "tooltip": ejv.name,
-            "style": "rounded,filled",
-            "fillcolor": VERTEX_FILL,
-            "color": "#8c8c8c",
-            "labeljust": "l",
-            "labelloc": "t",
-            "fontsize": "9",
-        }
-        classes = ["execution-job-vertex"]
-        if cid in painted:
-            cluster.update(state_fill(painted[cid]))
-            classes.append(f"state-{painted[cid]}")
-        cluster["class"] = " ".join(classes)
+            ejv.name,
+            "execution-job-vertex",
+            painted.get(cid),
+        )
         dot.open_cluster(cid, cluster)
         for ev in ejv.task_vertices:
             nid = execution_vertex_id(ev)

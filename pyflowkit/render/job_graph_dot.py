@@ -9,9 +9,12 @@ from collections.abc import Mapping
 
 from pyflowkit.graph.job_graph import JobGraph, JobVertex
 from pyflowkit.render.dot import DotBuilder, css_token, label_lines
-from pyflowkit.render.states import legend_graph_attrs, normalise_states, state_fill
+from pyflowkit.render.states import (
+    legend_graph_attrs,
+    normalise_states,
+    vertex_cluster,
+)
 
-VERTEX_FILL = "#f5f5f5"
 OPERATOR_FILL = "#ffffff"
 
 
@@ -45,21 +48,7 @@ def job_graph_to_dot(graph: JobGraph, states: Mapping[str, object] | None = None
     operator_node: dict[int, str] = {}  # StreamNode id → DOT id of its chained operator
     for vertex in graph.vertices:
         vid = job_vertex_id(vertex)
-        cluster: dict[str, object | None] = {
-            "label": vertex_label(vertex),
-            "tooltip": vertex.name,
-            "style": "rounded,filled",
-            "fillcolor": VERTEX_FILL,
-            "color": "#8c8c8c",
-            "labeljust": "l",
-            "labelloc": "t",
-            "fontsize": "9",
-        }
-        classes = ["job-vertex"]
-        if vid in painted:
-            cluster.update(state_fill(painted[vid]))
-            classes.append(f"state-{painted[vid]}")
-        cluster["class"] = " ".join(classes)
+        cluster = vertex_cluster(vertex_label(vertex), vertex.name, "job-vertex", painted.get(vid))
         dot.open_cluster(vid, cluster)
         for index, node in enumerate(vertex.stream_nodes):
             op_id = chained_operator_id(vertex, index)

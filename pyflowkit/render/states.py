@@ -82,6 +82,31 @@ def state_fill(state: str) -> dict[str, str]:
     return {"fillcolor": STATE_COLOURS[state], "fontcolor": STATE_FONT_COLOUR}
 
 
+VERTEX_FILL = "#f5f5f5"
+
+
+def vertex_cluster(
+    label: str, tooltip: str, css_class: str, state: str | None
+) -> dict[str, object | None]:
+    """Attributes of a vertex's cluster (JobVertex or ExecutionJobVertex), coloured by ``state``."""
+    cluster: dict[str, object | None] = {
+        "label": label,
+        "tooltip": tooltip,
+        "style": "rounded,filled",
+        "fillcolor": VERTEX_FILL,
+        "color": "#8c8c8c",
+        "labeljust": "l",
+        "labelloc": "t",
+        "fontsize": "9",
+    }
+    classes = [css_class]
+    if state is not None:
+        cluster.update(state_fill(state))
+        classes.append(f"state-{state}")
+    cluster["class"] = " ".join(classes)
+    return cluster
+
+
 def legend_label(used: set[str]) -> str:
     """An HTML-like label: every ExecutionState (fixed order, so layouts stay put) + extras."""
     names = list(EXECUTION_STATES) + sorted(used - set(EXECUTION_STATES))
