@@ -94,6 +94,9 @@ class ReducingStateDescriptor(StateDescriptor):
         self.reduce_function = reduce_function
         self.reduce = fn
 
+    def get_reduce_function(self) -> Any:
+        return self.reduce_function
+
 
 class AggregatingStateDescriptor(StateDescriptor):
     """PyFlink's ``AggregatingStateDescriptor(name, agg_function, state_type_info)``."""
@@ -109,6 +112,9 @@ class AggregatingStateDescriptor(StateDescriptor):
                     f"{agg_function!r} has no '{method}' method."
                 )
         self.agg_function = agg_function
+
+    def get_agg_function(self) -> Any:
+        return self.agg_function
 
 
 class State(ABC):

@@ -392,15 +392,15 @@ def _reducing_descriptor(name: str, reduce_function: Callable[[Any, Any], Any]) 
 class CountTrigger(Trigger):
     """Fires once the pane holds ``max_count`` elements (Flink's ``CountTrigger``)."""
 
-    def __init__(self, max_count: int) -> None:
-        if isinstance(max_count, bool) or not isinstance(max_count, int):
-            raise IllegalArgumentException(f"CountTrigger needs an int count, got {max_count!r}.")
-        self.max_count = max_count
+    def __init__(self, window_size: int) -> None:
+        if isinstance(window_size, bool) or not isinstance(window_size, int):
+            raise IllegalArgumentException(f"CountTrigger needs an int count, got {window_size!r}.")
+        self.max_count = window_size
         self._state_desc: Any = None
 
     @staticmethod
-    def of(max_count: int) -> CountTrigger:
-        return CountTrigger(max_count)
+    def of(window_size: int) -> CountTrigger:
+        return CountTrigger(window_size)
 
     @property
     def state_desc(self) -> Any:
@@ -748,12 +748,12 @@ class _SessionWindows(MergingWindowAssigner):
 
     _assignment_time: Callable[[int | None, Any], int]
 
-    def __init__(self, session_timeout: int) -> None:
-        if session_timeout <= 0:
+    def __init__(self, session_gap: int) -> None:
+        if session_gap <= 0:
             raise IllegalArgumentException(
                 f"{type(self).__name__} parameters must satisfy 0 < size"
             )
-        self.session_timeout = session_timeout
+        self.session_timeout = session_gap  # Flink's field name
 
     @classmethod
     def with_gap(cls, size: Any) -> Any:
@@ -786,8 +786,8 @@ class _DynamicSessionWindows(MergingWindowAssigner):
         self.session_window_time_gap_extractor = session_window_time_gap_extractor
 
     @classmethod
-    def with_dynamic_gap(cls, session_window_time_gap_extractor: Any) -> Any:
-        return cls(session_window_time_gap_extractor)
+    def with_dynamic_gap(cls, extractor: Any) -> Any:
+        return cls(extractor)
 
     def assign_windows(self, element, timestamp, context) -> list[TimeWindow]:
         start = self._assignment_time(timestamp, context)

@@ -270,11 +270,14 @@ class WindowedStream:
             "apply", window_function, None, output_type, names, "ListStateDescriptor", "apply"
         )
 
-    def process(self, function: Any, output_type: TypeInformation | None = None) -> DataStream:
-        check_function(function, ("process",), self._api("process"), "ProcessWindowFunction")
-        names = (function_name(function, "ProcessWindowFunction"), None)
+    def process(
+        self, process_window_function: Any, output_type: TypeInformation | None = None
+    ) -> DataStream:
+        fn = process_window_function
+        check_function(fn, ("process",), self._api("process"), "ProcessWindowFunction")
+        names = (function_name(fn, "ProcessWindowFunction"), None)
         return self._build(
-            "process", function, None, output_type, names, "ListStateDescriptor", "process"
+            "process", fn, None, output_type, names, "ListStateDescriptor", "process"
         )
 
     def _aggregation(self, kind: str, field: int | str) -> DataStream:

@@ -1,4 +1,7 @@
-"""PyFlink compatibility: signatures (keyword names) and PyFlink's own word-count example."""
+"""PyFlink compatibility: signatures (keyword names) and PyFlink's own word-count example.
+
+Signatures were compared with PyFlink 1.17.2 (``pyflink/datastream``, ``pyflink/common``).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from pyflowkit.datastream import (
     KeyedStream,
     StreamExecutionEnvironment,
     WindowedStream,
+    window,
 )
 from pyflowkit.datastream.environment_capture import capture_environments
 from pyflowkit.errors import ProgramAbortException
@@ -59,12 +63,21 @@ SIGNATURES = [
         ["aggregate_function", "window_function", "accumulator_type", "output_type"],
     ),
     (WindowedStream.apply, ["window_function", "output_type"]),
-    (WindowedStream.process, ["function", "output_type"]),
+    (WindowedStream.process, ["process_window_function", "output_type"]),
+    (AllWindowedStream.process, ["process_window_function", "output_type"]),
     (WindowedStream.allowed_lateness, ["time_ms"]),
     (WindowedStream.side_output_late_data, ["output_tag"]),
     (AllWindowedStream.reduce, ["reduce_function", "window_function", "output_type"]),
     (ConnectedStreams.key_by, ["key_selector1", "key_selector2", "key_type"]),
     (ConnectedStreams.map, ["func", "output_type"]),
+    (window.CountTrigger.of, ["window_size"]),
+    (window.CountEvictor.of, ["max_count", "do_evict_after"]),
+    (window.TumblingEventTimeWindows.of, ["size", "offset"]),
+    (window.SlidingProcessingTimeWindows.of, ["size", "slide", "offset"]),
+    (window.EventTimeSessionWindows, ["session_gap"]),
+    (window.ProcessingTimeSessionWindows.with_gap, ["size"]),
+    (window.DynamicEventTimeSessionWindows.with_dynamic_gap, ["extractor"]),
+    (window.ContinuousEventTimeTrigger.of, ["interval"]),
 ]
 
 
@@ -83,6 +96,9 @@ def test_defaults_match_pyflink() -> None:
     add_source = inspect.signature(StreamExecutionEnvironment.add_source).parameters
     assert add_source["source_name"].default == "Custom Source"
     assert inspect.signature(KeyedStream.count_window).parameters["slide"].default == 0
+    assert (
+        inspect.signature(window.TumblingEventTimeWindows.of).parameters["offset"].default is None
+    )
     assert (
         inspect.signature(StreamExecutionEnvironment.read_text_file)
         .parameters["charset_name"]
@@ -159,3 +175,25 @@ def test_missing_executor_is_a_clear_error(monkeypatch) -> None:
     # as Flink's execute(): getStreamGraph(jobName, clearTransformations=true) ran before the
     # executor lookup failed
     assert env.get_transformations() == []
+
+
+def test_state_descriptor_accessors_as_pyflink() -> None:
+    from pyflowkit.datastream.functions import AggregateFunction
+    from pyflowkit.datastream.state import AggregatingStateDescriptor, ReducingStateDescriptor
+
+    class Count(AggregateFunction):
+        def create_accumulator(self):
+            return 0
+
+        def add(self, value, accumulator):
+            return accumulator + 1
+
+        def get_result(self, accumulator):
+            return accumulator
+
+    def add(a, b):
+        return a + b
+
+    assert ReducingStateDescriptor("sum", add).get_reduce_function() is add
+    count = Count()
+    assert AggregatingStateDescriptor("n", count).get_agg_function() is count
