@@ -79,7 +79,10 @@ def compute_key_group_range_for_operator_index(
     max_parallelism: int, parallelism: int, operator_index: int
 ) -> KeyGroupRange:
     """``computeKeyGroupRangeForOperatorIndex``: the key groups subtask ``operator_index`` owns."""
-    check_parallelism_preconditions(parallelism, max_parallelism)
+    check_parallelism_preconditions(parallelism)
+    check_parallelism_preconditions(max_parallelism)
+    if max_parallelism < parallelism:
+        raise IllegalArgumentException("Maximum parallelism must not be smaller than parallelism.")
     start = (operator_index * max_parallelism + parallelism - 1) // parallelism
     end = ((operator_index + 1) * max_parallelism - 1) // parallelism
     return KeyGroupRange(start, end)
@@ -92,6 +95,7 @@ def round_up_to_power_of_two(x: int) -> int:
 
 def compute_default_max_parallelism(operator_parallelism: int) -> int:
     """``computeDefaultMaxParallelism``: min(max(roundUp(p + p/2), 128), 32768)."""
+    check_parallelism_preconditions(operator_parallelism)
     return min(
         max(
             round_up_to_power_of_two(operator_parallelism + operator_parallelism // 2),
@@ -101,9 +105,7 @@ def compute_default_max_parallelism(operator_parallelism: int) -> int:
     )
 
 
-def check_parallelism_preconditions(parallelism: int, max_parallelism: int) -> None:
-    """``checkParallelismPreconditions``."""
-    if not 0 < parallelism <= max_parallelism:
-        raise IllegalArgumentException(
-            f"Parallelism {parallelism} must be > 0 and <= max parallelism {max_parallelism}."
-        )
+def check_parallelism_preconditions(parallelism: int) -> None:
+    """``checkParallelismPreconditions``: 0 < parallelism <= 32768."""
+    if not 0 < parallelism <= UPPER_BOUND_MAX_PARALLELISM:
+        raise IllegalArgumentException(f"Operator parallelism not within bounds: {parallelism}")

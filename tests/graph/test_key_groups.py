@@ -47,3 +47,25 @@ def test_key_group_ranges() -> None:
 )
 def test_default_max_parallelism(p: int, m: int) -> None:
     assert compute_default_max_parallelism(p) == m
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: compute_default_max_parallelism(0), "Operator parallelism not within bounds: 0"),
+        (
+            lambda: compute_key_group_range_for_operator_index(40000, 2, 0),
+            "Operator parallelism not within bounds: 40000",
+        ),
+        (
+            lambda: compute_key_group_range_for_operator_index(2, 4, 0),
+            "Maximum parallelism must not be smaller than parallelism.",
+        ),
+    ],
+)
+def test_parallelism_preconditions_use_flinks_messages(call, message: str) -> None:
+    from pyflowkit.errors import IllegalArgumentException
+
+    with pytest.raises(IllegalArgumentException) as e:
+        call()
+    assert str(e.value) == message
