@@ -13,6 +13,7 @@ from pyflowkit.common.typeinfo import TypeInformation
 from pyflowkit.datastream._util import (
     check_function,
     check_type_info,
+    has_class_in_mro,
     resolve_field,
     validate_field,
 )
@@ -80,40 +81,44 @@ class KeyedStream(DataStream):
 
     # --- operator settings are not available on the partitioning itself -----------------------
     def _unsupported(self, what: str) -> UnsupportedOperationException:
+        """PyFlink's message (e.g. ``Set name for KeyedStream is not supported.``) + the fix."""
         return UnsupportedOperationException(
-            f"Setting {what} for KeyedStream is not supported: key_by() is a partitioning, not an "
-            "operator. Set it on the operator before or after key_by()."
+            f"{what} for KeyedStream is not supported. key_by() is a partitioning, not an "
+            "operator: set it on the operator before or after key_by()."
         )
 
     def name(self, name: str) -> Any:
-        raise self._unsupported("name")
+        raise self._unsupported("Set name")
+
+    def get_name(self) -> str:
+        raise UnsupportedOperationException("Get name of KeyedStream is not supported.")
 
     def uid(self, uid: str) -> Any:
-        raise self._unsupported("uid")
+        raise self._unsupported("Set uid")
 
     def set_uid_hash(self, uid_hash: str) -> Any:
-        raise self._unsupported("uid hash")
+        raise self._unsupported("Set uid hash")
 
     def set_parallelism(self, parallelism: int) -> Any:
-        raise self._unsupported("parallelism")
+        raise self._unsupported("Set parallelism")
 
     def set_max_parallelism(self, max_parallelism: int) -> Any:
-        raise self._unsupported("max parallelism")
+        raise self._unsupported("Set max parallelism")
 
     def disable_chaining(self) -> Any:
-        raise self._unsupported("chaining strategy")
+        raise self._unsupported("Disable chaining")
 
     def start_new_chain(self) -> Any:
-        raise self._unsupported("chaining strategy")
+        raise self._unsupported("Start new chain")
 
     def slot_sharing_group(self, slot_sharing_group: str) -> Any:
-        raise self._unsupported("slot sharing group")
+        raise self._unsupported("Setting slot sharing group")
 
     def set_buffer_timeout(self, timeout_millis: int) -> Any:
-        raise self._unsupported("buffer timeout")
+        raise self._unsupported("Set buffer timeout")
 
     def force_non_parallel(self) -> Any:
-        raise self._unsupported("parallelism")
+        raise self._unsupported("Set force non-parallel")
 
     # --- re-partitioning is forbidden ---------------------------------------------------------
     def _no_repartition(self) -> UnsupportedOperationException:
@@ -145,7 +150,13 @@ class KeyedStream(DataStream):
         """``process(KeyedProcessFunction)``: ``KeyedProcess`` (KeyedProcessOperator)."""
         check_function(func, ("process_element",), "KeyedStream.process()", "KeyedProcessFunction")
         check_type_info(output_type, "KeyedStream.process()")
-        t = self._one_input("KeyedProcess", "KeyedProcessOperator", {"function": func}, output_type)
+        # Flink 1.11 runs a (non-keyed) ProcessFunction on a KeyedStream as "Process"
+        # (LegacyKeyedProcessOperator); a KeyedProcessFunction as "KeyedProcess".
+        legacy = has_class_in_mro(func, "ProcessFunction") and not has_class_in_mro(
+            func, "KeyedProcessFunction"
+        )
+        name = "Process" if legacy else "KeyedProcess"
+        t = self._one_input(name, "KeyedProcessOperator", {"function": func}, output_type)
         return self._wrap(t)
 
     def reduce(self, func: Any) -> DataStream:

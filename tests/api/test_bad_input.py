@@ -170,7 +170,7 @@ CASES: list[tuple[str, Callable[[StreamExecutionEnvironment, dict], Any], type, 
         "parallelism of a KeyedStream",
         lambda e, s: s["keyed"].set_parallelism(2),
         UnsupportedOperationException,
-        "Setting parallelism for KeyedStream is not supported",
+        "Set parallelism for KeyedStream is not supported.",
     ),
     (
         "checkpoint interval below 10 ms",

@@ -117,6 +117,51 @@ def test_keyed_operators(env) -> None:
         assert t.operator_factory.params["aggregation"]["kind"] == kind
 
 
+def test_process_function_on_keyed_stream_is_named_process_as_flink(env) -> None:
+    from pyflowkit.datastream.functions import KeyedProcessFunction, ProcessFunction
+
+    class Plain(ProcessFunction):
+        def process_element(self, value, ctx):
+            yield value
+
+    class Keyed(KeyedProcessFunction):
+        def process_element(self, value, ctx):
+            yield value
+
+    keyed = env.from_collection([("a", 1)], type_info=PAIR).key_by(lambda t: t[0])
+    assert keyed.process(Plain()).get_transformation().name == "Process"
+    assert keyed.process(Keyed()).get_transformation().name == "KeyedProcess"
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda k: k.name("x"), "Set name for KeyedStream is not supported."),
+        (lambda k: k.get_name(), "Get name of KeyedStream is not supported."),
+        (lambda k: k.uid("u"), "Set uid for KeyedStream is not supported."),
+        (lambda k: k.start_new_chain(), "Start new chain for KeyedStream is not supported."),
+        (lambda k: k.disable_chaining(), "Disable chaining for KeyedStream is not supported."),
+        (
+            lambda k: k.slot_sharing_group("g"),
+            "Setting slot sharing group for KeyedStream is not supported.",
+        ),
+        (
+            lambda k: k.force_non_parallel(),
+            "Set force non-parallel for KeyedStream is not supported.",
+        ),
+    ],
+)
+def test_keyed_stream_settings_raise_pyflinks_messages(env, call, message) -> None:
+    from pyflowkit.errors import UnsupportedOperationException
+
+    keyed = env.from_collection([("a", 1)], type_info=PAIR).key_by(lambda t: t[0])
+    before = list(env.get_transformations())
+    with pytest.raises(UnsupportedOperationException) as e:
+        call(keyed)
+    assert str(e.value).startswith(message)
+    assert env.get_transformations() == before
+
+
 def test_row_field_names_in_aggregations(env) -> None:
     row_type = Types.ROW_NAMED(["word", "n"], [Types.STRING(), Types.INT()])
     keyed = env.from_collection([1], type_info=row_type).key_by(lambda r: r[0])
