@@ -91,14 +91,19 @@ class ConnectedStreams:
             "CoProcessFunction or KeyedCoProcessFunction",
         )
         check_type_info(output_type, "ConnectedStreams.process()")
-        if has_class_in_mro(func, "KeyedCoProcessFunction") and not self._keyed():
-            raise IllegalArgumentException(
-                "ConnectedStreams.process() with a KeyedCoProcessFunction needs two keyed inputs: "
-                "call key_by(key_selector1, key_selector2) first."
+        keyed_function = has_class_in_mro(func, "KeyedCoProcessFunction")
+        if keyed_function and not self._keyed():
+            raise UnsupportedOperationException(
+                "KeyedCoProcessFunction can only be used when both input streams are of type "
+                "KeyedStream. (call key_by(key_selector1, key_selector2) first)"
             )
-        if self._keyed():
-            return self._two_input("Co-Keyed-Process", "KeyedCoProcessOperator", func, output_type)
-        return self._two_input("Co-Process", "CoProcessOperator", func, output_type)
+        if not self._keyed():
+            return self._two_input("Co-Process", "CoProcessOperator", func, output_type)
+        # Flink 1.11: a CoProcessFunction on keyed inputs is "Co-Process"
+        # (LegacyKeyedCoProcessOperator); a KeyedCoProcessFunction is "Co-Keyed-Process".
+        legacy = has_class_in_mro(func, "CoProcessFunction") and not keyed_function
+        name = "Co-Process" if legacy else "Co-Keyed-Process"
+        return self._two_input(name, "KeyedCoProcessOperator", func, output_type)
 
     @staticmethod
     def _check_co(func: Any, methods: tuple[str, str], api: str, interface: str) -> None:

@@ -244,6 +244,41 @@ def test_union_and_connect(env) -> None:
     assert ckp.state_key_selector1(5) == 5 and cm.state_key_selector1 is None
 
 
+def test_co_process_names_follow_the_function_type_as_flink(env) -> None:
+    from pyflowkit.datastream.functions import CoProcessFunction, KeyedCoProcessFunction
+    from pyflowkit.errors import UnsupportedOperationException
+
+    class Plain(CoProcessFunction):
+        def process_element1(self, value, ctx):
+            yield value
+
+        def process_element2(self, value, ctx):
+            yield value
+
+    class Keyed(KeyedCoProcessFunction):
+        def process_element1(self, value, ctx):
+            yield value
+
+        def process_element2(self, value, ctx):
+            yield value
+
+    a, b = env.from_collection([1]), env.from_collection([2])
+    keyed = a.connect(b).key_by(lambda v: v, lambda v: v)
+    legacy = keyed.process(Plain()).get_transformation()
+    assert (legacy.name, legacy.operator_factory.operator_class) == (
+        "Co-Process",
+        "KeyedCoProcessOperator",
+    )
+    assert keyed.process(Keyed()).get_transformation().name == "Co-Keyed-Process"
+    before = list(env.get_transformations())
+    with pytest.raises(UnsupportedOperationException) as e:
+        a.connect(b).process(Keyed())
+    assert str(e.value).startswith(
+        "KeyedCoProcessFunction can only be used when both input streams are of type KeyedStream."
+    )
+    assert env.get_transformations() == before
+
+
 def test_side_outputs(env) -> None:
     tag = OutputTag("late", Types.STRING())
     main = env.from_collection([1]).process(lambda v, ctx: [v])
