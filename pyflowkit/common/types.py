@@ -145,13 +145,13 @@ class Row:
         return (_rebuild_row, (self._values, self._fields, self._row_kind))
 
     def __repr__(self) -> str:
+        """PyFlink's: ``Row(name='a', n=1)`` with field names, ``<Row('a', 1)>`` without."""
         if self._fields is not None:
             inner = ", ".join(
                 f"{k}={v!r}" for k, v in zip(self._fields, self._values, strict=False)
             )
-        else:
-            inner = ", ".join(repr(v) for v in self._values)
-        return f"Row({inner})"
+            return f"Row({inner})"
+        return "<Row(" + ", ".join(repr(v) for v in self._values) + ")>"
 
 
 def _rebuild_row(values: list[Any], fields: list[str] | None, kind: RowKind) -> Row:

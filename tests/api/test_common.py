@@ -78,6 +78,7 @@ def test_row_positional_named_and_factory() -> None:
     assert row.name == "Alice" and row["count"] == 3 and row[0] == "Alice"
     assert row.as_dict() == {"name": "Alice", "count": 3}
     assert repr(row) == "Row(name='Alice', count=3)"
+    assert repr(Row(1, "a")) == "<Row(1, 'a')>"  # PyFlink's repr of a positional Row
     person = Row("name", "count")
     assert person("Bob", 1) == Row(name="Bob", count=1)
     assert Row(1, "a") == Row(1, "a") and Row(1, "a") != Row(1, "b")
