@@ -278,7 +278,64 @@ class Trigger(ABC):
     def clear(self, window: Window, ctx: Trigger.TriggerContext) -> None: ...
 
 
-class EventTimeTrigger(Trigger):
+class _EventTimeTimers:
+    """Timer hooks of triggers that work in event time (the watermark is their clock)."""
+
+    @staticmethod
+    def _now(ctx: Trigger.TriggerContext) -> int:
+        return ctx.get_current_watermark()
+
+    @staticmethod
+    def _register_timer(ctx: Trigger.TriggerContext, time: int) -> None:
+        ctx.register_event_time_timer(time)
+
+    @staticmethod
+    def _delete_timer(ctx: Trigger.TriggerContext, time: int) -> None:
+        ctx.delete_event_time_timer(time)
+
+
+class _ProcessingTimeTimers:
+    """Timer hooks of triggers that work in processing time."""
+
+    @staticmethod
+    def _now(ctx: Trigger.TriggerContext) -> int:
+        return ctx.get_current_processing_time()
+
+    @staticmethod
+    def _register_timer(ctx: Trigger.TriggerContext, time: int) -> None:
+        ctx.register_processing_time_timer(time)
+
+    @staticmethod
+    def _delete_timer(ctx: Trigger.TriggerContext, time: int) -> None:
+        ctx.delete_processing_time_timer(time)
+
+
+class _WindowEndTrigger(Trigger):
+    """Fires once its clock passes the window's end; merges by re-registering that timer."""
+
+    _now: Callable[[Trigger.TriggerContext], int]
+    _register_timer: Callable[[Trigger.TriggerContext, int], None]
+    _delete_timer: Callable[[Trigger.TriggerContext, int], None]
+
+    def can_merge(self) -> bool:
+        return True
+
+    def on_merge(self, window, ctx) -> None:
+        if window.max_timestamp() > self._now(ctx):
+            self._register_timer(ctx, window.max_timestamp())
+
+    def clear(self, window, ctx) -> None:
+        self._delete_timer(ctx, window.max_timestamp())
+
+    @classmethod
+    def create(cls) -> Any:
+        return cls()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class EventTimeTrigger(_EventTimeTimers, _WindowEndTrigger):
     """Fires when the watermark passes the window's end (Flink's ``EventTimeTrigger``)."""
 
     def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
@@ -293,25 +350,8 @@ class EventTimeTrigger(Trigger):
     def on_processing_time(self, time, window, ctx) -> TriggerResult:
         return TriggerResult.CONTINUE
 
-    def can_merge(self) -> bool:
-        return True
 
-    def on_merge(self, window, ctx) -> None:
-        if window.max_timestamp() > ctx.get_current_watermark():
-            ctx.register_event_time_timer(window.max_timestamp())
-
-    def clear(self, window, ctx) -> None:
-        ctx.delete_event_time_timer(window.max_timestamp())
-
-    @staticmethod
-    def create() -> EventTimeTrigger:
-        return EventTimeTrigger()
-
-    def __repr__(self) -> str:
-        return "EventTimeTrigger()"
-
-
-class ProcessingTimeTrigger(Trigger):
+class ProcessingTimeTrigger(_ProcessingTimeTimers, _WindowEndTrigger):
     """Fires when processing time passes the window's end (Flink's ``ProcessingTimeTrigger``)."""
 
     def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
@@ -323,23 +363,6 @@ class ProcessingTimeTrigger(Trigger):
 
     def on_processing_time(self, time, window, ctx) -> TriggerResult:
         return TriggerResult.FIRE
-
-    def can_merge(self) -> bool:
-        return True
-
-    def on_merge(self, window, ctx) -> None:
-        if window.max_timestamp() > ctx.get_current_processing_time():
-            ctx.register_processing_time_timer(window.max_timestamp())
-
-    def clear(self, window, ctx) -> None:
-        ctx.delete_processing_time_timer(window.max_timestamp())
-
-    @staticmethod
-    def create() -> ProcessingTimeTrigger:
-        return ProcessingTimeTrigger()
-
-    def __repr__(self) -> str:
-        return "ProcessingTimeTrigger()"
 
 
 class NeverTrigger(Trigger):
@@ -495,11 +518,8 @@ class _ContinuousTrigger(Trigger):
             self._state_desc = _reducing_descriptor("fire-time", _min)
         return self._state_desc
 
-    @abstractmethod
-    def _register_timer(self, ctx: Trigger.TriggerContext, time: int) -> None: ...
-
-    @abstractmethod
-    def _delete_timer(self, ctx: Trigger.TriggerContext, time: int) -> None: ...
+    _register_timer: Callable[[Trigger.TriggerContext, int], None]
+    _delete_timer: Callable[[Trigger.TriggerContext, int], None]
 
     def _register_first_fire(self, now: int, ctx: Trigger.TriggerContext) -> None:
         """The first fire time: the end of the interval ``now`` falls in."""
@@ -539,17 +559,11 @@ class _ContinuousTrigger(Trigger):
         return f"{type(self).__name__}({self.interval})"
 
 
-class ContinuousEventTimeTrigger(_ContinuousTrigger):
+class ContinuousEventTimeTrigger(_EventTimeTimers, _ContinuousTrigger):
     """Fires every ``interval`` of event time and at the window end.
 
     Flink 1.11's ``ContinuousEventTimeTrigger``.
     """
-
-    def _register_timer(self, ctx, time) -> None:
-        ctx.register_event_time_timer(time)
-
-    def _delete_timer(self, ctx, time) -> None:
-        ctx.delete_event_time_timer(time)
 
     def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
         if window.max_timestamp() <= ctx.get_current_watermark():
@@ -567,14 +581,8 @@ class ContinuousEventTimeTrigger(_ContinuousTrigger):
         return TriggerResult.CONTINUE
 
 
-class ContinuousProcessingTimeTrigger(_ContinuousTrigger):
+class ContinuousProcessingTimeTrigger(_ProcessingTimeTimers, _ContinuousTrigger):
     """Fires every ``interval`` of processing time (Flink's ``ContinuousProcessingTimeTrigger``)."""
-
-    def _register_timer(self, ctx, time) -> None:
-        ctx.register_processing_time_timer(time)
-
-    def _delete_timer(self, ctx, time) -> None:
-        ctx.delete_processing_time_timer(time)
 
     def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
         self._register_first_fire(ctx.get_current_processing_time(), ctx)

@@ -229,3 +229,40 @@ def test_dynamic_sessions_take_the_gap_per_element():
     assert isinstance(p.get_default_trigger(), ProcessingTimeTrigger)
     with pytest.raises(IllegalArgumentException, match="0 < gap"):
         a.assign_windows(0, 100, None)
+
+
+class TimerLog:
+    """A TriggerContext that records timer calls."""
+
+    def __init__(self, watermark: int, now: int) -> None:
+        self.watermark, self.now, self.calls = watermark, now, []
+
+    def get_current_watermark(self) -> int:
+        return self.watermark
+
+    def get_current_processing_time(self) -> int:
+        return self.now
+
+    def register_event_time_timer(self, t: int) -> None:
+        self.calls.append(("register event", t))
+
+    def register_processing_time_timer(self, t: int) -> None:
+        self.calls.append(("register processing", t))
+
+    def delete_event_time_timer(self, t: int) -> None:
+        self.calls.append(("delete event", t))
+
+    def delete_processing_time_timer(self, t: int) -> None:
+        self.calls.append(("delete processing", t))
+
+
+def test_window_end_triggers_merge_and_clear_in_their_own_time():
+    w = TimeWindow(0, 10)
+    ctx = TimerLog(watermark=5, now=20)
+    EventTimeTrigger.create().on_merge(w, ctx)  # 9 > watermark 5: re-register
+    ProcessingTimeTrigger.create().on_merge(w, ctx)  # 9 <= now 20: nothing
+    EventTimeTrigger().clear(w, ctx)
+    ProcessingTimeTrigger().clear(w, ctx)
+    assert ctx.calls == [("register event", 9), ("delete event", 9), ("delete processing", 9)]
+    assert str(EventTimeTrigger.create()) == "EventTimeTrigger()"
+    assert isinstance(ProcessingTimeTrigger.create(), ProcessingTimeTrigger)
