@@ -231,12 +231,16 @@ class DataStream(_OperatorSettings):
             output_type,
             self._env.get_parallelism() if parallelism is None else parallelism,
         )
+        self._add_keyed(t)
+        return t
+
+    def _add_keyed(self, t: OneInputTransformation | SinkTransformation) -> None:
+        """Adds an operator or sink; on a keyed stream it gets the key (``setStateKeySelector``)."""
         selector, key_type = self._key_selector()
         if selector is not None:
             t.state_key_selector = selector
             t.state_key_type = key_type
         self._env._add_operator(t)
-        return t
 
     def _wrap(self, t: Transformation) -> DataStream:
         return DataStream(self._env, t)
@@ -413,11 +417,7 @@ class DataStream(_OperatorSettings):
             OperatorFactory("StreamSink", strategy, params),
             self._env.get_parallelism() if parallelism is None else parallelism,
         )
-        selector, key_type = self._key_selector()
-        if selector is not None:
-            t.state_key_selector = selector
-            t.state_key_type = key_type
-        self._env._add_operator(t)
+        self._add_keyed(t)
         return DataStreamSink(self._env, t)
 
     def print(self, sink_identifier: str | None = None) -> DataStreamSink:

@@ -198,6 +198,22 @@ class WindowedStream:
     def _parallelism(self) -> int | None:
         return None
 
+    def _input_type_info(self) -> TypeInformation | None:
+        return self._input._transformation.output_type
+
+    def _second_function_name(self, window_function: Any, method: str) -> str:
+        """The window function after an incremental reduce/aggregate, checked and named;
+        ``PassThroughWindowFunction`` when there is none (as Flink fills in)."""
+        if window_function is None:
+            return "PassThroughWindowFunction"
+        check_function(
+            window_function,
+            ("apply", "process"),
+            self._api(method),
+            "WindowFunction or ProcessWindowFunction",
+        )
+        return function_name(window_function, "WindowFunction")
+
     def reduce(
         self,
         reduce_function: Any,
@@ -205,18 +221,8 @@ class WindowedStream:
         output_type: TypeInformation | None = None,
     ) -> DataStream:
         check_function(reduce_function, ("reduce",), self._api("reduce"), "ReduceFunction")
-        if window_function is not None:
-            check_function(
-                window_function,
-                ("apply", "process"),
-                self._api("reduce"),
-                "WindowFunction or ProcessWindowFunction",
-            )
-            out = output_type
-            fn2 = function_name(window_function, "WindowFunction")
-        else:
-            out = self._input._transformation.output_type
-            fn2 = "PassThroughWindowFunction"
+        fn2 = self._second_function_name(window_function, "reduce")
+        out = output_type if window_function is not None else self._input_type_info()
         names = (function_name(reduce_function, "ReduceFunction"), fn2)
         return self._build(
             "reduce",
@@ -242,16 +248,7 @@ class WindowedStream:
                 f"get_result, merge), got {aggregate_function!r}."
             )
         check_type_info(accumulator_type, self._api("aggregate"))
-        if window_function is not None:
-            check_function(
-                window_function,
-                ("apply", "process"),
-                self._api("aggregate"),
-                "WindowFunction or ProcessWindowFunction",
-            )
-            fn2 = function_name(window_function, "WindowFunction")
-        else:
-            fn2 = "PassThroughWindowFunction"
+        fn2 = self._second_function_name(window_function, "aggregate")
         names = (function_name(aggregate_function, "AggregateFunction"), fn2)
         return self._build(
             "aggregate",
@@ -283,13 +280,13 @@ class WindowedStream:
     def _aggregation(self, kind: str, field: int | str) -> DataStream:
         validate_field(
             field,
-            self._input._transformation.output_type,
+            self._input_type_info(),
             self._api(kind),
             _display_name(self._input._transformation),
         )
         aggregation = {
             "kind": kind,
-            "field": resolve_field(field, self._input._transformation.output_type),
+            "field": resolve_field(field, self._input_type_info()),
             "first": True,
         }
         names = (_AGGREGATOR_NAMES[kind], "PassThroughWindowFunction")
@@ -297,7 +294,7 @@ class WindowedStream:
             "reduce",
             None,
             None,
-            self._input._transformation.output_type,
+            self._input_type_info(),
             names,
             "ReducingStateDescriptor",
             kind,
