@@ -100,17 +100,9 @@ ChainablePredicate = Callable[[StreamEdge, StreamGraph], bool]
 
 def hasher_is_chainable(edge: StreamEdge, chaining_enabled: bool) -> bool:
     """``StreamGraphHasherV2.isChainable`` (1.11): the generator's rules minus shuffle mode."""
-    from pyflowkit.graph.streaming_job_graph_generator import are_operators_chainable
+    from pyflowkit.graph.streaming_job_graph_generator import is_chainable
 
-    up, down = edge.source, edge.target
-    return (
-        len(down.in_edges) == 1
-        and up.slot_sharing_group == down.slot_sharing_group
-        and are_operators_chainable(up, down)
-        and edge.partitioner.ship_strategy == "FORWARD"
-        and up.parallelism == down.parallelism
-        and chaining_enabled
-    )
+    return is_chainable(edge, chaining_enabled, check_shuffle_mode=False)
 
 
 class StreamGraphHasherV2:

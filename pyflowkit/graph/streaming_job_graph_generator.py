@@ -67,15 +67,20 @@ def _head_operator_class(node: StreamNode) -> str:
     return node.operator_factory.operator_class
 
 
-def is_chainable(edge: StreamEdge, chaining_enabled: bool = True) -> bool:
-    """``StreamingJobGraphGenerator.isChainable`` (1.11): all seven rules must hold."""
+def is_chainable(
+    edge: StreamEdge, chaining_enabled: bool = True, *, check_shuffle_mode: bool = True
+) -> bool:
+    """``StreamingJobGraphGenerator.isChainable`` (1.11): all seven rules must hold.
+
+    ``check_shuffle_mode=False`` is ``StreamGraphHasherV2.isChainable``, which lacks that rule.
+    """
     up, down = edge.source, edge.target
     return (
         len(down.in_edges) == 1
         and up.slot_sharing_group == down.slot_sharing_group
         and are_operators_chainable(up, down)
         and edge.partitioner.ship_strategy == "FORWARD"
-        and edge.shuffle_mode is not ShuffleMode.BATCH
+        and (not check_shuffle_mode or edge.shuffle_mode is not ShuffleMode.BATCH)
         and up.parallelism == down.parallelism
         and chaining_enabled
     )

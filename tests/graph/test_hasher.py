@@ -107,3 +107,19 @@ def test_user_hash_is_the_second_operator_id() -> None:
     assert (
         jg.get_vertex("Source: Collection Source").operator_ids[0].user_defined_operator_id is None
     )
+
+
+def test_hasher_ignores_shuffle_mode_as_flinks_isChainable_twin() -> None:
+    """StreamGraphHasherV2.isChainable (1.11) has no shuffle-mode rule: a BATCH forward edge
+    is not chained by the JobGraph generator, yet it counts as chainable in the hash."""
+    from pyflowkit.graph.partitioner import ForwardPartitioner
+    from pyflowkit.graph.transformations import PartitionTransformation, ShuffleMode
+
+    src = collection_source()
+    forward = PartitionTransformation(src, ForwardPartitioner(), ShuffleMode.BATCH)
+    m = map_(forward, parallelism=1)
+    graph = stream_graph([m])
+    hashes = StreamGraphHasherV2().traverse_stream_graph_and_generate_hashes(graph)
+    assert hashes[src.id].hex() == "cbc357ccb763df2852fee8c4fc7d55f2"  # putInt(0), putInt(0)
+    job = create_job_graph(graph)
+    assert [v.name for v in job.vertices] == ["Source: Collection Source", "Map"]
