@@ -32,7 +32,7 @@ class Row:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args and kwargs:
-            raise ValueError("Row accepts either positional values or named values, not both.")
+            raise ValueError("Can not use both args and kwargs to create Row")
         self._row_kind = RowKind.INSERT
         if kwargs:
             self._fields: list[str] | None = list(kwargs)
@@ -59,7 +59,7 @@ class Row:
     # --- access -------------------------------------------------------------------------------
     def as_dict(self, recursive: bool = False) -> dict[str, Any]:
         if self._fields is None:
-            raise TypeError("Cannot convert a Row without field names to a dict.")
+            raise TypeError("Cannot convert a Row class into dict (the Row has no field names)")
 
         def conv(v: Any) -> Any:
             if isinstance(v, Row) and v._fields is not None:

@@ -88,7 +88,7 @@ def test_row_positional_named_and_factory() -> None:
     assert changed != Row(1)
     assert pickle.loads(pickle.dumps(row)) == row
     assert len(row) == 2 and list(row) == ["Alice", 3]
-    with pytest.raises(TypeError, match="without field names"):
+    with pytest.raises(TypeError, match="has no field names"):
         Row(1, 2).as_dict()
 
 
@@ -223,3 +223,10 @@ def test_execution_config_defaults_and_checks() -> None:
     assert not cfg.has_auto_generated_uids_enabled() and cfg.get_auto_watermark_interval() == 200
     with pytest.raises(IllegalArgumentException, match="maxParallelism is out of bounds"):
         cfg.set_max_parallelism(40000)
+
+
+def test_row_errors_are_pyflinks() -> None:
+    with pytest.raises(ValueError, match="^Can not use both args and kwargs to create Row$"):
+        Row(1, name="a")
+    with pytest.raises(TypeError, match="^Cannot convert a Row class into dict"):
+        Row(1, 2).as_dict()
