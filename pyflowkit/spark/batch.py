@@ -7,7 +7,6 @@ It wraps the shared ``StreamGroupedReduce``'s output, so the reduce itself is st
 
 from __future__ import annotations
 
-import types
 from typing import Any
 
 from pyflowkit.operators.base import StreamOperator
@@ -24,9 +23,23 @@ class FinalValuePerKeyOutput(Output):
         self.operator = operator
         self.inner = inner
         self.latest: dict[Any, tuple[Any, int | None]] = {}
+        self.pending_keys: list[Any] | None = None
 
     def collect(self, value: Any, timestamp: int | None) -> None:
         self.latest[self.operator.get_current_key()] = (value, timestamp)
+
+    def collect_batch(self, values: Any, timestamps: Any) -> None:
+        """The batch path: ``pending_keys`` holds the key of each input, one output per input."""
+        keys, self.pending_keys = self.pending_keys, None
+        if keys is None or len(keys) != len(values):
+            raise AssertionError("the keyed reduce emitted a batch without one output per input")
+        latest = self.latest
+        if timestamps is None:
+            for key, value in zip(keys, values, strict=True):
+                latest[key] = (value, None)
+        else:
+            for key, value, ts in zip(keys, values, timestamps, strict=True):
+                latest[key] = (value, ts)
 
     def collect_side(self, output_tag: Any, value: Any, timestamp: int | None) -> None:
         self.inner.collect_side(output_tag, value, timestamp)
@@ -46,6 +59,18 @@ class FinalValuePerKeyOutput(Output):
         self.inner.close()
 
 
+def _keyed_batch(op: StreamOperator, wrapper: FinalValuePerKeyOutput) -> Any:
+    """The operator's own batch path, with each input's key handed to the wrapper first."""
+    inner = op.process_batch
+    select = op._key_selector1  # type: ignore[attr-defined]
+
+    def process_batch(values: Any, timestamps: Any) -> None:
+        wrapper.pending_keys = [select(v) for v in values]
+        inner(values, timestamps)
+
+    return process_batch
+
+
 def apply_batch_semantics(operators: list[StreamOperator]) -> list[FinalValuePerKeyOutput]:
     """Wrap the outputs of keyed reduces/aggregations; returns the wrappers (flush at end)."""
     wrappers = []
@@ -53,7 +78,6 @@ def apply_batch_semantics(operators: list[StreamOperator]) -> list[FinalValuePer
         if type(op).__name__ in BATCH_FINAL_VALUE_OPERATORS and op.output is not None:
             wrapper = FinalValuePerKeyOutput(op, op.output)
             op.output = wrapper
-            # per-record path, so the current key is right when each value is collected
-            op.process_batch = types.MethodType(StreamOperator.process_batch, op)  # type: ignore[method-assign]
+            op.process_batch = _keyed_batch(op, wrapper)  # type: ignore[method-assign]
             wrappers.append(wrapper)
     return wrappers

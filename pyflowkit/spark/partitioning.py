@@ -11,9 +11,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pyflowkit.graph.key_groups import compute_default_max_parallelism
+from pyflowkit.graph.key_groups import (
+    assign_key_to_parallel_operator,
+    compute_default_max_parallelism,
+)
 
 _M = 0xFFFFFFFF
+_KEY_CACHE_LIMIT = 1 << 16
 SPARK_HASH_SEED = 42  # HashPartitioning: pmod(Murmur3Hash(exprs, 42), numPartitions)
 
 
@@ -92,6 +96,10 @@ class ChannelSelector:
         self.partitioner.setup(max(1, len(self.channels)), rng or random.Random(0))
         self.is_broadcast = bool(partitioner.is_broadcast)
         self._single = self.channels[0] if len(self.channels) == 1 else None
+        # HASH: key → channel cached for str/int keys (their Java hash is a function of the value)
+        self._key_selector = getattr(self.partitioner, "key_selector", None)
+        self._hash = self.ship_strategy == "HASH" and self._key_selector is not None
+        self._channel_of_key: dict[Any, int] = {}
 
     @property
     def targets(self) -> list[int]:
@@ -102,6 +110,20 @@ class ChannelSelector:
         """The consumer subtask of one record (not for BROADCAST: use ``targets``)."""
         if self._single is not None and self.ship_strategy in ("FORWARD", "RESCALE"):
             return self._single
+        if self._hash:
+            key = self._key_selector(value)  # type: ignore[misc]
+            tk = type(key)
+            if tk is str or tk is int:
+                channel = self._channel_of_key.get(key)
+                if channel is None:
+                    if len(self._channel_of_key) >= _KEY_CACHE_LIMIT:
+                        self._channel_of_key.clear()
+                    channel = self._channel_of_key[key] = self.channels[
+                        assign_key_to_parallel_operator(
+                            key, self.partitioner.max_parallelism, len(self.channels)
+                        )
+                    ]
+                return channel
         return self.channels[self.partitioner.select_channel(value)]
 
 

@@ -15,6 +15,7 @@ from pyflowkit.operators.registry import operator_class
 from pyflowkit.spark import records
 from pyflowkit.spark.partitioning import repartition_by_target, writer_seeds
 from pyflowkit.spark.stage import InputSpec, OutputSpec, StageSpec, stage_function
+from pyflowkit.spark.typed_columns import edge_layout
 
 UNBOUNDED = "CONTINUOUS_UNBOUNDED"
 
@@ -29,6 +30,7 @@ class EdgePlan:
     ship_strategy: str
     distribution_pattern: str
     spark_partitioning: str
+    record_format: str = "pickled (PICKLED_BYTE_ARRAY)"
 
 
 @dataclass
@@ -66,7 +68,7 @@ class SparkPlan:
         for e in self.edges:
             lines.append(
                 f"  {e.source} -> {e.target}: {e.ship_strategy} ({e.distribution_pattern}) — "
-                f"{e.spark_partitioning}"
+                f"{e.spark_partitioning}; records {e.record_format}"
             )
         if self.physical_plan:
             lines += ["Spark physical plan:", self.physical_plan]
@@ -132,26 +134,25 @@ def _spark_partitioning(edge: Any, consumer_p: int) -> str:
     return f"target column ({how}), repartition({consumer_p}, surrogate key of target)"
 
 
-def build_plan(
-    session: Any, job_graph: Any, settings: Any, seed: int = 0, materialize: bool = True
-) -> tuple[Any, SparkPlan]:
-    """Build the sink DataFrame and the SparkPlan describing it; with ``materialize`` a vertex read
-    by several consumers is computed once (``localCheckpoint``), else everything stays lazy."""
-    from pyspark.sql import functions as F
-
-    runtime_mode = effective_runtime_mode(job_graph)
-    check_bounded(job_graph, runtime_mode)
-    plan = SparkPlan(job_graph.job_name, runtime_mode)
+def stage_specs(job_graph: Any, settings: Any, runtime_mode: str, seed: int = 0) -> list[StageSpec]:
+    """One ``StageSpec`` per JobVertex (topological order): inputs, outputs, typed layouts."""
     edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
+    layouts = {}  # edge index → TypedLayout, for edges whose records have a declared type
+    for e in job_graph.edges:
+        layout = edge_layout(e.stream_edge, records.column_of(edge_index[id(e)]))
+        if layout is not None:
+            layouts[edge_index[id(e)]] = layout
     seeds = writer_seeds(job_graph, seed)
-    outputs: dict[str, Any] = {}  # vertex id → its output DataFrame
-    sink_frames = []
-    for index, vertex in enumerate(job_graph.vertices):
+    specs = []
+    for vertex in job_graph.vertices:
         spec = StageSpec(vertex, job_graph.job_name, runtime_mode, settings, seed)
         spec.writer_seeds = {(i, pos): v for (vid, i, pos), v in seeds.items() if vid == vertex.id}
         for node in vertex.stream_nodes:
             name = node.operator_factory.operator_class
             spec.operator_classes[name] = operator_class(name)
+        for e in [*vertex.inputs, *vertex.outputs]:
+            if edge_index[id(e)] in layouts:
+                spec.typed[edge_index[id(e)]] = layouts[edge_index[id(e)]]
         for e in vertex.inputs:
             spec.inputs.append(
                 InputSpec(
@@ -170,6 +171,26 @@ def build_plan(
                     default_max_parallelism(e.target.max_parallelism, e.target.parallelism),
                 )
             )
+        specs.append(spec)
+    return specs
+
+
+def build_plan(
+    session: Any, job_graph: Any, settings: Any, seed: int = 0, materialize: bool = True
+) -> tuple[Any, SparkPlan]:
+    """Build the sink DataFrame and the SparkPlan describing it; with ``materialize`` a vertex read
+    by several consumers is computed once (``localCheckpoint``), else everything stays lazy."""
+    from pyspark.sql import functions as F
+
+    runtime_mode = effective_runtime_mode(job_graph)
+    check_bounded(job_graph, runtime_mode)
+    plan = SparkPlan(job_graph.job_name, runtime_mode)
+    outputs: dict[str, Any] = {}  # vertex id → its output DataFrame
+    sink_frames = []
+    edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
+    specs = stage_specs(job_graph, settings, runtime_mode, seed)
+    for index, (vertex, spec) in enumerate(zip(job_graph.vertices, specs, strict=True)):
+        layouts = spec.typed
         p = vertex.parallelism
         if not vertex.inputs:
             source_df = session.range(0, p, 1, numPartitions=p)
@@ -178,7 +199,11 @@ def build_plan(
             parts = []
             for e in vertex.inputs:
                 upstream = outputs[e.source.id]
-                parts.append(upstream.where(F.col("edge") == edge_index[id(e)]))
+                k = edge_index[id(e)]
+                columns = [*records.FIELDS, *records.TYPED_FIELDS]
+                if k in layouts:
+                    columns.append(layouts[k].column)
+                parts.append(upstream.where(F.col("edge") == k).select(*columns))
                 plan.edges.append(
                     EdgePlan(
                         edge_index[id(e)],
@@ -187,16 +212,19 @@ def build_plan(
                         e.ship_strategy.value,
                         e.distribution_pattern.value,
                         _spark_partitioning(e, p),
+                        f"typed column {layouts[k].spark_ddl}"
+                        if k in layouts
+                        else EdgePlan.record_format,
                     )
                 )
             merged = parts[0]
             for part in parts[1:]:
-                merged = merged.unionByName(part)
+                merged = merged.unionByName(part, allowMissingColumns=True)
             source_df = repartition_by_target(merged, p).sortWithinPartitions(
                 "seq", "edge", "producer"
             )
             operator = "repartition → sortWithinPartitions(seq, edge, producer) → mapInArrow"
-        out = source_df.mapInArrow(stage_function(spec), records.SCHEMA_DDL)
+        out = source_df.mapInArrow(stage_function(spec), spec.output_ddl())
         has_sink = _has_sink(vertex)
         consumers = len(vertex.outputs) + (1 if has_sink else 0)
         materialized = consumers > 1
@@ -204,7 +232,7 @@ def build_plan(
             out = out.localCheckpoint(eager=True)
         outputs[vertex.id] = out
         if has_sink:
-            sink_frames.append(out.where(F.col("edge") < 0))
+            sink_frames.append(out.where(F.col("edge") < 0).select(*records.FIELDS))
         plan.stages.append(
             StagePlan(index, vertex.id, vertex.name, p, operator, materialized, has_sink)
         )

@@ -3,7 +3,8 @@
 Stands for Flink's network buffers (``RecordWriter`` → ``ResultSubpartition``): a producer subtask
 fills one buffer per target subtask and flushes it as one Spark row, so the per-row cost is paid per
 chunk, not per record. Watermarks ride at the end of a chunk and are sent to every channel (Flink's
-``broadcastEmit``). Values are pickled (PyFlink's ``PICKLED_BYTE_ARRAY``).
+``broadcastEmit``). Values are pickled (PyFlink's ``PICKLED_BYTE_ARRAY``) unless the edge has a
+declared type: then the chunk is one typed ``array<…>`` column value (``typed_columns``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from typing import Any
 from pyflowkit.operators.output import Output
 from pyflowkit.spark.partitioning import ChannelSelector
 
-# Row layout of every stage's output (a Spark/Arrow schema).
+# Row layout of every stage's output (a Spark/Arrow schema); typed edges add one column each.
 SCHEMA_DDL = "edge int, target int, producer int, seq long, payload binary"
 FIELDS = ("edge", "target", "producer", "seq", "payload")
+# a typed chunk: payload is null; its timestamps, watermark and flags have their own columns
+TYPED_DDL = ", ts array<bigint>, wm bigint, flags int"
+TYPED_FIELDS = ("ts", "wm", "flags")
 PRINT_OUT = -1  # edge code of print-sink lines to stdout
 PRINT_ERR = -2  # ... to stderr
 COLLECT = -3  # edge code of collect-sink records (target = the sink's StreamNode id)
@@ -43,13 +47,20 @@ def loads(data: bytes) -> Any:
     return pickle.loads(memoryview(data)[1:])
 
 
+def column_of(edge_index: int) -> str:
+    """The typed column of a JobEdge's chunks."""
+    return f"e{edge_index}"
+
+
 class RowSink:
     """Collects the output rows of one subtask in columnar lists (turned into Arrow batches)."""
 
-    def __init__(self, producer: int) -> None:
+    def __init__(self, producer: int, typed_columns: tuple[str, ...] = ()) -> None:
         self.producer = producer
         self.seq = 0
-        self.columns: dict[str, list[Any]] = {f: [] for f in FIELDS}
+        self.names = (*FIELDS, *TYPED_FIELDS, *typed_columns)
+        self.typed_columns = typed_columns
+        self.columns: dict[str, list[Any]] = {f: [] for f in self.names}
 
     def emit(self, edge: int, target: int, payload: bytes) -> None:
         c = self.columns
@@ -58,6 +69,25 @@ class RowSink:
         c["producer"].append(self.producer)
         c["seq"].append(self.seq)
         c["payload"].append(payload)
+        for name in self.names[5:]:
+            c[name].append(None)
+
+    def emit_typed(
+        self,
+        edge: int,
+        target: int,
+        values: list[Any],
+        stamps: list[Any] | None,
+        watermark: int | None,
+        flags: int,
+    ) -> None:
+        """One chunk as a typed column value (``values`` already checked to round-trip)."""
+        self.emit(edge, target, None)  # type: ignore[arg-type]
+        c = self.columns
+        c["ts"][-1] = stamps
+        c["wm"][-1] = watermark
+        c["flags"][-1] = flags
+        c[column_of(edge)][-1] = values
 
     def advance(self) -> None:
         """Chunks emitted between two advances share one sequence number (lockstep merge key)."""
@@ -67,7 +97,7 @@ class RowSink:
         return len(self.columns["edge"])
 
     def drain(self) -> dict[str, list[Any]]:
-        out, self.columns = self.columns, {f: [] for f in FIELDS}
+        out, self.columns = self.columns, {f: [] for f in self.names}
         return out
 
 
@@ -85,8 +115,10 @@ class RecordWriterOutput(Output):
         sink: RowSink,
         output_tag: Any = None,
         only_max_watermark: bool = False,
+        encode: Any = None,
     ) -> None:
         self.edge_index = edge_index
+        self.encode = encode  # typed_columns.encoder of the edge's declared type, or None
         self.selector = selector
         self.sink = sink
         self.output_tag = output_tag
@@ -107,11 +139,18 @@ class RecordWriterOutput(Output):
         if self.selector.is_broadcast or timestamps is not None:
             super().collect_batch(values, timestamps)
             return
-        select, append = self.selector.select, self._append
+        select, buffers = self.selector.select, self.buffers
         for value in values:
-            append(select(value), value, None)
+            target = select(value)
+            buf = buffers.get(target)
+            if buf is None:
+                buf = buffers[target] = ([], [])
+            buf[0].append(value)
+            buf[1].append(None)
+            self.buffered += 1
             if self.buffered >= CHUNK_RECORDS:
                 self.flush()
+                buffers = self.buffers
 
     def _append(self, target: int, value: Any, timestamp: int | None) -> None:
         buf = self.buffers.get(target)
@@ -129,6 +168,10 @@ class RecordWriterOutput(Output):
                 continue
             if all(t is None for t in stamps):
                 stamps = None
+            typed = self.encode(values) if self.encode is not None else None
+            if typed is not None:
+                self.sink.emit_typed(self.edge_index, target, typed[0], stamps, watermark, typed[1])
+                continue
             self.sink.emit(self.edge_index, target, dumps((values, stamps, watermark)))
         self.buffers.clear()
         self.buffered = 0
@@ -152,8 +195,20 @@ def decode_chunk(payload: bytes) -> tuple[list[Any], list[Any] | None, int | Non
     return loads(payload)
 
 
-def iter_rows(batches: Iterator[Any]) -> Iterator[tuple[int, int, int, int, bytes]]:
-    """Rows of Arrow record batches in the stage schema, in batch order."""
+def iter_rows(batches: Iterator[Any]) -> Iterator[tuple[Any, ...]]:
+    """Rows of Arrow record batches in the stage schema, in batch order: the five base fields,
+    then ``(ts, wm, flags, typed list scalar)`` for a typed chunk (else ``None``)."""
     for batch in batches:
+        names = batch.schema.names
         cols = [batch.column(i).to_pylist() for i in range(len(FIELDS))]
-        yield from zip(*cols, strict=True)
+        if "wm" not in names:
+            for row in zip(*cols, strict=True):
+                yield (*row, None)
+            continue
+        ts, wm, flags = (batch.column(names.index(f)) for f in TYPED_FIELDS)
+        for i, row in enumerate(zip(*cols, strict=True)):
+            if row[4] is not None:
+                yield (*row, None)
+            else:
+                items = batch.column(names.index(column_of(row[0])))[i]
+                yield (*row, (ts[i].as_py(), wm[i].as_py(), flags[i].as_py(), items))

@@ -58,6 +58,32 @@ class StageSpec:
     outputs: list[OutputSpec] = field(default_factory=list)
     operator_classes: dict[str, type] = field(default_factory=dict)  # registered on the worker
     writer_seeds: dict[tuple[int, int], float] = field(default_factory=dict)  # (subtask, pos)
+    typed: dict[int, Any] = field(default_factory=dict)  # edge index → TypedLayout (in and out)
+
+    def out_layouts(self) -> list[Any]:
+        """The typed layouts of this stage's out-edges (its extra output columns), in order."""
+        return [self.typed[o.edge_index] for o in self.outputs if o.edge_index in self.typed]
+
+    def output_ddl(self) -> str:
+        from pyflowkit.spark.typed_columns import layouts_ddl
+
+        return records.SCHEMA_DDL + records.TYPED_DDL + layouts_ddl(self.out_layouts())
+
+    def output_arrow_schema(self) -> Any:
+        import pyarrow as pa
+
+        fields = [
+            ("edge", pa.int32()),
+            ("target", pa.int32()),
+            ("producer", pa.int32()),
+            ("seq", pa.int64()),
+            ("payload", pa.binary()),
+            ("ts", pa.list_(pa.int64())),
+            ("wm", pa.int64()),
+            ("flags", pa.int32()),
+        ]
+        fields += [(layout.column, layout.arrow_type()) for layout in self.out_layouts()]
+        return pa.schema(fields)
 
     @property
     def parallelism(self) -> int:
@@ -108,7 +134,10 @@ class SubtaskRunner:
         self.spec = spec
         self.subtask = subtask
         vertex = spec.vertex
-        self.sink = records.RowSink(subtask)
+        from pyflowkit.spark.typed_columns import decoder, encoder
+
+        self.sink = records.RowSink(subtask, tuple(x.column for x in spec.out_layouts()))
+        self.decoders = {e: decoder(layout) for e, layout in spec.typed.items()}
         self.clock = ManualProcessingTimeService(0)
         self.prints: list[tuple[str, bool]] = []
         self.collected: dict[int, list[Any]] = {}
@@ -146,6 +175,9 @@ class SubtaskRunner:
                 self.sink,
                 out.stream_edge.output_tag,
                 only_max_watermark=spec.runtime_mode == "BATCH",
+                encode=encoder(spec.typed[out.edge_index])
+                if out.edge_index in spec.typed
+                else None,
             )
         self.chain = OperatorChain(vertex, self.env, self.writers, spec.settings)
         self.batch_outputs = []
@@ -202,12 +234,16 @@ class SubtaskRunner:
             yield from self._run_source()
         else:
             last_seq = last_tick = None
-            for edge, _target, producer, seq, payload in rows:
+            for edge, _target, producer, seq, payload, typed in rows:
                 if seq != last_seq:
                     self.sink.advance()
                     last_seq = seq
                 input_index = self.input_of_edge[edge]
-                values, stamps, watermark = records.decode_chunk(payload)
+                if typed is None:
+                    values, stamps, watermark = records.decode_chunk(payload)
+                else:
+                    stamps, watermark, flags, items = typed
+                    values = self.decoders[edge](items, flags)
                 if values:
                     chain.process_batch(values, stamps, input_index)
                 if watermark is not None:
@@ -253,15 +289,7 @@ def stage_function(spec: StageSpec):
     def run_partition(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
-        schema = pa.schema(
-            [
-                ("edge", pa.int32()),
-                ("target", pa.int32()),
-                ("producer", pa.int32()),
-                ("seq", pa.int64()),
-                ("payload", pa.binary()),
-            ]
-        )
+        schema = spec.output_arrow_schema()
         subtask = -1
         try:
             if spec.inputs:

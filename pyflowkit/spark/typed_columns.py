@@ -1,0 +1,179 @@
+"""Declared ``Types`` as typed Arrow/Spark columns: a chunk of records of a typed JobEdge travels as
+one ``array<…>`` column value (``array<string>``, ``array<struct<f0:string,f1:int>>``) instead of
+pickled bytes.
+
+Stands for Flink's ``TypeSerializer`` chosen from a declared ``TypeInformation`` (PyFlink's typed
+coders vs ``PICKLED_BYTE_ARRAY``). A chunk is typed only if every record round-trips exactly
+(``type(v)`` matches, ints in range); otherwise it travels pickled, so results never change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# BasicType value → (Arrow type factory name, Spark DDL type, exact Python type, int range)
+_INT_RANGES = {
+    "Byte": (-(2**7), 2**7 - 1),
+    "Short": (-(2**15), 2**15 - 1),
+    "Integer": (-(2**31), 2**31 - 1),
+    "Long": (-(2**63), 2**63 - 1),
+}
+_BASIC = {
+    "String": ("string", "string", str),
+    "Boolean": ("bool_", "boolean", bool),
+    "Byte": ("int8", "tinyint", int),
+    "Short": ("int16", "smallint", int),
+    "Integer": ("int32", "int", int),
+    "Long": ("int64", "bigint", int),
+    # Python floats are 64-bit: Types.FLOAT() values travel as double so they round-trip exactly
+    "Float": ("float64", "double", float),
+    "Double": ("float64", "double", float),
+}
+ROW_NAMED = 1  # ``flags`` bit: the chunk's Rows carry field names
+
+
+@dataclass(frozen=True)
+class TypedLayout:
+    """How one JobEdge's records become one typed column: ``kind`` is basic, tuple or row."""
+
+    column: str  # the column name, e.g. ``e3``
+    kind: str
+    field_names: tuple[str, ...]
+    basic: tuple[str, ...]  # BasicType values (one for ``basic``, one per field otherwise)
+
+    @property
+    def spark_ddl(self) -> str:
+        if self.kind == "basic":
+            return f"{self.column} array<{_BASIC[self.basic[0]][1]}>"
+        fields = ",".join(
+            f"`{n}`:{_BASIC[b][1]}" for n, b in zip(self.field_names, self.basic, strict=True)
+        )
+        return f"{self.column} array<struct<{fields}>>"
+
+    def arrow_type(self) -> Any:
+        import pyarrow as pa
+
+        def basic(b: str) -> Any:
+            return getattr(pa, _BASIC[b][0])()
+
+        if self.kind == "basic":
+            return pa.list_(basic(self.basic[0]))
+        fields = [pa.field(n, basic(b)) for n, b in zip(self.field_names, self.basic, strict=True)]
+        return pa.list_(pa.struct(fields))
+
+
+def _basic_name(type_info: Any) -> str | None:
+    basic = getattr(type_info, "basic_type", None)
+    name = getattr(basic, "value", None)
+    return name if name in _BASIC else None
+
+
+def layout_for(type_info: Any, column: str) -> TypedLayout | None:
+    """The typed layout of a declared type, or None (records travel pickled)."""
+    from pyflowkit.common.typeinfo import RowTypeInfo, TupleTypeInfo
+
+    name = _basic_name(type_info)
+    if name is not None:
+        return TypedLayout(column, "basic", (), (name,))
+    if isinstance(type_info, (TupleTypeInfo, RowTypeInfo)):
+        names = [_basic_name(t) for t in type_info.get_field_types()]
+        if not names or any(n is None for n in names):
+            return None
+        if isinstance(type_info, RowTypeInfo):
+            return TypedLayout(column, "row", tuple(type_info.get_field_names()), tuple(names))
+        fields = tuple(f"f{i}" for i in range(len(names)))
+        return TypedLayout(column, "tuple", fields, tuple(names))  # type: ignore[arg-type]
+    return None
+
+
+def edge_layout(stream_edge: Any, column: str) -> TypedLayout | None:
+    """The layout of a StreamEdge's records: the side output's or the producer's declared type."""
+    tag = getattr(stream_edge, "output_tag", None)
+    type_info = tag.type_info if tag is not None else stream_edge.source.output_type
+    return layout_for(type_info, column)
+
+
+def _value_check(basic: str) -> Callable[[Any], bool]:
+    exact = _BASIC[basic][2]
+    if exact is int:
+        low, high = _INT_RANGES[basic]
+        return lambda v: type(v) is int and low <= v <= high
+    return lambda v: type(v) is exact
+
+
+def encoder(layout: TypedLayout) -> Callable[[list[Any]], tuple[list[Any], int] | None]:
+    """values → (the column value: values, or field tuples for Rows; flags), or None when a record
+    would not round-trip exactly (the chunk then travels pickled)."""
+    from pyflowkit.common.types import Row, RowKind
+
+    checks = [_value_check(b) for b in layout.basic]
+    arity = len(layout.basic)
+    if layout.kind == "basic":
+        check = checks[0]
+
+        def encode(values: list[Any]) -> tuple[list[Any], int] | None:
+            return (values, 0) if all(map(check, values)) else None
+
+        return encode
+
+    if layout.kind == "tuple":
+
+        def encode(values: list[Any]) -> tuple[list[Any], int] | None:
+            for v in values:
+                if type(v) is not tuple or len(v) != arity:
+                    return None
+                for c, field in zip(checks, v, strict=True):
+                    if not c(field):
+                        return None
+            return values, 0
+
+        return encode
+
+    names = list(layout.field_names)
+
+    def encode_rows(values: list[Any]) -> tuple[list[Any], int] | None:
+        first = values[0] if values else None
+        named = first is not None and first._fields is not None
+        for v in values:
+            if type(v) is not Row or v._row_kind is not RowKind.INSERT or len(v._values) != arity:
+                return None
+            if (v._fields is not None) != named or (named and v._fields != names):
+                return None
+            for c, field in zip(checks, v._values, strict=True):
+                if not c(field):
+                    return None
+        return [tuple(v._values) for v in values], (ROW_NAMED if named else 0)
+
+    return encode_rows
+
+
+def decoder(layout: TypedLayout) -> Callable[[Any, int], list[Any]]:
+    """(Arrow list scalar of one chunk, flags) → the records, exactly as they were sent."""
+    from pyflowkit.common.types import RowKind, _rebuild_row
+
+    if layout.kind == "basic":
+        return lambda items, flags: items.values.to_pylist()
+
+    def fields_of(items: Any) -> list[list[Any]]:
+        struct = items.values
+        return [struct.field(i).to_pylist() for i in range(struct.type.num_fields)]
+
+    if layout.kind == "tuple":
+        return lambda items, flags: list(zip(*fields_of(items), strict=True))
+    names = list(layout.field_names)
+
+    def decode_rows(items: Any, flags: int) -> list[Any]:
+        fields = names if flags & ROW_NAMED else None
+        return [
+            _rebuild_row(list(v), list(fields) if fields else None, RowKind.INSERT)
+            for v in zip(*fields_of(items), strict=True)
+        ]
+
+    return decode_rows
+
+
+def layouts_ddl(layouts: Sequence[TypedLayout]) -> str:
+    """The extra columns of a stage schema: one array column per typed edge."""
+    return "".join(f", {layout.spark_ddl}" for layout in layouts)
