@@ -33,7 +33,11 @@ from pyflowkit.datastream.window import (
     Window,
     WindowAssigner,
 )
-from pyflowkit.errors import IllegalArgumentException, UnsupportedOperationException
+from pyflowkit.errors import (
+    IllegalArgumentException,
+    IllegalStateException,
+    UnsupportedOperationException,
+)
 from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import StreamOperator
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
@@ -363,9 +367,7 @@ class WindowOperator(StreamOperator):
                 is_skipped = False
                 state_window = merging.get_state_window(actual)
                 if state_window is None:
-                    raise IllegalArgumentException(
-                        f"Window {window} is not in in-flight window set."
-                    )
+                    raise IllegalStateException(f"Window {window} is not in in-flight window set.")
                 self.window_state.set_current_namespace(state_window)
                 self._add(value, timestamp)
                 ctx.window = actual

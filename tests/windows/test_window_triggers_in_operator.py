@@ -154,3 +154,20 @@ def test_continuous_processing_time_trigger_fires_every_interval():
     h.set_processing_time(60)  # re-registered an interval later
     assert h.values == [("a", 3), ("a", 7)]
     assert str(ContinuousProcessingTimeTrigger.of(30)) == "ContinuousProcessingTimeTrigger(30)"
+
+
+def test_a_merged_window_without_state_window_is_an_illegal_state(monkeypatch):
+    import pytest
+
+    from pyflowkit.errors import IllegalStateException
+    from pyflowkit.operators.merging_window_set import MergingWindowSet
+
+    h = WindowHarness(
+        window_assigner=EventTimeSessionWindows.with_gap(10),
+        function=add_pairs,
+        window_function_kind="reduce",
+    )
+    monkeypatch.setattr(MergingWindowSet, "get_state_window", lambda self, window: None)
+    with pytest.raises(IllegalStateException) as e:
+        h.element(("a", 1), 0)
+    assert str(e.value) == "Window TimeWindow{start=0, end=10} is not in in-flight window set."
