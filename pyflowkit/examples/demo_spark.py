@@ -22,9 +22,13 @@ def session_master(session: Any) -> str:
 def run_on_spark(job: CompiledJob, spark: Any = None) -> StageResult:
     """Run the JobGraph on Spark, summarise the plan and the run, write ``spark_plan.txt``."""
     from pyflowkit.spark.executor import execute
+    from pyflowkit.spark.preflight import SparkEnvironmentError
     from pyflowkit.spark.session import get_session
 
-    session = get_session(None, spark)
+    try:
+        session = get_session(None, spark)
+    except SparkEnvironmentError as exc:  # no Java, old pyarrow, …: say so, keep the demo going
+        return StageResult([f"Spark           not run: {exc}"], [])
     result = execute(job.job_graph, spark=session, print_output=False)
     plan, progress = result.spark_plan, result.progress
     printed = result.print_lines
