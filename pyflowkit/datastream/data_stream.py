@@ -199,6 +199,10 @@ class DataStream(_OperatorSettings):
     def get_max_parallelism(self) -> int:
         return self._transformation.max_parallelism
 
+    def get_execution_config(self) -> Any:
+        """PyFlink's ``get_execution_config``: the environment's ``ExecutionConfig``."""
+        return self._env.get_config()
+
     def force_non_parallel(self) -> DataStream:
         """``forceNonParallel``: parallelism and max parallelism 1."""
         t = self._physical("force_non_parallel()")
@@ -275,6 +279,33 @@ class DataStream(_OperatorSettings):
             )
         t = self._one_input("Process", "ProcessOperator", {"function": func}, output_type)
         return self._wrap(t)
+
+    def project(self, *field_indexes: int) -> DataStream:
+        """Flink's ``project``: a ``Projection`` operator keeping the given tuple fields.
+
+        (Flink's ``StreamProject``; hosted here by the ``StreamMap`` operator, same chaining.)
+        """
+        from pyflowkit.common.typeinfo import TupleTypeInfo
+
+        in_type = self._transformation.output_type
+        if not isinstance(in_type, TupleTypeInfo):
+            raise UnsupportedOperationException(
+                "Only Tuple DataStreams can be projected. (operator "
+                f"'{_display_name(self._transformation)}' produces {self.get_type()}: declare "
+                "output_type=Types.TUPLE([...]))"
+            )
+        if not field_indexes:
+            raise IllegalArgumentException("project() needs to select at least one (1) field.")
+        arity = in_type.get_arity()
+        for index in field_indexes:
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < arity:
+                raise IndexError(
+                    "Provided field index is out of bounds of input type. (index "
+                    f"{index!r}, {in_type})"
+                )
+        out_type = TupleTypeInfo([in_type.get_field_types()[i] for i in field_indexes])
+        fn = TupleProjection(field_indexes)
+        return self._wrap(self._one_input("Projection", "StreamMap", {"function": fn}, out_type))
 
     def assign_timestamps_and_watermarks(self, watermark_strategy: Any) -> DataStream:
         """``Timestamps/Watermarks`` at the input's parallelism (Flink sets it explicitly)."""
@@ -488,6 +519,16 @@ class DataStreamSink(_OperatorSettings):
 
     def __repr__(self) -> str:
         return f"DataStreamSink({self._transformation!r})"
+
+
+class TupleProjection:
+    """The record function of ``project``: a tuple of the selected fields (``StreamProject``)."""
+
+    def __init__(self, field_indexes: tuple[int, ...]) -> None:
+        self.field_indexes = tuple(field_indexes)
+
+    def map(self, value: Any) -> tuple[Any, ...]:
+        return tuple(value[i] for i in self.field_indexes)
 
 
 class CloseableIterator:

@@ -40,6 +40,7 @@ SIGNATURES = [
     (DataStream.map, ["func", "output_type"]),
     (DataStream.flat_map, ["func", "output_type"]),
     (DataStream.filter, ["func"]),
+    (DataStream.project, ["field_indexes"]),
     (DataStream.process, ["func", "output_type"]),
     (DataStream.key_by, ["key_selector", "key_type"]),
     (DataStream.partition_custom, ["partitioner", "key_selector"]),

@@ -442,3 +442,36 @@ def test_execute_and_collect_and_graphs_with_the_generator(env) -> None:
         "Map -> Sink: Print to Std. Out",
     ]
     assert env.get_transformations()  # get_job_graph does not clear
+
+
+def test_project_is_flinks_projection_operator(env) -> None:
+    from pyflowkit.errors import UnsupportedOperationException
+
+    triple = Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG()])
+    src = env.from_collection([("a", 1, 10), ("b", 2, 20)], type_info=triple)
+    projected = src.project(2, 0)
+    t = projected.get_transformation()
+    assert (t.name, t.chaining_strategy) == ("Projection", ChainingStrategy.ALWAYS)
+    assert str(projected.get_type()) == "Java Tuple2<Long, String>"
+    assert t.operator_factory.params["function"].map(("a", 1, 10)) == (10, "a")
+    keyed = src.key_by(lambda v: v[0]).project(1)
+    assert keyed.get_transformation().state_key_selector(("k", 1, 2)) == "k"
+    assert src.get_execution_config() is env.get_config()
+    before = list(env.get_transformations())
+    with pytest.raises(UnsupportedOperationException, match="^Only Tuple DataStreams can be"):
+        env.from_collection([1, 2]).project(0)
+    with pytest.raises(IndexError, match="^Provided field index is out of bounds of input type"):
+        src.project(3)
+    with pytest.raises(ValueError, match="at least one"):
+        src.project()
+    assert env.get_transformations() == before
+
+
+def test_project_runs_on_the_local_cluster() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment(
+        Configuration().set_string("execution.target", "local")
+    )
+    env.set_parallelism(1)
+    triple = Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG()])
+    src = env.from_collection([("a", 1, 10), ("b", 2, 20)], type_info=triple)
+    assert list(src.project(2, 0).execute_and_collect()) == [(10, "a"), (20, "b")]
