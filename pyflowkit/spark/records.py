@@ -136,21 +136,21 @@ class RecordWriterOutput(Output):
             self.flush()
 
     def collect_batch(self, values: Any, timestamps: Any) -> None:
-        if self.selector.is_broadcast or timestamps is not None:
+        if self.selector.is_broadcast:
             super().collect_batch(values, timestamps)
             return
         select, buffers = self.selector.select, self.buffers
-        for value in values:
+        stamps = timestamps if timestamps is not None else (None,) * len(values)
+        for value, timestamp in zip(values, stamps, strict=False):
             target = select(value)
             buf = buffers.get(target)
             if buf is None:
                 buf = buffers[target] = ([], [])
             buf[0].append(value)
-            buf[1].append(None)
+            buf[1].append(timestamp)
             self.buffered += 1
             if self.buffered >= CHUNK_RECORDS:
                 self.flush()
-                buffers = self.buffers
 
     def _append(self, target: int, value: Any, timestamp: int | None) -> None:
         buf = self.buffers.get(target)
