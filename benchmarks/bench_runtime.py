@@ -130,10 +130,14 @@ def operators_only(job: Any, lines: list[str], batch: int = 1024) -> None:
         chain.close()
 
 
-def timed(fn: Any) -> tuple[float, Any]:
-    t0 = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - t0, out
+def timed(fn: Any, runs: int = 1) -> tuple[float, Any]:
+    """The best CPU time of ``runs`` calls (the machine is shared: CPU time, not wall time)."""
+    best, out = float("inf"), None
+    for _ in range(runs):
+        t0 = time.process_time()
+        out = fn()
+        best = min(best, time.process_time() - t0)
+    return best, out
 
 
 def main() -> None:
@@ -141,10 +145,11 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=1_000_000)
     parser.add_argument("--parallelism", type=int, default=2)
     parser.add_argument("--step-words", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=3, help="best CPU time of this many runs")
     args = parser.parse_args()
 
     lines = make_lines(args.words)
-    loop_s, expected = timed(lambda: plain_loop(lines))
+    loop_s, expected = timed(lambda: plain_loop(lines), args.runs)
 
     job = word_count_job(lines, args.parallelism)
 
@@ -154,17 +159,17 @@ def main() -> None:
         ).submit(job)
         return run.run()
 
-    fast_s, run = timed(fast)
+    fast_s, run = timed(fast, args.runs)
     assert run.job_status is JobStatus.FINISHED, run.failure_traceback
-    ops_s, _ = timed(lambda: operators_only(job, lines))
+    ops_s, _ = timed(lambda: operators_only(job, lines), args.runs)
     step_job = word_count_job(make_lines(args.step_words), args.parallelism)
     step_run = MiniCluster(
         task_managers=1, slots_per_task_manager=args.parallelism, echo_print=False
     ).submit(step_job)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     while step_run.has_next():
         step_run.step()
-    step_s = time.perf_counter() - t0
+    step_s = time.process_time() - t0
 
     wps = args.words / fast_s
     rows = [
@@ -187,8 +192,11 @@ def main() -> None:
             f"{fast_s / loop_s:.2f}x",
         ),
     ]
-    print(f"Word count over {args.words:,} words ({len(expected)} distinct)")
-    print(f"| {'run':<40} | {'time':>9} | {'words/s':>11} | {'vs loop':>7} |")
+    print(
+        f"Word count over {args.words:,} words ({len(expected)} distinct); "
+        f"best CPU time of {args.runs} run(s)"
+    )
+    print(f"| {'run':<40} | {'CPU time':>9} | {'words/s':>11} | {'vs loop':>7} |")
     print(f"|{'-' * 42}|{'-' * 11}|{'-' * 13}|{'-' * 9}|")
     for r in rows:
         print(f"| {r[0]:<40} | {r[1]:>9} | {r[2]:>11} | {r[3]:>7} |")

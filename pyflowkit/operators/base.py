@@ -74,7 +74,10 @@ class StreamOperator:
                 env.max_parallelism, env.key_group_range
             )
             self.time_service_manager = InternalTimeServiceManager(
-                self.keyed_state_backend, env.processing_time_service, env.max_parallelism
+                self.keyed_state_backend,
+                env.processing_time_service,
+                env.max_parallelism,
+                batch=self.config.is_batch,
             )
         if restored is not None:
             self.operator_state_backend.restore(restored.operator_state)

@@ -5,7 +5,8 @@ non-chained edges go to host-provided ``RecordWriterOutput``s (one per non-chain
 ``non_chained_out_edges``) which apply the edge's partitioner. Side-output edges receive only the
 records tagged with their ``OutputTag``; main edges only untagged ones; watermarks go everywhere.
 Operators open tail → head and close head → tail (1.11: each non-head operator's ``end_input``
-runs right before its ``close``).
+runs right before its ``close``). In BATCH execution mode nodes get their BATCH operator classes
+(``execution_mode.factory_for_mode``) and every config says BATCH.
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from typing import Any
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.base import StreamOperator
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
+from pyflowkit.operators.execution_mode import (
+    factory_for_mode,
+    resolve_runtime_mode,
+    upstream_nodes,
+)
 from pyflowkit.operators.output import Output
 from pyflowkit.state.snapshot import OperatorSnapshot
 
@@ -141,7 +147,8 @@ class OperatorChain:
 
     ``record_writer_outputs`` maps each non-chained out StreamEdge (``non_chained_out_edges``) to
     the host's output for it; a sequence is taken in that order. ``settings`` (the graph's
-    ``EnvironmentSettings``) supplies the time characteristic and auto-watermark interval.
+    ``EnvironmentSettings``) supplies the time characteristic, auto-watermark interval and runtime
+    mode; a host that resolved the mode job-wide passes ``runtime_mode`` (STREAMING/BATCH).
     """
 
     def __init__(
@@ -150,6 +157,7 @@ class OperatorChain:
         environment: TaskEnvironment,
         record_writer_outputs: Mapping[Any, Output] | Sequence[Output] = (),
         settings: Any = None,
+        runtime_mode: str | None = None,
     ) -> None:
         self.vertex = vertex
         self.environment = environment
@@ -174,7 +182,13 @@ class OperatorChain:
         chained = {id(e) for e in vertex.chained_edges}
         self.operator_ids = operator_ids(vertex)
         nodes = list(vertex.stream_nodes)
-        self.operators: list[StreamOperator] = [n.operator_factory.create() for n in nodes]
+        if runtime_mode is None:
+            mode = getattr(settings, "runtime_mode", "STREAMING")
+            runtime_mode = resolve_runtime_mode(mode, upstream_nodes(vertex))
+        self.runtime_mode = runtime_mode
+        self.operators: list[StreamOperator] = [
+            factory_for_mode(n.operator_factory, runtime_mode).create() for n in nodes
+        ]
         by_node = {n.id: op for n, op in zip(nodes, self.operators, strict=False)}
         configs = [
             StreamConfig.from_stream_node(n, i, self.operator_ids[i], settings)
@@ -183,6 +197,7 @@ class OperatorChain:
         for i, config in enumerate(configs):
             config.is_chain_start = i == 0
             config.is_chain_end = i == len(nodes) - 1
+            config.runtime_mode = runtime_mode
         # set up tail first, so a ChainingOutput sees its operator's keyed config
         for i in reversed(range(len(nodes))):
             node, op = nodes[i], self.operators[i]

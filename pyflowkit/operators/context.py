@@ -87,6 +87,12 @@ class StreamConfig:
     chain_index: int = 0
     is_chain_start: bool = True
     is_chain_end: bool = True
+    runtime_mode: str = "STREAMING"  # the job's resolved RuntimeExecutionMode: STREAMING / BATCH
+
+    @property
+    def is_batch(self) -> bool:
+        """BATCH execution mode (Flink 1.12's ``RuntimeExecutionMode.BATCH``)."""
+        return self.runtime_mode == "BATCH"
 
     @property
     def is_keyed(self) -> bool:

@@ -7,7 +7,7 @@ shared with the window operators in ``window_aggregators``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import resolve_method
@@ -62,14 +62,24 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
         """The ``process_element`` loop without per-record dispatch: state maps cached per key."""
-        backend = self.keyed_state_backend
+        out: list[Any] = []
+        self._reduce_all(values, out.append, None)
+        self.output.collect_batch(out, timestamps)  # type: ignore[union-attr]
+
+    def _reduce_all(
+        self,
+        values: Sequence[Any],
+        emit: Callable[[Any], None] | None,
+        first_of_key: Callable[[Any], None] | None,
+    ) -> None:
+        """Reduce ``values`` into keyed state; ``emit`` each new value, ``first_of_key`` new keys.
+
+        The current key is left at the last record's key (as the per-record path leaves it).
+        """
         select = self._key_selector1
         reduce = self._reduce
-        maps = self._key_maps
-        maps_get = maps.get
+        maps_get = self._key_maps.get
         map_for = self._map_for_key
-        out: list[Any] = []
-        append = out.append
         key = None
         for v in values:
             key = select(v)  # type: ignore[misc]
@@ -80,14 +90,16 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             current = m.get(key)
             if current is not None:
                 v = reduce(current, v)
+            elif first_of_key is not None:
+                first_of_key(key)
             if v is None:  # ValueState.update(null) clears
                 m.pop(key, None)
             else:
                 m[key] = v
-            append(v)
-        if out:
-            backend.set_current_key(key)  # type: ignore[union-attr]
-        self.output.collect_batch(out, timestamps)  # type: ignore[union-attr]
+            if emit is not None:
+                emit(v)
+        if values:
+            self.keyed_state_backend.set_current_key(key)  # type: ignore[union-attr]
 
     def _map_for_key(self, key: Any) -> dict[Any, Any]:
         """The state table's void-namespace map holding ``key`` (checks the key group first)."""

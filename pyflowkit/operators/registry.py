@@ -16,6 +16,7 @@ _BUILTIN_MODULES = (
     "pyflowkit.operators.simple",
     "pyflowkit.operators.process",
     "pyflowkit.operators.grouped_reduce",
+    "pyflowkit.operators.batch_grouped_reduce",
     "pyflowkit.operators.timestamps_watermarks",
     "pyflowkit.operators.co_operators",
     "pyflowkit.operators.sinks",

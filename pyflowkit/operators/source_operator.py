@@ -119,11 +119,13 @@ class SourceOperator(StreamOperator):
         self._assigner = strategy.create_timestamp_assigner() if strategy is not None else None
         self._mux = WatermarkOutputMultiplexer(self._emit_combined, lambda: None)
         interval = self.config.auto_watermark_interval
-        if strategy is not None and interval > 0:
+        if strategy is not None and interval > 0 and not self.config.is_batch:
             self._interval = interval
             self._schedule(self.get_processing_time() + interval)
 
     def _emit_combined(self, watermark: int) -> None:
+        if self.config.is_batch and watermark < MAX_WATERMARK:
+            return  # BATCH: no progressive watermarks (Flink 1.12's emitProgressiveWatermarks)
         if watermark > self.current_watermark:
             self.current_watermark = watermark
             self.output.emit_watermark(watermark)  # type: ignore[union-attr]

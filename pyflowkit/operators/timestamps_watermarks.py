@@ -3,7 +3,8 @@
 Per record: extract the timestamp, emit the record, ``on_event``. Every auto-watermark interval
 of processing time (only if > 0; 1.11 sets 200 ms for EventTime) ``on_periodic_emit``. Upstream
 watermarks are ignored except ``Long.MAX_VALUE``, which is forwarded; ``close`` emits once more.
-Emitted watermarks only ever increase.
+Emitted watermarks only ever increase. In BATCH execution mode no progressive watermark is
+emitted (Flink 1.12's ``emitProgressiveWatermarks = false``): only the end of input's ``MAX``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class _WatermarkEmitter:
     def emit_watermark(self, watermark: Any) -> None:
         ts = watermark if isinstance(watermark, int) else int(watermark.timestamp)
         op = self.operator
-        if ts <= op.current_watermark:
+        if ts <= op.current_watermark or (op.config.is_batch and ts < MAX_WATERMARK):
             return
         op.current_watermark = ts
         self.idle = False
@@ -76,7 +77,7 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         self._extract = self.timestamp_assigner.extract_timestamp
         self._on_event = self.watermark_generator.on_event
         self.watermark_interval = self.config.auto_watermark_interval
-        if self.watermark_interval > 0:
+        if self.watermark_interval > 0 and not self.config.is_batch:
             self._schedule(pts.get_current_processing_time() + self.watermark_interval)
 
     def _schedule(self, when: int) -> None:

@@ -8,13 +8,12 @@ default action of the mailbox processes one input buffer (or lets the source emi
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.graph.job_graph import JobVertex
-from pyflowkit.graph.transformations import OperatorFactory
+from pyflowkit.operators.execution_mode import job_runtime_mode
 from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.state.watermark_valve import StatusWatermarkValve
@@ -27,54 +26,16 @@ LONG_MIN_VALUE = -(2**63)
 ChainFactory = Callable[[JobVertex, Any, dict[Any, Any], Any], Any]
 
 
-_ATOMIC = (str, int, float, bool, bytes, type(None))
-
-
-def _immutable_memo(params: Any) -> dict[int, Any]:
-    """Share large sequences of immutable items (source collections) instead of copying them."""
-    memo: dict[int, Any] = {}
-    stack: list[tuple[Any, int]] = [(v, 0) for v in dict(params).values()]
-    while stack:
-        obj, depth = stack.pop()
-        if isinstance(obj, (list, tuple)) and len(obj) > 64:
-            if all(
-                isinstance(x, _ATOMIC)
-                or (type(x) is tuple and all(isinstance(y, _ATOMIC) for y in x))
-                for x in obj
-            ):
-                memo[id(obj)] = obj
-                continue
-        if depth < 3 and hasattr(obj, "__dict__") and not callable(obj):
-            stack.extend((v, depth + 1) for v in vars(obj).values())
-    return memo
-
-
-def isolated_vertex(job_vertex: JobVertex) -> JobVertex:
-    """The vertex with private copies of its operators' parameters (user functions, sources).
-
-    Flink deserialises a fresh copy of every user function per subtask and attempt; without it,
-    subtasks would share one function object (and its fields set in ``open``) and a restarted
-    source would resume from the old reader's position.
-    """
-    nodes = []
-    for node in job_vertex.stream_nodes:
-        factory = node.operator_factory
-        try:
-            params = copy.deepcopy(dict(factory.params), _immutable_memo(factory.params))
-        except Exception:  # noqa: BLE001 - uncopyable user objects are shared, as given
-            params = dict(factory.params)
-        copied = OperatorFactory(factory.operator_class, factory.chaining_strategy, params)
-        nodes.append(dataclasses.replace(node, operator_factory=copied))
-    return dataclasses.replace(job_vertex, stream_nodes=nodes)
-
-
 def default_chain_factory(
     job_vertex: JobVertex, task_env: Any, outputs: dict[Any, Any], settings: Any
 ) -> Any:
-    """Build ``pyflowkit.operators.chain.OperatorChain`` for one subtask (own function copies)."""
+    """Build ``pyflowkit.operators.chain.OperatorChain`` for one subtask.
+
+    Each operator gets its own copy of the user code from ``OperatorFactory.create()``.
+    """
     from pyflowkit.operators.chain import OperatorChain
 
-    return OperatorChain(isolated_vertex(job_vertex), task_env, outputs, settings)
+    return OperatorChain(job_vertex, task_env, outputs, settings)
 
 
 def is_end_of_input(status: Any) -> bool:
@@ -128,14 +89,15 @@ class StreamTask:
             )
         self.record_writers = list(self.task.record_writers)
         tdd = self.task.tdd
-        self.chain = self.task.chain_factory(
-            tdd.job_vertex, self.task.task_env, outputs, tdd.settings
-        )
+        jm = self.task.task_executor.job_master
+        settings = tdd.settings
+        if settings is not None and jm is not None:  # the job-wide mode (AUTOMATIC resolved)
+            settings = dataclasses.replace(settings, runtime_mode=job_runtime_mode(jm.job_graph))
+        self.chain = self.task.chain_factory(tdd.job_vertex, self.task.task_env, outputs, settings)
         checkpointing = self.checkpointing
         checkpointing.restore(
             self.chain, tdd.extra.get("restore"), tdd.extra.get("restore_checkpoint_id")
         )
-        jm = self.task.task_executor.job_master
         settings = None if jm is None else jm.job_graph.checkpointing_settings
         checkpointing.setup(self.chain, self.record_writers, list(self.input_gates()), settings)
         self.chain.open()

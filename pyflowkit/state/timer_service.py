@@ -3,7 +3,9 @@
 Timers are per (key, namespace, timestamp), deduplicated, fired in timestamp order (ties in
 registration order) with the key context set. Event-time timers fire from ``advance_watermark``
 (the operator forwards the watermark afterwards); processing-time timers are scheduled on the
-host's ``ProcessingTimeService`` (the earliest one at a time, as Flink does).
+host's ``ProcessingTimeService`` (the earliest one at a time, as Flink does). In BATCH execution
+mode the end of input (the ``MAX`` watermark) also fires every processing-time timer, as Flink
+1.12's ``BatchExecutionInternalTimeService`` does at the end of a key.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pyflowkit.errors import IllegalStateException
-from pyflowkit.state.time import LONG_MIN_VALUE
+from pyflowkit.state.time import LONG_MIN_VALUE, MAX_WATERMARK
 
 EVENT_TIME = "event"
 PROCESSING_TIME = "processing"
@@ -144,16 +146,24 @@ class InternalTimerService:
         """The host's callback: fire every processing-time timer with timestamp <= ``time``."""
         self._scheduled = None
         self._scheduled_time = None
+        self._fire_processing_time(time)
+        self._schedule_next()
+
+    def fire_all_processing_time_timers(self) -> None:
+        """BATCH end of input: every processing-time timer fires now, in timestamp order."""
+        self.cancel_scheduled()
+        self._fire_processing_time(MAX_WATERMARK)
+
+    def _fire_processing_time(self, time: int) -> None:
         queue = self.processing_time_timers
         key_context = self.manager.key_context
         while True:
             due = queue.pop_if_due(time)
             if due is None:
-                break
+                return
             ts, key, ns = due
             key_context.set_current_key(key)
             self._require_triggerable().on_processing_time(InternalTimer(ts, key, ns))
-        self._schedule_next()
 
     def _schedule_next(self) -> None:
         head = self.processing_time_timers.peek_timestamp()
@@ -186,11 +196,16 @@ class InternalTimeServiceManager:
     """Flink's ``InternalTimeServiceManager``: an operator's timer services + watermark."""
 
     def __init__(
-        self, key_context: Any, processing_time_service: Any, max_parallelism: int
+        self,
+        key_context: Any,
+        processing_time_service: Any,
+        max_parallelism: int,
+        batch: bool = False,
     ) -> None:
         self.key_context = key_context  # HeapKeyedStateBackend (set_current_key/current_key)
         self.processing_time_service = processing_time_service
         self.max_parallelism = max_parallelism
+        self.batch = batch  # BATCH execution mode: processing-time timers fire at end of input
         self.current_watermark = LONG_MIN_VALUE
         self.services: dict[str, InternalTimerService] = {}
 
@@ -208,6 +223,9 @@ class InternalTimeServiceManager:
         self.current_watermark = watermark
         for service in list(self.services.values()):
             service.advance_watermark(watermark)
+        if self.batch and watermark >= MAX_WATERMARK:
+            for service in list(self.services.values()):
+                service.fire_all_processing_time_timers()
 
     def snapshot(self) -> dict[int, list[list[Any]]]:
         """Key group → [[service, domain, timestamp, key, namespace], …] in firing order."""

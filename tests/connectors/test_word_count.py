@@ -8,9 +8,9 @@ from pyflowkit.common import Configuration
 from pyflowkit.operators.local_driver import run_local
 from tests.connectors.helpers import (
     TEXT,
+    final_word_counts,
     part_files,
     run_word_count_program,
-    running_word_counts,
 )
 
 
@@ -70,7 +70,7 @@ def test_word_count_runs_through_the_local_driver_and_writes_flinks_layout(
     files = part_files(out_dir)
     bucket = _bucket_for(1_600_000_000_000)
     assert [p.relative_to(out_dir).as_posix() for p in files] == [f"{bucket}/prefix-0-0.ext"]
-    assert files[0].read_text().splitlines() == running_word_counts(TEXT)
+    assert files[0].read_text().splitlines() == final_word_counts(TEXT)  # BATCH mode
     assert not [p for p in out_dir.rglob(".*")]  # no in-progress file left behind
 
 
@@ -86,7 +86,7 @@ def test_word_count_runs_on_the_simulated_cluster_via_execute(monkeypatch, tmp_p
     files = part_files(out_dir)
     assert len(files) == 1 and files[0].name == "prefix-0-0.ext"
     lines = files[0].read_text().splitlines()
-    assert lines == running_word_counts(TEXT)
+    assert lines == final_word_counts(TEXT)  # the program sets BATCH execution mode
     final = {}
     for line in lines:
         word, n = line[1:-1].rsplit(",", 1)
