@@ -57,11 +57,11 @@ class DefaultScheduler:
         self.execution_vertices: list[ExecutionVertex] = []
         self.by_key: dict[tuple[str, int], ExecutionVertex] = {}
         for jv in jg.vertices:
-            for i in range(jv.parallelism):
-                ev = ExecutionVertex(jv, i, jg.job_id)
+            for graph_vertex in self.execution_graph.get_job_vertex(jv.id).task_vertices:
+                ev = ExecutionVertex(graph_vertex, jg.job_id)
                 ev.reset_for_new_execution(self.bus)
                 self.execution_vertices.append(ev)
-                self.by_key[(jv.id, i)] = ev
+                self.by_key[(jv.id, ev.subtask_index)] = ev
         self.regions = [
             [self.by_key[(v.job_vertex.id, v.subtask_index)] for v in region.execution_vertices]
             for region in self.execution_graph.failover_regions
@@ -143,7 +143,7 @@ class DefaultScheduler:
         """``TaskDeploymentDescriptorFactory``: partitions produced and gates consumed."""
         ev = e.vertex
         jv = ev.job_vertex
-        graph_vertex = self.execution_graph.get_execution_vertex(ev.id)
+        graph_vertex = ev.graph_vertex
         produced = []
         for edge in jv.outputs:
             partition = graph_vertex.produced_partitions[edge.data_set.id]

@@ -1,10 +1,14 @@
-"""JobMaster-side view of the running job: ExecutionVertex and its Execution attempts."""
+"""JobMaster-side view of the running job: ExecutionVertex and its Execution attempts.
+
+The structure (names, ids, produced partitions, input edges) is the graph's ExecutionVertex
+(``pyflowkit.graph.execution_graph``); this side adds the attempts and their states.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pyflowkit.graph.job_graph import JobVertex
+from pyflowkit.graph import execution_graph
 from pyflowkit.runtime.execution_state import (
     EXECUTION_TRANSITIONS,
     ExecutionState,
@@ -16,25 +20,26 @@ if TYPE_CHECKING:
 
 
 class ExecutionVertex:
-    """One parallel subtask of a JobVertex (Flink's ``ExecutionVertex``), named ``name (i/n)``."""
+    """One parallel subtask of a JobVertex with its attempts (Flink's ``ExecutionVertex``)."""
 
-    def __init__(self, job_vertex: JobVertex, subtask_index: int, job_id: str) -> None:
-        self.job_vertex = job_vertex
-        self.subtask_index = subtask_index
+    def __init__(self, graph_vertex: execution_graph.ExecutionVertex, job_id: str) -> None:
+        self.graph_vertex = graph_vertex
+        self.job_vertex = graph_vertex.job_vertex.job_vertex  # the JobVertex
+        self.subtask_index = graph_vertex.subtask_index
         self.job_id = job_id
         self.executions: list[Execution] = []
 
     @property
     def id(self) -> str:  # ExecutionVertexID printed as <jobVertexId>_<subtaskIndex>
-        return f"{self.job_vertex.id}_{self.subtask_index}"
+        return self.graph_vertex.id
 
     @property
     def parallelism(self) -> int:
-        return self.job_vertex.parallelism
+        return self.graph_vertex.parallelism
 
     @property
     def name(self) -> str:
-        return f"{self.job_vertex.name} ({self.subtask_index + 1}/{self.parallelism})"
+        return self.graph_vertex.task_name_with_subtask_index
 
     @property
     def current_execution(self) -> Execution:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import random
+from itertools import compress, repeat
 from typing import Any
 
 from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner, StreamPartitioner
 from pyflowkit.runtime.network import Buffer, ResultPartition, Watermark
+
+_COMPRESS_MAX_CHANNELS = 16  # up to this many channels, one C pass per channel beats bucketing
+_KEY_CACHE_LIMIT = 1 << 16  # key → channel entries kept before the cache starts over
 
 
 class RecordWriter:
@@ -93,12 +97,19 @@ class RecordWriter:
             self._append(self._channel(value), element)
 
     def emit_batch(self, values: Any, timestamps: Any = None) -> None:
-        """Many records: route them all, then fill buffers channel by channel."""
+        """Many records: one pass for their channels, then each channel's records in one go.
+
+        Keys are selected once per record (``map``) and looked up in the key → channel cache;
+        each channel's records are picked out with ``compress`` (C loops, no per-record Python).
+        """
+        count = len(values)
+        if not count:
+            return
+        self.records_out += count
         if timestamps is None:
-            elements = [(v, None) for v in values]
+            elements = list(zip(values, repeat(None), strict=False))
         else:
             elements = list(zip(values, timestamps, strict=True))
-        self.records_out += len(elements)
         n = len(self._current)
         if self._broadcast:
             for ch in range(n):
@@ -107,30 +118,42 @@ class RecordWriter:
         if self._single:
             self._append_many(0, elements)
             return
-        buckets: list[list[Any]] = [[] for _ in range(n)]
-        p = self.partitioner
-        cache = self._key_cache
-        try:
-            if cache is not None:
-                select_key = p.key_selector  # type: ignore[attr-defined]
-                get = cache.get
-                for el in elements:
-                    k = select_key(el[0])
-                    ch = get(k)
-                    if ch is None:
-                        ch = cache[k] = p.select_channel(el[0])
-                    buckets[ch].append(el)
-            else:
-                select = p.select_channel
-                for el in elements:
-                    buckets[select(el[0])].append(el)
-        except TypeError:  # unhashable keys: route one by one
-            buckets = [[] for _ in range(n)]
-            for el in elements:
-                buckets[p.select_channel(el[0])].append(el)
-        for ch, bucket in enumerate(buckets):
+        channels = self._channels(values)
+        if n > _COMPRESS_MAX_CHANNELS:
+            buckets: list[list[Any]] = [[] for _ in range(n)]
+            for ch, el in zip(channels, elements, strict=True):
+                buckets[ch].append(el)
+            for ch, bucket in enumerate(buckets):
+                if bucket:
+                    self._append_many(ch, bucket)
+            return
+        for ch in range(n):
+            bucket = list(compress(elements, map(ch.__eq__, channels)))
             if bucket:
                 self._append_many(ch, bucket)
+
+    def _channels(self, values: Any) -> list[int]:
+        """The channel of every value (key-group routing through the key cache)."""
+        p = self.partitioner
+        cache = self._key_cache
+        if cache is None:
+            return list(map(p.select_channel, values))
+        try:
+            keys = list(map(p.key_selector, values))  # type: ignore[attr-defined]
+            channels = list(map(cache.get, keys))
+        except TypeError:  # unhashable keys: no cache
+            return list(map(p.select_channel, values))
+        if None in channels:
+            if len(cache) > _KEY_CACHE_LIMIT:
+                cache.clear()
+            for i, ch in enumerate(channels):
+                if ch is None:
+                    key = keys[i]
+                    ch = cache.get(key)
+                    if ch is None:
+                        ch = cache[key] = p.select_channel(values[i])
+                    channels[i] = ch
+        return channels
 
     def broadcast_emit(self, element: Any) -> None:
         """A watermark (or other stream element) into every subpartition, in order."""

@@ -105,8 +105,9 @@ class TaskExecutor:
         self.update_task_execution_state(task, task.state)
 
     def kill(self) -> list[Task]:
-        """The TaskManager process dies: its tasks stop without reporting."""
+        """The TaskManager process dies: its tasks stop without reporting, its slots are gone."""
         self.alive = False
+        self.task_slot_table.free_all()
         lost = [t for t in self.tasks.values() if not t.state.is_terminal()]
         for t in lost:
             t.invoking = False

@@ -59,3 +59,9 @@ class TaskSlotTable:
                 s.tasks.clear()
                 return s.index
         return None
+
+    def free_all(self) -> None:
+        """The TaskExecutor process is gone: no slot is allocated or hosts a task any more."""
+        for s in self.slots:
+            s.allocation_id = s.job_id = None
+            s.tasks.clear()

@@ -132,30 +132,22 @@ class InternalTimerService:
     # ---- firing ----
     def advance_watermark(self, time: int) -> None:
         """Fire every event-time timer with timestamp <= ``time``, in timestamp order."""
-        queue = self.event_time_timers
-        key_context = self.manager.key_context
-        while True:
-            due = queue.pop_if_due(time)
-            if due is None:
-                return
-            ts, key, ns = due
-            key_context.set_current_key(key)
-            self._require_triggerable().on_event_time(InternalTimer(ts, key, ns))
+        self._fire(self.event_time_timers, time, EVENT_TIME)
 
     def on_processing_time(self, time: int) -> None:
         """The host's callback: fire every processing-time timer with timestamp <= ``time``."""
         self._scheduled = None
         self._scheduled_time = None
-        self._fire_processing_time(time)
+        self._fire(self.processing_time_timers, time, PROCESSING_TIME)
         self._schedule_next()
 
     def fire_all_processing_time_timers(self) -> None:
         """BATCH end of input: every processing-time timer fires now, in timestamp order."""
         self.cancel_scheduled()
-        self._fire_processing_time(MAX_WATERMARK)
+        self._fire(self.processing_time_timers, MAX_WATERMARK, PROCESSING_TIME)
 
-    def _fire_processing_time(self, time: int) -> None:
-        queue = self.processing_time_timers
+    def _fire(self, queue: _TimerQueue, time: int, domain: str) -> None:
+        """Pop and fire ``queue``'s timers due at ``time``, each with its key as current key."""
         key_context = self.manager.key_context
         while True:
             due = queue.pop_if_due(time)
@@ -163,7 +155,9 @@ class InternalTimerService:
                 return
             ts, key, ns = due
             key_context.set_current_key(key)
-            self._require_triggerable().on_processing_time(InternalTimer(ts, key, ns))
+            target = self._require_triggerable()
+            fire = target.on_event_time if domain == EVENT_TIME else target.on_processing_time
+            fire(InternalTimer(ts, key, ns))
 
     def _schedule_next(self) -> None:
         head = self.processing_time_timers.peek_timestamp()

@@ -175,6 +175,30 @@ def test_task_manager_loss_restarts_on_remaining_slots() -> None:
     assert list(slots[slots.task_executor == "TaskExecutor-0"].alive) == [False, False]
 
 
+def test_dead_task_managers_slots_are_released_everywhere() -> None:
+    run = cluster(task_managers=2, slots_per_task_manager=2).submit(
+        demo_job(60, RestartStrategies.fixed_delay_restart(2, 50))
+    )
+    running(run)
+    dead = run.task_executors[0]
+    before = run.slots_frame()
+    assert set(before[before.task_executor == "TaskExecutor-0"].state) == {"ALLOCATED"}
+    run.fail_task_manager(0)
+    run.step()  # the kill
+    slots = run.slots_frame()
+    gone = slots[slots.task_executor == "TaskExecutor-0"]
+    assert list(gone.state) == ["FREE", "FREE"]  # the process and its slot table are gone
+    assert list(gone.tasks) == ["", ""]
+    assert gone.allocation_id.isna().all() and gone.job.isna().all()
+    run.run()
+    assert run.job_status is JobStatus.FINISHED
+    pool = run.job_master.slot_pool
+    assert not [s for s in pool.slots.values() if s.task_executor is dead]
+    assert not [k for k in run.resource_manager.slot_manager.slots if k[0] == 0]
+    slots = run.slots_frame()
+    assert list(slots[slots.task_executor == "TaskExecutor-0"].state) == ["FREE", "FREE"]
+
+
 def test_forward_only_pipeline_has_region_per_subtask() -> None:
     src = source(range(40), parallelism=2, name="Parallel Source")
     jg = job_graph([collect_sink(map_(src, lambda x: x + 1, 2), 2)], parallelism=2)
