@@ -6,7 +6,27 @@ from functools import total_ordering
 
 
 @total_ordering
-class Duration:
+class _Amount:
+    """An amount of time compared by one integer (nanoseconds or milliseconds)."""
+
+    __slots__ = ()
+
+    def _amount(self) -> int:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._amount() == other._amount()  # type: ignore[attr-defined]
+
+    def __lt__(self, other: _Amount) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._amount() < other._amount()
+
+    def __hash__(self) -> int:
+        return hash(self._amount())
+
+
+class Duration(_Amount):
     """PyFlink's ``Duration`` (Java's ``java.time.Duration``), held in nanoseconds."""
 
     __slots__ = ("_nanos",)
@@ -46,14 +66,8 @@ class Duration:
     def to_nanos(self) -> int:
         return self._nanos
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Duration) and self._nanos == other._nanos
-
-    def __lt__(self, other: Duration) -> bool:
-        return self._nanos < other._nanos
-
-    def __hash__(self) -> int:
-        return hash(self._nanos)
+    def _amount(self) -> int:
+        return self._nanos
 
     def __repr__(self) -> str:
         return f"Duration.of_millis({self.to_milliseconds()})"
@@ -79,8 +93,7 @@ class Duration:
         return out
 
 
-@total_ordering
-class Time:
+class Time(_Amount):
     """PyFlink's ``Time`` (Flink's ``org.apache.flink.api.common.time.Time``), in milliseconds."""
 
     __slots__ = ("_milliseconds",)
@@ -113,14 +126,8 @@ class Time:
     def to_milliseconds(self) -> int:
         return self._milliseconds
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Time) and self._milliseconds == other._milliseconds
-
-    def __lt__(self, other: Time) -> bool:
-        return self._milliseconds < other._milliseconds
-
-    def __hash__(self) -> int:
-        return hash(self._milliseconds)
+    def _amount(self) -> int:
+        return self._milliseconds
 
     def __repr__(self) -> str:
         return f"Time.milliseconds({self._milliseconds})"

@@ -230,3 +230,15 @@ def test_row_errors_are_pyflinks() -> None:
         Row(1, name="a")
     with pytest.raises(TypeError, match="^Cannot convert a Row class into dict"):
         Row(1, 2).as_dict()
+
+
+def test_time_and_duration_compare_within_their_own_type() -> None:
+    from pyflowkit.common import Duration, Time
+
+    assert Time.seconds(1) == Time.milliseconds(1000) and Time.seconds(3) >= Time.seconds(2)
+    assert sorted([Time.seconds(3), Time.seconds(1)]) == [Time.seconds(1), Time.seconds(3)]
+    assert Duration.of_seconds(1) <= Duration.of_millis(1000) < Duration.of_minutes(1)
+    assert hash(Duration.of_millis(5)) == hash(Duration.of_nanos(5_000_000))
+    assert Time.seconds(1) != Duration.of_seconds(1)
+    with pytest.raises(TypeError):
+        _ = Time.seconds(1) < Duration.of_seconds(2)
