@@ -13,6 +13,7 @@ from pyflowkit.datastream.checkpointing_mode import CheckpointingMode
 from pyflowkit.errors import IllegalArgumentException
 
 MINIMAL_CHECKPOINT_TIME = 10  # CheckpointConfig / CheckpointCoordinatorConfiguration (ms)
+UNLIMITED_TOLERABLE_FAILURE_NUMBER = 2**31 - 1  # Integer.MAX_VALUE
 
 
 class ExternalizedCheckpointCleanup(Enum):
@@ -89,7 +90,7 @@ class CheckpointConfig:
 
     def set_min_pause_between_checkpoints(
         self, min_pause_between_checkpoints: int
-    ) -> CheckpointConfig:  # noqa: E501
+    ) -> CheckpointConfig:
         _check_int(min_pause_between_checkpoints, "Minimum pause between checkpoints")
         if min_pause_between_checkpoints < 0:
             raise IllegalArgumentException("Pause value must be zero or positive")
@@ -114,8 +115,15 @@ class CheckpointConfig:
 
     def set_fail_on_checkpointing_errors(
         self, fail_on_checkpointing_errors: bool
-    ) -> CheckpointConfig:  # noqa: E501
+    ) -> CheckpointConfig:
+        """Deprecated in Flink 1.11: sets the tolerable failures to 0 (fail) or
+        ``Integer.MAX_VALUE`` (don't), and does nothing once that number was configured."""
+        if self._tolerable_failures is not None:
+            return self  # Flink only logs a warning here
         self._fail_on_checkpointing_errors = bool(fail_on_checkpointing_errors)
+        self._tolerable_failures = (
+            0 if fail_on_checkpointing_errors else UNLIMITED_TOLERABLE_FAILURE_NUMBER
+        )
         return self
 
     def get_tolerable_checkpoint_failure_number(self) -> int:
@@ -123,7 +131,7 @@ class CheckpointConfig:
 
     def set_tolerable_checkpoint_failure_number(
         self, tolerable_checkpoint_failure_number: int
-    ) -> CheckpointConfig:  # noqa: E501
+    ) -> CheckpointConfig:
         _check_int(tolerable_checkpoint_failure_number, "Tolerable checkpoint failure number")
         if tolerable_checkpoint_failure_number < 0:
             raise IllegalArgumentException(
@@ -155,7 +163,7 @@ class CheckpointConfig:
 
     def set_prefer_checkpoint_for_recovery(
         self, prefer_checkpoint_for_recovery: bool
-    ) -> CheckpointConfig:  # noqa: E501
+    ) -> CheckpointConfig:
         self._prefer_checkpoint_for_recovery = bool(prefer_checkpoint_for_recovery)
         return self
 

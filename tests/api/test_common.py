@@ -242,3 +242,15 @@ def test_time_and_duration_compare_within_their_own_type() -> None:
     assert Time.seconds(1) != Duration.of_seconds(1)
     with pytest.raises(TypeError):
         _ = Time.seconds(1) < Duration.of_seconds(2)
+
+
+def test_deprecated_fail_on_checkpointing_errors_sets_the_tolerable_number_as_flink() -> None:
+    from pyflowkit.datastream.checkpoint_config import CheckpointConfig
+
+    lenient = CheckpointConfig().set_fail_on_checkpointing_errors(False)
+    assert lenient.get_tolerable_checkpoint_failure_number() == 2**31 - 1
+    assert not lenient.is_fail_on_checkpointing_errors()
+    strict = CheckpointConfig().set_tolerable_checkpoint_failure_number(3)
+    strict.set_fail_on_checkpointing_errors(False)  # ignored once the number is configured
+    assert strict.get_tolerable_checkpoint_failure_number() == 3
+    assert strict.is_fail_on_checkpointing_errors()
