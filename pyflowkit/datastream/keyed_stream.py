@@ -17,6 +17,7 @@ from pyflowkit.datastream._util import (
     resolve_field,
     validate_field,
 )
+from pyflowkit.datastream.aggregations import PositionAggregations
 from pyflowkit.datastream.data_stream import DataStream, _display_name
 from pyflowkit.errors import (
     InvalidTypesException,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from pyflowkit.datastream.windowed_stream import WindowedStream
 
 
-class KeyedStream(DataStream):
+class KeyedStream(PositionAggregations, DataStream):
     """Flink's ``KeyedStream``: records partitioned by key (HASH), keyed state and timers."""
 
     def __init__(
@@ -171,7 +172,7 @@ class KeyedStream(DataStream):
         )
         return self._wrap(t)
 
-    def _aggregate(self, kind: str, field: int | str) -> DataStream:
+    def _aggregation(self, kind: str, field: int | str) -> DataStream:
         validate_field(
             field,
             self._origin._transformation.output_type,
@@ -193,21 +194,6 @@ class KeyedStream(DataStream):
             ChainingStrategy.HEAD,
         )
         return self._wrap(t)
-
-    def sum(self, position_to_sum: int | str = 0) -> DataStream:
-        return self._aggregate("sum", position_to_sum)
-
-    def min(self, position_to_min: int | str = 0) -> DataStream:
-        return self._aggregate("min", position_to_min)
-
-    def max(self, position_to_max: int | str = 0) -> DataStream:
-        return self._aggregate("max", position_to_max)
-
-    def min_by(self, position_to_min_by: int | str = 0) -> DataStream:
-        return self._aggregate("min_by", position_to_min_by)
-
-    def max_by(self, position_to_max_by: int | str = 0) -> DataStream:
-        return self._aggregate("max_by", position_to_max_by)
 
     # --- windows ------------------------------------------------------------------------------
     def window(self, window_assigner: Any) -> WindowedStream:

@@ -22,6 +22,7 @@ from pyflowkit.datastream._util import (
     resolve_field,
     validate_field,
 )
+from pyflowkit.datastream.aggregations import PositionAggregations
 from pyflowkit.datastream.data_stream import DataStream, _display_name
 from pyflowkit.datastream.output_tag import OutputTag
 from pyflowkit.errors import IllegalArgumentException, UnsupportedOperationException
@@ -74,7 +75,7 @@ def _window_function_type(fn: Any) -> str:
     return "apply"
 
 
-class WindowedStream:
+class WindowedStream(PositionAggregations):
     """Flink's ``WindowedStream``: a KeyedStream with a window assigner (+ trigger, evictor)."""
 
     _keyed = True
@@ -300,21 +301,6 @@ class WindowedStream:
             kind,
             aggregation,
         )
-
-    def sum(self, position_to_sum: int | str = 0) -> DataStream:
-        return self._aggregation("sum", position_to_sum)
-
-    def min(self, position_to_min: int | str = 0) -> DataStream:
-        return self._aggregation("min", position_to_min)
-
-    def max(self, position_to_max: int | str = 0) -> DataStream:
-        return self._aggregation("max", position_to_max)
-
-    def min_by(self, position_to_min_by: int | str = 0) -> DataStream:
-        return self._aggregation("min_by", position_to_min_by)
-
-    def max_by(self, position_to_max_by: int | str = 0) -> DataStream:
-        return self._aggregation("max_by", position_to_max_by)
 
 
 def _call_location() -> str:
