@@ -195,12 +195,7 @@ class Transformation:
     def set_uid_hash(self, uid_hash: str) -> None:
         """``setUidHash``: a 32-character hex string (Flink's legacy user hash)."""
         ok = isinstance(uid_hash, str) and len(uid_hash) == 32
-        if ok:
-            try:
-                int(uid_hash, 16)
-            except ValueError:
-                ok = False
-        if not ok:
+        if not ok or any(c not in "0123456789abcdefABCDEF" for c in uid_hash):
             raise IllegalArgumentException(
                 "Node hash must be a 32 character String that describes a hex code. Found: "
                 f"{uid_hash} (operator '{self.name}')."

@@ -294,3 +294,12 @@ def test_execute_without_operators() -> None:
 
 def test_at_least_fifteen_cases() -> None:
     assert len(CASES) >= 15
+
+
+@pytest.mark.parametrize("bad", ["0x" + "a" * 30, "a" * 15 + "_" + "b" * 16, " " + "c" * 31])
+def test_uid_hash_must_be_exactly_32_hex_characters(bad) -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    mapped = env.from_collection([1]).map(lambda x: x)
+    with pytest.raises(IllegalArgumentException, match="32 character String that describes a hex"):
+        mapped.set_uid_hash(bad)
+    assert mapped.get_transformation().user_provided_node_hash is None
