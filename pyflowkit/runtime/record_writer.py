@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
-from itertools import compress, repeat
+from itertools import repeat
 from typing import Any
 
 from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner, StreamPartitioner
 from pyflowkit.runtime.network import Buffer, ResultPartition, Watermark
+from pyflowkit.state.heap_keyed_state_backend import key_cache_key
 
-_COMPRESS_MAX_CHANNELS = 16  # up to this many channels, one C pass per channel beats bucketing
 _KEY_CACHE_LIMIT = 1 << 16  # key → channel entries kept before the cache starts over
 
 
@@ -47,7 +47,7 @@ class RecordWriter:
         cache = self._key_cache
         if cache is not None:
             p = self.partitioner
-            key = p.key_selector(value)  # type: ignore[attr-defined]
+            key = key_cache_key(p.key_selector(value))  # type: ignore[attr-defined]
             try:
                 return cache[key]
             except KeyError:
@@ -97,63 +97,54 @@ class RecordWriter:
             self._append(self._channel(value), element)
 
     def emit_batch(self, values: Any, timestamps: Any = None) -> None:
-        """Many records: one pass for their channels, then each channel's records in one go.
+        """Many records: one routing pass into per-channel lists, then whole lists into buffers.
 
-        Keys are selected once per record (``map``) and looked up in the key → channel cache;
-        each channel's records are picked out with ``compress`` (C loops, no per-record Python).
+        Each record's key is selected once and looked up in the key → channel cache; the
+        ``(value, timestamp)`` elements are built in the same pass.
         """
         count = len(values)
         if not count:
             return
+        if timestamps is not None and len(timestamps) != count:
+            raise ValueError(f"emit_batch: {count} values but {len(timestamps)} timestamps.")
         self.records_out += count
-        if timestamps is None:
-            elements = list(zip(values, repeat(None), strict=False))
-        else:
-            elements = list(zip(values, timestamps, strict=True))
+        stamps = repeat(None) if timestamps is None else timestamps
         n = len(self._current)
-        if self._broadcast:
-            for ch in range(n):
+        if self._broadcast or self._single:
+            elements = list(zip(values, stamps, strict=False))
+            for ch in range(n if self._broadcast else 1):
                 self._append_many(ch, elements)
             return
-        if self._single:
-            self._append_many(0, elements)
-            return
-        channels = self._channels(values)
-        if n > _COMPRESS_MAX_CHANNELS:
-            buckets: list[list[Any]] = [[] for _ in range(n)]
-            for ch, el in zip(channels, elements, strict=True):
-                buckets[ch].append(el)
-            for ch, bucket in enumerate(buckets):
-                if bucket:
-                    self._append_many(ch, bucket)
-            return
-        for ch in range(n):
-            bucket = list(compress(elements, map(ch.__eq__, channels)))
-            if bucket:
-                self._append_many(ch, bucket)
-
-    def _channels(self, values: Any) -> list[int]:
-        """The channel of every value (key-group routing through the key cache)."""
+        buckets: list[list[Any]] = [[] for _ in range(n)]
+        appends = [b.append for b in buckets]
         p = self.partitioner
         cache = self._key_cache
-        if cache is None:
-            return list(map(p.select_channel, values))
         try:
-            keys = list(map(p.key_selector, values))  # type: ignore[attr-defined]
-            channels = list(map(cache.get, keys))
-        except TypeError:  # unhashable keys: no cache
-            return list(map(p.select_channel, values))
-        if None in channels:
-            if len(cache) > _KEY_CACHE_LIMIT:
-                cache.clear()
-            for i, ch in enumerate(channels):
-                if ch is None:
-                    key = keys[i]
-                    ch = cache.get(key)
+            if cache is not None:
+                if len(cache) > _KEY_CACHE_LIMIT:
+                    cache.clear()
+                select_key = p.key_selector  # type: ignore[attr-defined]
+                get = cache.get
+                for v, ts in zip(values, stamps, strict=False):
+                    k = select_key(v)
+                    tk = type(k)
+                    if tk is not str and tk is not int:  # 1, True and 1.0 hash apart in Java
+                        k = key_cache_key(k)
+                    ch = get(k)
                     if ch is None:
-                        ch = cache[key] = p.select_channel(values[i])
-                    channels[i] = ch
-        return channels
+                        ch = cache[k] = p.select_channel(v)
+                    appends[ch]((v, ts))
+            else:
+                select = p.select_channel
+                for v, ts in zip(values, stamps, strict=False):
+                    appends[select(v)]((v, ts))
+        except TypeError:  # unhashable keys: route one by one, without the cache
+            buckets = [[] for _ in range(n)]
+            for v, ts in zip(values, stamps, strict=False):
+                buckets[p.select_channel(v)].append((v, ts))
+        for ch, bucket in enumerate(buckets):
+            if bucket:
+                self._append_many(ch, bucket)
 
     def broadcast_emit(self, element: Any) -> None:
         """A watermark (or other stream element) into every subpartition, in order."""
