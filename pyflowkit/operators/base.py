@@ -214,6 +214,37 @@ class StreamOperator:
         return f"{type(self).__name__}({self.config.operator_name!r})"
 
 
+class ProcessingTimeCallbackOperator(StreamOperator):
+    """An operator with one periodic processing-time callback pending at a time.
+
+    Flink's ``ProcessingTimeCallback`` registered on the task's ``ProcessingTimeService``:
+    ``_schedule(when)`` arms it, the tick calls ``on_processing_time`` unless ``_cancel()`` stopped
+    the operator for good (close/dispose).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._timer: Any = None
+        self._closed = False
+
+    def _schedule(self, when: int) -> None:
+        self._timer = self._env.processing_time_service.register_timer(when, self._tick)
+
+    def _tick(self, timestamp: int) -> None:
+        self._timer = None
+        if not self._closed:
+            self.on_processing_time(timestamp)
+
+    def on_processing_time(self, timestamp: int) -> None:
+        """The periodic work; re-arm with ``_schedule`` to keep ticking."""
+
+    def _cancel(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
 class AbstractUdfStreamOperator(StreamOperator):
     """Flink's ``AbstractUdfStreamOperator``: opens/closes the user function, forwards notices."""
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pyflowkit.datastream.functions import TimeDomain, resolve_method
+from pyflowkit.datastream.functions import resolve_method
 from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import (
     AbstractUdfStreamOperator,
     TwoInputStreamOperator,
     split_process_output,
 )
-from pyflowkit.operators.process import USER_TIMERS
+from pyflowkit.operators.process import USER_TIMERS, OnTimerTriggerable
 from pyflowkit.operators.process_contexts import (
     KeyedProcessContext,
     NonKeyedTimerService,
@@ -24,7 +24,6 @@ from pyflowkit.operators.process_contexts import (
     is_output_tag,
 )
 from pyflowkit.operators.registry import register_operator
-from pyflowkit.state.timer_service import InternalTimer
 
 
 class _TwoInputUdf(AbstractUdfStreamOperator, TwoInputStreamOperator):
@@ -96,7 +95,7 @@ class CoProcessOperator(_TwoInputUdf):
         self._run(self._p2, value, timestamp)
 
 
-class KeyedCoProcessOperator(CoProcessOperator):
+class KeyedCoProcessOperator(OnTimerTriggerable, CoProcessOperator):
     """Flink's ``KeyedCoProcessOperator``: keyed state and timers for both inputs, ``on_timer``."""
 
     def __init__(self, function: Any) -> None:
@@ -115,22 +114,6 @@ class KeyedCoProcessOperator(CoProcessOperator):
     def _run(self, fn: Any, value: Any, timestamp: int | None) -> None:
         self._ctx.current_time_domain = None  # type: ignore[union-attr]
         super()._run(fn, value, timestamp)
-
-    def _fire(self, timer: InternalTimer, domain: TimeDomain, timestamp: int | None) -> None:
-        if self._on_timer is None:
-            return
-        ctx = self._ctx
-        ctx.current_timestamp = timer.timestamp  # type: ignore[union-attr]
-        ctx.current_time_domain = domain  # type: ignore[union-attr]
-        result = self._on_timer(timer.timestamp, ctx)
-        split_process_output(result, self.output, timestamp, is_output_tag)  # type: ignore[arg-type]
-        ctx.current_time_domain = None  # type: ignore[union-attr]
-
-    def on_event_time(self, timer: InternalTimer) -> None:
-        self._fire(timer, TimeDomain.EVENT_TIME, timer.timestamp)
-
-    def on_processing_time(self, timer: InternalTimer) -> None:
-        self._fire(timer, TimeDomain.PROCESSING_TIME, None)
 
 
 for _cls in (CoStreamMap, CoStreamFlatMap, CoProcessOperator, KeyedCoProcessOperator):

@@ -25,6 +25,31 @@ from pyflowkit.state.timer_service import InternalTimer
 USER_TIMERS = "user-timers"  # Flink's timer service name for process functions
 
 
+class OnTimerTriggerable:
+    """The ``Triggerable`` side of Flink's ``KeyedProcessOperator``/``KeyedCoProcessOperator``:
+    a timer calls the user's ``on_timer(timestamp, ctx)`` with the time domain set."""
+
+    _on_timer: Any
+    _ctx: Any
+    output: Any
+
+    def _fire(self, timer: InternalTimer, domain: TimeDomain, timestamp: int | None) -> None:
+        if self._on_timer is None:
+            return
+        ctx = self._ctx
+        ctx.current_timestamp = timer.timestamp  # type: ignore[union-attr]
+        ctx.current_time_domain = domain  # type: ignore[union-attr]
+        result = self._on_timer(timer.timestamp, ctx)
+        split_process_output(result, self.output, timestamp, is_output_tag)  # type: ignore[arg-type]
+        ctx.current_time_domain = None  # type: ignore[union-attr]
+
+    def on_event_time(self, timer: InternalTimer) -> None:
+        self._fire(timer, TimeDomain.EVENT_TIME, timer.timestamp)
+
+    def on_processing_time(self, timer: InternalTimer) -> None:
+        self._fire(timer, TimeDomain.PROCESSING_TIME, None)
+
+
 class ProcessOperator(AbstractUdfStreamOperator):
     """Flink's ``ProcessOperator``: ``ProcessFunction.process_element(value, ctx)``."""
 
@@ -45,7 +70,7 @@ class ProcessOperator(AbstractUdfStreamOperator):
         split_process_output(self._process(value, ctx), self.output, timestamp, is_output_tag)  # type: ignore[arg-type]
 
 
-class KeyedProcessOperator(AbstractUdfStreamOperator):
+class KeyedProcessOperator(OnTimerTriggerable, AbstractUdfStreamOperator):
     """Flink's ``KeyedProcessOperator``: keyed state, event/processing-time timers, ``on_timer``."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
@@ -68,22 +93,6 @@ class KeyedProcessOperator(AbstractUdfStreamOperator):
         ctx.current_timestamp = timestamp  # type: ignore[union-attr]
         ctx.current_time_domain = None  # type: ignore[union-attr]
         split_process_output(self._process(value, ctx), self.output, timestamp, is_output_tag)  # type: ignore[arg-type]
-
-    def _fire(self, timer: InternalTimer, domain: TimeDomain, timestamp: int | None) -> None:
-        if self._on_timer is None:
-            return
-        ctx = self._ctx
-        ctx.current_timestamp = timer.timestamp  # type: ignore[union-attr]
-        ctx.current_time_domain = domain  # type: ignore[union-attr]
-        result = self._on_timer(timer.timestamp, ctx)
-        split_process_output(result, self.output, timestamp, is_output_tag)  # type: ignore[arg-type]
-        ctx.current_time_domain = None  # type: ignore[union-attr]
-
-    def on_event_time(self, timer: InternalTimer) -> None:
-        self._fire(timer, TimeDomain.EVENT_TIME, timer.timestamp)
-
-    def on_processing_time(self, timer: InternalTimer) -> None:
-        self._fire(timer, TimeDomain.PROCESSING_TIME, None)
 
 
 register_operator("ProcessOperator", ProcessOperator)

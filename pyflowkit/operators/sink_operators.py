@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.transformations import ChainingStrategy
-from pyflowkit.operators.base import StreamOperator
+from pyflowkit.operators.base import ProcessingTimeCallbackOperator, StreamOperator
 from pyflowkit.operators.registry import register_operator
 
 WRITER_STATE = "writer_raw_states"
@@ -34,7 +34,7 @@ def check_sink(sink: Any, where: str) -> Any:
     return sink
 
 
-class SinkWriterOperator(StreamOperator):
+class SinkWriterOperator(ProcessingTimeCallbackOperator):
     """Flink's ``StatefulWriterOperator``: writes records with the sink's ``SinkWriter``."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
@@ -44,8 +44,6 @@ class SinkWriterOperator(StreamOperator):
         self.sink = check_sink(sink, "Sink Writer")
         self.writer: Any = None
         self._state: Any = None
-        self._timer: Any = None
-        self._closed = False
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -69,14 +67,7 @@ class SinkWriterOperator(StreamOperator):
             self._interval = interval()
             self._schedule(self.get_processing_time() + self._interval)
 
-    def _schedule(self, when: int) -> None:
-        pts = self._env.processing_time_service
-        self._timer = pts.register_timer(when, self.on_processing_time)
-
     def on_processing_time(self, timestamp: int) -> None:
-        self._timer = None
-        if self._closed:
-            return
         self.writer.on_processing_time(self.get_processing_time())
         self._schedule(self.get_processing_time() + self._interval)
 
@@ -106,12 +97,6 @@ class SinkWriterOperator(StreamOperator):
     def dispose(self) -> None:
         self._cancel()
         super().dispose()
-
-    def _cancel(self) -> None:
-        self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
 
 
 class CommitterOperator(StreamOperator):

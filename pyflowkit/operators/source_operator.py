@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from pyflowkit.common.watermark_strategy import WatermarkGenerator, WatermarkOutput
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.transformations import ChainingStrategy
-from pyflowkit.operators.base import StreamOperator
+from pyflowkit.operators.base import ProcessingTimeCallbackOperator, StreamOperator
 from pyflowkit.operators.file_source import FileSource, FileSourceReader
 from pyflowkit.operators.registry import register_operator
 from pyflowkit.operators.sources import SourceReader, as_source
@@ -44,7 +44,7 @@ class _SplitWatermarks:
         self.deferred = deferred
 
 
-class SourceOperator(StreamOperator):
+class SourceOperator(ProcessingTimeCallbackOperator):
     """Flink's ``SourceOperator`` + ``SourceOperatorStreamTask``'s input: ``emit_next`` reads up to
     ``max_records`` records, stamps them and drives the per-split watermark generators."""
 
@@ -68,8 +68,6 @@ class SourceOperator(StreamOperator):
         self._splits_state: Any = None
         self._seen_state: Any = None
         self._sent_max_watermark = False
-        self._timer: Any = None
-        self._closed = False
         self._split_watermarks: dict[str, _SplitWatermarks] = {}
 
     @classmethod
@@ -153,15 +151,8 @@ class SourceOperator(StreamOperator):
         if self._split_watermarks.pop(split_id, None) is not None:
             self._mux.unregister_output(split_id)
 
-    def _schedule(self, when: int) -> None:
-        pts = self._env.processing_time_service
-        self._timer = pts.register_timer(when, self.on_processing_time)
-
     def on_processing_time(self, timestamp: int) -> None:
         """The periodic tick: every split's ``onPeriodicEmit``, then the combined watermark."""
-        self._timer = None
-        if self._closed:
-            return
         for sw in list(self._split_watermarks.values()):
             sw.generator.on_periodic_emit(sw.deferred)
         self._mux.on_periodic_emit()
@@ -221,12 +212,6 @@ class SourceOperator(StreamOperator):
         if callable(closer):
             closer()
         super().dispose()
-
-    def _cancel(self) -> None:
-        self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
 
 
 register_operator("SourceOperator", SourceOperator)

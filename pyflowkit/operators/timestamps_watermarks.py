@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.transformations import ChainingStrategy
-from pyflowkit.operators.base import StreamOperator
+from pyflowkit.operators.base import ProcessingTimeCallbackOperator, StreamOperator
 from pyflowkit.operators.registry import register_operator
 from pyflowkit.state.time import LONG_MIN_VALUE, MAX_WATERMARK
 
@@ -43,7 +43,7 @@ class _WatermarkEmitter:
         self.idle = False
 
 
-class TimestampsAndWatermarksOperator(StreamOperator):
+class TimestampsAndWatermarksOperator(ProcessingTimeCallbackOperator):
     """Flink's ``TimestampsAndWatermarksOperator`` driven by a ``WatermarkStrategy``."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
@@ -56,8 +56,6 @@ class TimestampsAndWatermarksOperator(StreamOperator):
                 f"for_monotonous_timestamps()), got {watermark_strategy!r}."
             )
         self.watermark_strategy = watermark_strategy
-        self._timer: Any = None
-        self._closed = False
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -80,16 +78,8 @@ class TimestampsAndWatermarksOperator(StreamOperator):
         if self.watermark_interval > 0 and not self.config.is_batch:
             self._schedule(pts.get_current_processing_time() + self.watermark_interval)
 
-    def _schedule(self, when: int) -> None:
-        self._timer = self._env.processing_time_service.register_timer(
-            when, self.on_processing_time
-        )
-
     def on_processing_time(self, timestamp: int) -> None:
         """The periodic tick: ``onPeriodicEmit``, then re-register ``now + interval``."""
-        self._timer = None
-        if self._closed:
-            return
         self.watermark_generator.on_periodic_emit(self.wm_output)
         self._schedule(self.get_processing_time() + self.watermark_interval)
 
@@ -110,12 +100,6 @@ class TimestampsAndWatermarksOperator(StreamOperator):
     def dispose(self) -> None:
         self._cancel()
         super().dispose()
-
-    def _cancel(self) -> None:
-        self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
 
 
 register_operator("TimestampsAndWatermarksOperator", TimestampsAndWatermarksOperator)

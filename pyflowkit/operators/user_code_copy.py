@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 _ATOMIC = (str, int, float, bool, bytes, complex, type(None))
+_ATOMIC_TYPES = frozenset(_ATOMIC)
 _SHARE_MIN_LEN = 64  # shorter sequences are cheap to copy
 _SCAN_DEPTH = 3  # how deep into object attributes to look for such collections
 
@@ -37,6 +38,17 @@ def _is_immutable_element(x: Any) -> bool:
     return isinstance(x, _ATOMIC) or (type(x) is tuple and all(isinstance(y, _ATOMIC) for y in x))
 
 
+def _all_immutable(items: list[Any] | tuple[Any, ...]) -> bool:
+    """Every element is atomic or a tuple of atomics (element types are checked in C first)."""
+    types = set(map(type, items))
+    if types <= _ATOMIC_TYPES:
+        return True
+    if types <= _ATOMIC_TYPES | {tuple}:
+        tuples = [x for x in items if type(x) is tuple]
+        return set(map(type, (y for t in tuples for y in t))) <= _ATOMIC_TYPES
+    return all(map(_is_immutable_element, items))
+
+
 def _immutable_memo(params: Mapping[str, Any]) -> dict[int, Any]:
     """A deepcopy memo mapping large sequences of immutable elements to themselves."""
     memo: dict[int, Any] = {}
@@ -48,7 +60,7 @@ def _immutable_memo(params: Mapping[str, Any]) -> dict[int, Any]:
             continue
         seen.add(id(obj))
         if isinstance(obj, list | tuple) and len(obj) > _SHARE_MIN_LEN:
-            if all(_is_immutable_element(x) for x in obj):
+            if _all_immutable(obj):
                 memo[id(obj)] = obj
                 continue
         if depth < _SCAN_DEPTH and hasattr(obj, "__dict__") and not callable(obj):

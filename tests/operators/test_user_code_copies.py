@@ -90,6 +90,18 @@ def test_large_immutable_collections_are_shared_small_mutable_ones_copied() -> N
     assert copied["name"] == "x" and copied["n"] == 3
 
 
+def test_large_collections_of_tuples_are_shared_only_when_every_field_is_immutable() -> None:
+    class Name(str):
+        pass
+
+    pairs = [(f"w{i}", i, None) for i in range(100)]
+    named = [Name(f"w{i}") for i in range(100)]  # str subclasses: still immutable
+    nested = [(i, [i]) for i in range(100)]  # a list inside a tuple: copied
+    copied = copy_user_code({"pairs": pairs, "named": named, "nested": nested})
+    assert copied["pairs"] is pairs and copied["named"] is named
+    assert copied["nested"] == nested and copied["nested"][0][1] is not nested[0][1]
+
+
 def test_values_that_cannot_be_copied_are_shared_as_given() -> None:
     lock = threading.Lock()
     gen = (i for i in range(3))
