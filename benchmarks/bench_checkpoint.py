@@ -16,23 +16,11 @@ import time
 from collections import defaultdict
 from typing import Any
 
+from bench_runtime import VOCABULARY, add, key, pair  # the word count's user functions
+
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.runtime import JobStatus, MiniCluster
 from pyflowkit.runtime.checkpoint import subtask_coordinator as sc
-
-VOCABULARY = [f"w{i}" for i in range(1000)]
-
-
-def pair(word: str) -> tuple[str, int]:
-    return (word, 1)
-
-
-def key(t: tuple[str, int]) -> str:
-    return t[0]
-
-
-def add(a: tuple[str, int], b: tuple[str, int]) -> tuple[str, int]:
-    return (a[0], a[1] + b[1])
 
 
 def job(words: list[str], parallelism: int, interval: int | None) -> Any:

@@ -51,13 +51,7 @@ class StateTable:
         return None if by_key is None else by_key.get(key)
 
     def put(self, key_group: int, namespace: Any, key: Any, value: Any) -> None:
-        by_ns = self.key_groups.get(key_group)
-        if by_ns is None:
-            by_ns = self.key_groups[key_group] = {}
-        by_key = by_ns.get(namespace)
-        if by_key is None:
-            by_key = by_ns[namespace] = {}
-        by_key[key] = value
+        self.namespace_map(key_group, namespace)[key] = value
 
     def namespace_map(self, key_group: int, namespace: Any) -> dict[Any, Any]:
         """The key → value map of one key group and namespace (created if missing).

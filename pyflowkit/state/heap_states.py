@@ -71,6 +71,13 @@ class HeapListState(_HeapState, ListState):
         values = self._get()
         return [] if values is None else values
 
+    def _without_null(self, values: Iterable[Any]) -> list[Any]:
+        """``values`` as a list; a null element is refused (Flink's ``ListState`` contract)."""
+        values = list(values)
+        if any(v is None for v in values):
+            raise ValueError(f"You cannot add null to list state '{self.descriptor.name}'.")
+        return values
+
     def add(self, value: Any) -> None:
         if value is None:
             raise ValueError(f"You cannot add null to list state '{self.descriptor.name}'.")
@@ -81,9 +88,7 @@ class HeapListState(_HeapState, ListState):
             values.append(value)
 
     def add_all(self, values: Iterable[Any]) -> None:
-        values = list(values)
-        if any(v is None for v in values):
-            raise ValueError(f"You cannot add null to list state '{self.descriptor.name}'.")
+        values = self._without_null(values)
         if values:
             current = self._get()
             if current is None:
@@ -92,9 +97,7 @@ class HeapListState(_HeapState, ListState):
                 current.extend(values)
 
     def update(self, values: Iterable[Any]) -> None:
-        values = list(values)
-        if any(v is None for v in values):
-            raise ValueError(f"You cannot add null to list state '{self.descriptor.name}'.")
+        values = self._without_null(values)
         if values:
             self._put(values)
         else:
