@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyflowkit.common import Types, WatermarkStrategy
+from pyflowkit.common.restart_strategy import RestartStrategies
 from pyflowkit.common.time import Time
 from pyflowkit.common.watermark_strategy import TimestampAssigner
-from pyflowkit.common.restart_strategy import RestartStrategies
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import KeyedCoProcessFunction, KeyedProcessFunction
 from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
