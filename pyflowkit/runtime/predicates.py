@@ -66,3 +66,88 @@ def checkpoint_completed(n: int | None = None) -> Predicate:
         return any(i > marker["seen"] for i in done)
 
     return pred
+
+
+# -- protocol phases of a checkpoint (for failure injection at a chosen phase) --------------------
+def alignment_in_progress() -> Predicate:
+    """True while a live task's barrier handler blocks a channel: barrier n arrived on it but not
+    yet on every channel (``CheckpointBarrierAligner``; never true for at-least-once/unaligned)."""
+
+    def pred(run: Any) -> bool:
+        for te in run.task_executors:
+            if not te.alive:
+                continue
+            for task in te.tasks.values():
+                driver = getattr(task, "checkpointing", None)
+                handler = None if driver is None else driver.handler
+                if handler is not None and not task.state.is_terminal():
+                    if handler.blocked_channels():
+                        return True
+        return False
+
+    return pred
+
+
+def _attempt_is_running(run: Any, vertex: str, subtask: int, attempt: int | None) -> bool:
+    """Whether ``vertex (subtask)``'s current Execution is ``attempt`` (any when None) and RUNNING."""
+    jm = run.job_master
+    if jm is None:
+        return False
+    jv = run.job_graph.get_vertex(vertex)
+    execution = jm.scheduler.by_key[(jv.id, subtask)].current_execution
+    same = attempt is None or execution.attempt_number == attempt
+    return same and execution.state is ExecutionState.RUNNING
+
+
+def _open_spans(start_method: str, end_method: str, keep: Callable[[Any, int], bool]) -> Predicate:
+    """True while some (vertex, subtask, checkpoint) has a ``start_method`` trace event without
+    its ``end_method`` event, its attempt still RUNNING and ``keep(run, checkpoint)``."""
+    open_: set[tuple[str, int, int | None, int]] = set()
+    seen = [0]
+
+    def pred(run: Any) -> bool:
+        for e in run.trace[seen[0] :]:
+            if e.checkpoint is None or e.vertex is None or e.subtask is None:
+                continue
+            if e.method == start_method:
+                open_.add((e.vertex, e.subtask, e.attempt, e.checkpoint))
+            elif e.method == end_method:
+                open_.difference_update(
+                    k
+                    for k in list(open_)
+                    if (k[0], k[1], k[3]) == (e.vertex, e.subtask, e.checkpoint)
+                )
+        seen[0] = len(run.trace)
+        for span in list(open_):
+            vertex, subtask, attempt, checkpoint = span
+            if not keep(run, checkpoint) or not _attempt_is_running(run, vertex, subtask, attempt):
+                open_.discard(span)
+        return bool(open_)
+
+    return pred
+
+
+def snapshot_not_acknowledged() -> Predicate:
+    """True while a subtask has taken the synchronous part of a still-pending checkpoint
+    (``SubtaskCheckpointCoordinatorImpl.checkpointState``) whose acknowledgement has not yet
+    reached ``PendingCheckpoint.acknowledgeTask`` on the JobMaster."""
+
+    def still_pending(run: Any, checkpoint: int) -> bool:
+        coord = run.checkpoint_coordinator
+        return coord is not None and checkpoint in coord.pending
+
+    return _open_spans(
+        "SubtaskCheckpointCoordinatorImpl.checkpointState",
+        "PendingCheckpoint.acknowledgeTask",
+        still_pending,
+    )
+
+
+def notification_in_flight() -> Predicate:
+    """True while checkpoint n completed and ``Execution.notifyCheckpointComplete`` was sent to a
+    running subtask that has not yet run ``notifyCheckpointComplete`` through its chain."""
+    return _open_spans(
+        "Execution.notifyCheckpointComplete",
+        "SubtaskCheckpointCoordinatorImpl.notifyCheckpointComplete",
+        lambda run, checkpoint: True,
+    )
