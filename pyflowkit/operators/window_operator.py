@@ -12,7 +12,7 @@ cut by key group.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import CheckpointListener
@@ -25,11 +25,13 @@ from pyflowkit.datastream.state import (
 )
 from pyflowkit.datastream.window import (
     MAX_LONG_VALUE,
+    EventTimeTrigger,
     Evictor,
     MergingWindowAssigner,
     TimestampedValue,
     Trigger,
     TriggerResult,
+    TumblingEventTimeWindows,
     Window,
     WindowAssigner,
 )
@@ -44,6 +46,7 @@ from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.merging_window_set import MergingWindowSet
 from pyflowkit.operators.output import Output
 from pyflowkit.operators.registry import register_operator
+from pyflowkit.operators.window_batch import TumblingBatchProcessor
 from pyflowkit.operators.window_functions import (
     AggregateApplyWindowFunction,
     InternalWindowFunction,
@@ -294,6 +297,7 @@ class WindowOperator(StreamOperator):
         self.trigger_context = _TriggerContext(self)
         self.process_context = WindowContext(self)
         self.evictor_context = _EvictorContext(self)
+        self._batch_processor: TumblingBatchProcessor | None = None
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -316,6 +320,13 @@ class WindowOperator(StreamOperator):
             self.merging_sets_state = backend.get_or_create_keyed_state(
                 ListStateDescriptor(MERGING_WINDOW_SET)
             )
+        if (
+            not self.evicting
+            and type(self.assigner) is TumblingEventTimeWindows
+            and type(self.trigger) is EventTimeTrigger
+            and self._key_selector1 is not None
+        ):
+            self._batch_processor = TumblingBatchProcessor(self)
         user = self.internal_function.user_function
         opener = getattr(user, "open", None)
         if callable(opener) and not isinstance(user, type):
@@ -351,6 +362,13 @@ class WindowOperator(StreamOperator):
         return self.time_service_manager.current_watermark
 
     # ---- elements ----
+    def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        """Tumbling event-time windows with ``EventTimeTrigger`` group the batch by (key, window)."""
+        if self._batch_processor is not None and timestamps is not None and values:
+            self._batch_processor.process_batch(values, timestamps)
+        else:
+            super().process_batch(values, timestamps)
+
     def process_element(self, value: Any, timestamp: int | None) -> None:
         if self._keys_itself:
             self.keyed_state_backend.set_current_key(0)

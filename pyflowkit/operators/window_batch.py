@@ -1,0 +1,160 @@
+"""The batch fast path of a keyed tumbling event-time ``WindowOperator`` with ``EventTimeTrigger``.
+
+A batch's elements are grouped by (key, window) in first-seen order; each group's values are
+folded into the window state with one state access, and the trigger's timer and the cleanup timer
+are registered once per group (registering the same timer again is a no-op in Flink's
+``InternalTimerServiceImpl``). ``EventTimeTrigger.onElement`` on a window whose end the watermark
+has not passed only registers that timer and returns CONTINUE, so it is not asked per element.
+Results equal Flink's ``WindowOperator.processElement`` called per element: the watermark cannot
+move inside a batch, and nothing is emitted except late side outputs, which keep their order.
+Elements the fast path cannot take (no timestamp, a null in list state, a window the trigger would
+fire at once) end the fast part; from there the batch runs element by element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pyflowkit.datastream.window import MAX_LONG_VALUE, MIN_LONG_VALUE, TimeWindow
+from pyflowkit.state.heap_keyed_state_backend import key_cache_key
+
+if TYPE_CHECKING:
+    from pyflowkit.operators.window_operator import WindowOperator
+
+_LATE = 1  # the window is past its cleanup time: the element is not added to it
+_FIRES = 2  # max_timestamp <= watermark < cleanup time: EventTimeTrigger fires on the element
+_WINDOW_CACHE_LIMIT = 4096
+_NO_KEY = object()
+
+
+class TumblingBatchProcessor:
+    """Groups a batch by (key, window) for one tumbling event-time ``WindowOperator``."""
+
+    def __init__(self, operator: WindowOperator) -> None:
+        self.op = operator
+        self.size: int = operator.assigner.size  # type: ignore[attr-defined]
+        self.offset: int = operator.assigner.offset  # type: ignore[attr-defined]
+        descriptor = operator.window_state_descriptor
+        self.kind: str = descriptor.kind
+        self.reduce = getattr(descriptor, "reduce", None)
+        self.agg = getattr(descriptor, "agg_function", None)
+        self.windows: dict[int, TimeWindow] = {}  # start → the one shared TimeWindow
+
+    def window(self, start: int) -> TimeWindow:
+        w = self.windows.get(start)
+        if w is None:
+            if len(self.windows) >= _WINDOW_CACHE_LIMIT:
+                self.windows.clear()
+            w = self.windows[start] = TimeWindow(start, start + self.size)
+        return w
+
+    def process_batch(self, values: Sequence[Any], timestamps: Sequence[Any]) -> None:
+        op = self.op
+        selector = op._key_selector1
+        size, offset = self.size, self.offset
+        wm = op.get_current_watermark()
+        is_list = self.kind == "list"
+        backend = op.keyed_state_backend
+        status: dict[int, int] = {}  # window start → 0, _LATE or _FIRES (fixed for the batch)
+        groups: dict[Any, list[Any]] = {}  # (cache key, start) → [key, start, [values]]
+        late: list[tuple[Any, Any]] = []
+        n = len(values)
+        stop = n  # the first element the fast path does not take
+        stop_key: Any = _NO_KEY  # its key, when it was already selected
+        key: Any = _NO_KEY
+        try:
+            for i in range(n):
+                v = values[i]
+                ts = timestamps[i]
+                if type(ts) is not int or ts <= MIN_LONG_VALUE or (is_list and v is None):
+                    stop = i
+                    break
+                key = selector(v)  # type: ignore[misc]
+                tk = type(key)
+                ck = key if tk is str or tk is int else key_cache_key(key)
+                x = ts - offset + size
+                start = ts - (x % size if x >= 0 else -(-x % size))
+                st = status.get(start)
+                if st is None:
+                    st = status[start] = self._status(start, wm)
+                if st:
+                    if st == _FIRES:
+                        stop, stop_key = i, key
+                        break
+                    late.append((v, ts))
+                    continue
+                g = groups.get((ck, start))
+                if g is None:
+                    kg = backend.checked_key_group(key)
+                    groups[(ck, start)] = [key, kg, start, [v]]
+                else:
+                    g[3].append(v)
+        except BaseException:
+            self._flush(groups, late, _NO_KEY)
+            raise
+        if stop == n:
+            self._flush(groups, late, key)
+            return
+        self._flush(groups, late, _NO_KEY)
+        if stop_key is not _NO_KEY:
+            backend.set_current_key(stop_key)
+            op.process_element(values[stop], timestamps[stop])
+            stop += 1
+        _per_element(op, values[stop:], timestamps[stop:])
+
+    def _status(self, start: int, wm: int) -> int:
+        window = self.window(start)
+        if self.op._is_window_late(window):
+            return _LATE
+        return _FIRES if window.max_timestamp() <= wm else 0
+
+    def _flush(self, groups: dict[Any, list[Any]], late: list[tuple[Any, Any]], last: Any) -> None:
+        """Apply the grouped values (first-seen order), their timers, then late records."""
+        op = self.op
+        backend = op.keyed_state_backend
+        table = op.window_state.table
+        queue = op.timer_service.event_time_timers
+        lateness = op.allowed_lateness
+        kind, reduce, agg = self.kind, self.reduce, self.agg
+        windows = self.windows
+        for key, kg, start, vals in groups.values():
+            window = windows.get(start) or self.window(start)
+            by_key = table.namespace_map(kg, window)
+            acc = by_key.get(key)
+            if kind == "reducing":
+                for v in vals:
+                    acc = v if acc is None else reduce(acc, v)  # type: ignore[misc]
+            elif kind == "aggregating":
+                for v in vals:
+                    if acc is None:
+                        acc = agg.create_accumulator()  # type: ignore[union-attr]
+                    acc = agg.add(v, acc)  # type: ignore[union-attr]
+            elif acc is None:
+                acc = vals
+            else:
+                acc.extend(vals)
+            by_key[key] = acc
+            max_ts = window.end - 1
+            queue.add(max_ts, key, window)  # EventTimeTrigger.onElement's timer
+            if lateness:
+                cleanup = op._cleanup_time(window)
+                if cleanup < MAX_LONG_VALUE:
+                    queue.add(cleanup, key, window)  # the cleanup timer
+        for v, ts in late:
+            if op._is_element_late(ts):
+                if op.late_data_output_tag is not None:
+                    op.output.collect_side(op.late_data_output_tag, v, ts)
+                else:
+                    op.metrics["numLateRecordsDropped"] += 1
+        if last is not _NO_KEY:
+            backend.set_current_key(last)
+
+
+def _per_element(op: WindowOperator, values: Sequence[Any], timestamps: Sequence[Any]) -> None:
+    """The element-by-element path (``StreamOperator.process_batch``)."""
+    set_key = op.set_key_context_element1
+    process = op.process_element
+    for v, ts in zip(values, timestamps, strict=False):
+        set_key(v)
+        process(v, ts)
