@@ -1,10 +1,11 @@
 """Exactly-once under failures (Hypothesis): pipelines × seeds × failure points.
 
-Aligned and unaligned checkpoints; a task or a whole TaskManager fails at a random step (before,
-during or after alignment, between snapshot and acknowledgement, during notification — wherever
-the step lands); the job restores
-its latest completed checkpoint and finishes. The transactional sink's committed output and the
-final keyed state must equal the failure-free run's. ``make soak`` runs thousands of examples.
+Aligned and unaligned checkpoints; a task or a whole TaskManager fails at a random step, or when
+the run enters a chosen phase of the checkpoint protocol (a checkpoint pending before alignment,
+during alignment, between snapshot and acknowledgement, during notification, after completion);
+the job restores its latest completed checkpoint and finishes. The transactional sink's committed
+output and the final keyed state must equal the failure-free run's. ``make soak`` runs thousands
+of examples.
 """
 
 from __future__ import annotations
@@ -13,14 +14,108 @@ from collections import Counter
 from functools import cache
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pyflowkit.runtime import JobStatus, MiniCluster
+from pyflowkit.runtime.execution_state import ExecutionState
+from pyflowkit.runtime.predicates import (
+    Predicate,
+    alignment_in_progress,
+    checkpoint_completed,
+    notification_in_flight,
+    snapshot_not_acknowledged,
+)
 from pyflowkit.runtime.two_phase_commit import TransactionStore
 from tests.checkpoint.pipelines import PIPELINES, CheckpointedPipeline, build
 
 BY_NAME = {p.name: p for p in PIPELINES}
+SINGLE_INPUT_CHANNEL = {"keyed_process", "keyed_timers"}  # parallelism-1 source → keyed tasks
+SNAPSHOT = "SubtaskCheckpointCoordinatorImpl.checkpointState"
+ACK = "PendingCheckpoint.acknowledgeTask"
+NOTIFY = "Execution.notifyCheckpointComplete"
+NOTIFIED = "SubtaskCheckpointCoordinatorImpl.notifyCheckpointComplete"
+
+
+def _checkpoint_pending() -> Predicate:
+    """A checkpoint was triggered and is pending (barriers on their way, before alignment)."""
+    return lambda run: bool(run.checkpoint_coordinator and run.checkpoint_coordinator.pending)
+
+
+PHASES: dict[str, Any] = {
+    "pending": _checkpoint_pending,
+    "alignment": alignment_in_progress,
+    "snapshot_not_acked": snapshot_not_acknowledged,
+    "notify": notification_in_flight,
+    "completed": lambda: checkpoint_completed(),
+}
+
+
+def _open_spans(run: Any, start: str, end: str) -> list[tuple[str, int]]:
+    opened = {(e.vertex, e.subtask, e.checkpoint) for e in run.trace if e.method == start}
+    closed = {(e.vertex, e.subtask, e.checkpoint) for e in run.trace if e.method == end}
+    return sorted({(v, s) for v, s, _ in opened - closed if _live(run, v, s)})
+
+
+def _live(run: Any, vertex: str, subtask: int) -> bool:
+    task = run._task(run.job_graph.get_vertex(vertex).id, subtask)
+    return task is not None and task.state is ExecutionState.RUNNING
+
+
+def _in_phase(run: Any, phase: str) -> list[tuple[str, int]]:
+    """The (vertex, subtask) pairs the phase is about (empty for job-wide phases)."""
+    if phase == "alignment":
+        return sorted(
+            (task.tdd.job_vertex.name, task.tdd.subtask_index)
+            for te in run.task_executors
+            if te.alive
+            for task in te.tasks.values()
+            if task.checkpointing is not None
+            and task.checkpointing.handler is not None
+            and task.checkpointing.handler.blocked_channels()
+        )
+    if phase == "snapshot_not_acked":
+        return _open_spans(run, SNAPSHOT, ACK)
+    if phase == "notify":
+        return _open_spans(run, NOTIFY, NOTIFIED)
+    return []
+
+
+class PhaseFailures:
+    """Fail when the run enters ``phase`` for the ``nth`` time (0-based): a task in the phase,
+    any live task, or a TaskManager (``kind``), one failure after the other."""
+
+    def __init__(self, failures: list[tuple[str, int, int, str]]) -> None:
+        self.todo = list(failures)
+        self.injected: list[str] = []
+        self._arm()
+
+    def _arm(self) -> None:
+        self.pred = PHASES[self.todo[0][0]]() if self.todo else None
+        self.entries = 0
+        self.was_in = False
+
+    def after_step(self, run: Any, tm_failed: bool) -> bool:
+        if self.pred is None:
+            return tm_failed
+        now_in = self.pred(run)
+        if now_in and not self.was_in:
+            phase, nth, victim, kind = self.todo[0]
+            if self.entries == nth:
+                self.todo.pop(0)
+                subjects = _in_phase(run, phase)
+                if kind == "phase_task" and subjects:
+                    vertex, subtask = subjects[victim % len(subjects)]
+                    run.fail_task(vertex, subtask, cause=f"injected failure ({phase})")
+                else:
+                    tm_failed = _inject(run, victim, "tm" if kind == "tm" else "task", tm_failed)
+                self.injected.append(phase)
+                self._arm()
+                return tm_failed
+            self.entries += 1
+        self.was_in = now_in
+        return tm_failed
 
 
 def run_recording_final_state(
@@ -28,6 +123,7 @@ def run_recording_final_state(
     seed: int,
     failures: list[tuple[int, int, str]],
     unaligned: bool = False,
+    phases: PhaseFailures | None = None,
 ) -> tuple[Any, TransactionStore, dict[str, dict[Any, Any]]]:
     """Run to the end in step mode, failing as told; record each stateful subtask's keyed state
     when its input ends (just before ``afterInvoke`` disposes its chain)."""
@@ -45,6 +141,8 @@ def run_recording_final_state(
             _, victim, kind = pending.pop(0)
             tm_failed = _inject(run, victim, kind, tm_failed)
         run.step()
+        if phases is not None:
+            tm_failed = phases.after_step(run, tm_failed)
         for i in range(jv.parallelism):
             task = run._task(jv.id, i)
             if task is not None and task.invokable.end_of_input and task.invokable.chain:
@@ -108,6 +206,49 @@ def test_committed_output_and_final_state_survive_failures(
     name: str, seed: int, failures: list[tuple[int, int, str]], unaligned: bool
 ) -> None:
     run, store, final = run_recording_final_state(BY_NAME[name], seed, failures, unaligned)
+    assert run.job_status is JobStatus.FINISHED, run.failure_cause
+    expected_committed, expected_final = failure_free(name)
+    assert Counter(store.committed) == expected_committed
+    assert final == expected_final
+
+
+phase_failure = st.tuples(
+    st.sampled_from(sorted(PHASES)),
+    st.integers(min_value=0, max_value=3),
+    st.integers(min_value=0, max_value=99),
+    st.sampled_from(["phase_task", "phase_task", "task", "tm"]),
+)
+
+
+@given(
+    name=st.sampled_from(sorted(BY_NAME)),
+    seed=st.integers(min_value=0, max_value=10_000),
+    failures=st.lists(phase_failure, min_size=1, max_size=2),
+    unaligned=st.booleans(),
+)
+def test_failures_at_protocol_phases_keep_exactly_once(
+    name: str, seed: int, failures: list[tuple[str, int, int, str]], unaligned: bool
+) -> None:
+    phases = PhaseFailures(failures)
+    run, store, final = run_recording_final_state(BY_NAME[name], seed, [], unaligned, phases)
+    assert run.job_status is JobStatus.FINISHED, run.failure_cause
+    expected_committed, expected_final = failure_free(name)
+    assert Counter(store.committed) == expected_committed
+    assert final == expected_final
+
+
+@pytest.mark.parametrize("phase", sorted(PHASES))
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_each_phase_is_reached_and_a_failure_there_keeps_exactly_once(
+    name: str, phase: str
+) -> None:
+    phases = PhaseFailures([(phase, 0, 0, "phase_task")])
+    run, store, final = run_recording_final_state(BY_NAME[name], 1, [], False, phases)
+    if phase == "alignment" and name in SINGLE_INPUT_CHANNEL:
+        assert phases.injected == []  # one input channel per task: nothing to align
+    else:
+        assert phases.injected == [phase]
+        assert any("injected failure" in e.message for e in run.trace)
     assert run.job_status is JobStatus.FINISHED, run.failure_cause
     expected_committed, expected_final = failure_free(name)
     assert Counter(store.committed) == expected_committed
