@@ -103,6 +103,26 @@ class TumblingBatchProcessor:
             stop += 1
         _per_element(op, values[stop:], timestamps[stop:])
 
+    def on_event_time(self, timer: Any) -> None:
+        """``WindowOperator.onEventTime`` with ``EventTimeTrigger.onEventTime`` inlined.
+
+        The trigger fires at ``max_timestamp``; at the cleanup time the pane's state is cleared.
+        """
+        op = self.op
+        ts, _key, window = timer
+        op.trigger_context.window = window
+        state = op.window_state
+        state.namespace = window
+        if ts == window.end - 1:
+            contents = state.get()
+            if self.kind == "list":
+                if contents:  # an empty pane does not fire
+                    op._emit_window_contents(window, contents)
+            elif contents is not None:
+                op._emit_window_contents(window, [contents])
+        if ts == op._cleanup_time(window):
+            op._clear_all_state(window, None)
+
     def _status(self, start: int, wm: int) -> int:
         window = self.window(start)
         if self.op._is_window_late(window):

@@ -460,7 +460,10 @@ class WindowOperator(StreamOperator):
 
     # ---- timers ----
     def on_event_time(self, timer: Any) -> None:
-        self._on_timer(timer, event_time=True)
+        if self._batch_processor is not None:
+            self._batch_processor.on_event_time(timer)
+        else:
+            self._on_timer(timer, event_time=True)
 
     def on_processing_time(self, timer: Any) -> None:
         self._on_timer(timer, event_time=False)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from pyflowkit.errors import IllegalStateException
 from pyflowkit.state.time import LONG_MIN_VALUE, MAX_WATERMARK
@@ -22,9 +21,8 @@ EVENT_TIME = "event"
 PROCESSING_TIME = "processing"
 
 
-@dataclass(frozen=True)
-class InternalTimer:
-    """Flink's ``InternalTimer``: when, for which key, in which namespace."""
+class InternalTimer(NamedTuple):
+    """Flink's ``InternalTimer``: when, for which key, in which namespace (immutable)."""
 
     timestamp: int
     key: Any
@@ -147,16 +145,24 @@ class InternalTimerService:
         self._fire(self.processing_time_timers, MAX_WATERMARK, PROCESSING_TIME)
 
     def _fire(self, queue: _TimerQueue, time: int, domain: str) -> None:
-        """Pop and fire ``queue``'s timers due at ``time``, each with its key as current key."""
-        key_context = self.manager.key_context
-        while True:
-            due = queue.pop_if_due(time)
-            if due is None:
-                return
-            ts, key, ns = due
-            key_context.set_current_key(key)
-            target = self._require_triggerable()
-            fire = target.on_event_time if domain == EVENT_TIME else target.on_processing_time
+        """Pop and fire ``queue``'s timers due at ``time``, each with its key as current key.
+
+        Timers registered while firing are fired too when due (they join the same heap).
+        """
+        set_current_key = self.manager.key_context.set_current_key
+        heap, live = queue.heap, queue.live
+        heappop = heapq.heappop
+        fire = None
+        while heap and heap[0][0] <= time:
+            ts, _, key, ns = heappop(heap)
+            ident = (ts, key, ns)
+            if ident not in live:
+                continue  # deleted
+            live.remove(ident)
+            if fire is None:
+                target = self._require_triggerable()
+                fire = target.on_event_time if domain == EVENT_TIME else target.on_processing_time
+            set_current_key(key)
             fire(InternalTimer(ts, key, ns))
 
     def _schedule_next(self) -> None:
