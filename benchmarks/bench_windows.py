@@ -22,12 +22,16 @@ WINDOW_MS = 1_000
 MAX_WATERMARK = (1 << 63) - 1
 
 
-def make_events(n: int, keys: int, seed: int = 1) -> tuple[list[tuple[str, int]], list[int]]:
-    """(values, timestamps): ``(key, 1)`` pairs over ``keys`` keys, timestamps ascending."""
+def make_events(
+    n: int, keys: int, per_pane: float, seed: int = 1
+) -> tuple[list[tuple[str, int]], list[int]]:
+    """(values, timestamps): ``(key, 1)`` over ``keys`` keys, ~``per_pane`` events per key and
+    window, timestamps ascending."""
     rng = random.Random(seed)
     names = [f"k{i}" for i in range(keys)]
     values = [(rng.choice(names), 1) for _ in range(n)]
-    stamps = [i * 10 // max(1, keys // 100) for i in range(n)]
+    per_window = keys * per_pane
+    stamps = [int(i * WINDOW_MS / per_window) for i in range(n)]
     return values, stamps
 
 
@@ -106,19 +110,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--keys", type=int, default=1_000)
+    parser.add_argument("--per-pane", type=float, default=10.0, help="events per key and window")
     parser.add_argument("--batch", type=int, default=10_000)
     args = parser.parse_args()
-    values, stamps = make_events(args.events, args.keys)
-    base, expected = timed(run_plain, values, stamps)
-    rows = [("plain Python loop (baseline)", base, 1.0)]
-    for kind in ("reduce", "aggregate"):
-        secs, got = timed(run_operator, kind, values, stamps, args.batch)
-        if sorted(got) != sorted(expected) or len(got) != len(expected):
-            raise SystemExit(f"{kind}: the operator's window sums differ from the plain loop's")
-        rows.append((f"WindowOperator {kind}", secs, secs / base))
-    print(f"{'case':<32} {'seconds':>8} {'events/s':>12} {'× baseline':>11}")
-    for name, secs, ratio in rows:
-        print(f"{name:<32} {secs:>8.3f} {args.events / secs:>12,.0f} {ratio:>10.2f}×")
+    shapes = [
+        (args.keys, args.per_pane, ("reduce", "aggregate")),
+        (100, 10 / 3, ("reduce",)),  # bench_spark's shape: 100 keys, a timestamp every 3 ms
+    ]
+    print(f"{'case':<52} {'seconds':>8} {'events/s':>12} {'× baseline':>11}")
+    for keys, per_pane, kinds in shapes:
+        values, stamps = make_events(args.events, keys, per_pane)
+        base, expected = timed(run_plain, values, stamps)
+        shape = f"{keys} keys, {per_pane:.1f}/pane"
+        rows = [(f"plain Python loop ({shape})", base, 1.0)]
+        for kind in kinds:
+            secs, got = timed(run_operator, kind, values, stamps, args.batch)
+            if sorted(got) != sorted(expected):
+                raise SystemExit(f"{kind}: the operator's window sums differ from the plain loop's")
+            rows.append((f"WindowOperator {kind} ({shape})", secs, secs / base))
+        for name, secs, ratio in rows:
+            print(f"{name:<52} {secs:>8.3f} {args.events / secs:>12,.0f} {ratio:>10.2f}×")
 
 
 if __name__ == "__main__":

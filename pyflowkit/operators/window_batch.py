@@ -14,9 +14,11 @@ fire at once) end the fast part; from there the batch runs element by element.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from heapq import heappush
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.window import MAX_LONG_VALUE, MIN_LONG_VALUE, TimeWindow
+from pyflowkit.operators.window_functions import InternalWindowFunction, PassThroughWindowFunction
 from pyflowkit.state.heap_keyed_state_backend import key_cache_key
 
 if TYPE_CHECKING:
@@ -40,6 +42,9 @@ class TumblingBatchProcessor:
         self.reduce = getattr(descriptor, "reduce", None)
         self.agg = getattr(descriptor, "agg_function", None)
         self.windows: dict[int, TimeWindow] = {}  # start → the one shared TimeWindow
+        self.lateness: int = operator.allowed_lateness
+        self.pass_through = type(operator.internal_function) is PassThroughWindowFunction
+        self.clears = type(operator.internal_function).clear is not InternalWindowFunction.clear
 
     def window(self, start: int) -> TimeWindow:
         w = self.windows.get(start)
@@ -56,6 +61,7 @@ class TumblingBatchProcessor:
         wm = op.get_current_watermark()
         is_list = self.kind == "list"
         backend = op.keyed_state_backend
+        kg_cache = backend._kg_cache
         status: dict[int, int] = {}  # window start → 0, _LATE or _FIRES (fixed for the batch)
         groups: dict[Any, list[Any]] = {}  # (cache key, start) → [key, start, [values]]
         late: list[tuple[Any, Any]] = []
@@ -86,7 +92,9 @@ class TumblingBatchProcessor:
                     continue
                 g = groups.get((ck, start))
                 if g is None:
-                    kg = backend.checked_key_group(key)
+                    kg = kg_cache.get(ck)
+                    if kg is None:
+                        kg = backend.checked_key_group(key)
                     groups[(ck, start)] = [key, kg, start, [v]]
                 else:
                     g[3].append(v)
@@ -113,15 +121,29 @@ class TumblingBatchProcessor:
         op.trigger_context.window = window
         state = op.window_state
         state.namespace = window
-        if ts == window.end - 1:
+        max_ts = window.end - 1
+        if ts == max_ts:
             contents = state.get()
             if self.kind == "list":
                 if contents:  # an empty pane does not fire
                     op._emit_window_contents(window, contents)
             elif contents is not None:
-                op._emit_window_contents(window, [contents])
-        if ts == op._cleanup_time(window):
-            op._clear_all_state(window, None)
+                if self.pass_through:
+                    op.process_context._window = window
+                    if _is_side_output(contents):
+                        op.output.collect_side(contents[0], contents[1], max_ts)
+                    else:
+                        op.output.collect(contents, max_ts)
+                else:
+                    op._emit_window_contents(window, [contents])
+        if ts == (op._cleanup_time(window) if self.lateness else max_ts):
+            # WindowOperator.clearAllState
+            state.clear()
+            if self.lateness:  # else the trigger's only timer is the one firing now
+                op.trigger_context.clear()
+            op.process_context._window = window
+            if self.clears:
+                op.internal_function.clear(window, op.process_context)
 
     def _status(self, start: int, wm: int) -> int:
         window = self.window(start)
@@ -135,6 +157,7 @@ class TumblingBatchProcessor:
         backend = op.keyed_state_backend
         table = op.window_state.table
         queue = op.timer_service.event_time_timers
+        heap, live, seq = queue.heap, queue.live, queue.seq
         lateness = op.allowed_lateness
         kind, reduce, agg = self.kind, self.reduce, self.agg
         windows = self.windows
@@ -156,7 +179,10 @@ class TumblingBatchProcessor:
                 acc.extend(vals)
             by_key[key] = acc
             max_ts = window.end - 1
-            queue.add(max_ts, key, window)  # EventTimeTrigger.onElement's timer
+            ident = (max_ts, key, window)  # EventTimeTrigger.onElement's timer
+            if ident not in live:  # registering a registered timer again is a no-op
+                live.add(ident)
+                heappush(heap, (max_ts, next(seq), key, window))
             if lateness:
                 cleanup = op._cleanup_time(window)
                 if cleanup < MAX_LONG_VALUE:
@@ -178,3 +204,8 @@ def _per_element(op: WindowOperator, values: Sequence[Any], timestamps: Sequence
     for v, ts in zip(values, timestamps, strict=False):
         set_key(v)
         process(v, ts)
+
+
+def _is_side_output(item: Any) -> bool:
+    """PyFlink's convention: a function yields ``(output_tag, value)`` for a side output."""
+    return type(item) is tuple and len(item) == 2 and type(item[0]).__name__ == "OutputTag"
