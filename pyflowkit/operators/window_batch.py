@@ -63,39 +63,50 @@ class TumblingBatchProcessor:
         backend = op.keyed_state_backend
         kg_cache = backend._kg_cache
         status: dict[int, int] = {}  # window start → 0, _LATE or _FIRES (fixed for the batch)
-        groups: dict[Any, list[Any]] = {}  # (cache key, start) → [key, start, [values]]
+        by_start: dict[int, dict[Any, list[Any]]] = {}  # start → cache key → group
+        groups: list[list[Any]] = []  # [key, key group, start, [values]] in first-seen order
         late: list[tuple[Any, Any]] = []
         n = len(values)
         stop = n  # the first element the fast path does not take
         stop_key: Any = _NO_KEY  # its key, when it was already selected
         key: Any = _NO_KEY
+        lo = hi = start = st = 0  # the window of the previous element: [lo, hi), its status
+        window_groups: dict[Any, list[Any]] = {}
         try:
             for i in range(n):
                 v = values[i]
                 ts = timestamps[i]
-                if type(ts) is not int or ts <= MIN_LONG_VALUE or (is_list and v is None):
+                if type(ts) is not int or not lo <= ts < hi:
+                    if type(ts) is not int or ts <= MIN_LONG_VALUE:
+                        stop = i
+                        break
+                    x = ts - offset + size
+                    start = ts - (x % size if x >= 0 else -(-x % size))
+                    lo, hi = max(start, MIN_LONG_VALUE + 1), start + size
+                    st = status.get(start)
+                    if st is None:
+                        st = status[start] = self._status(start, wm)
+                        by_start[start] = {}
+                    window_groups = by_start[start]
+                if is_list and v is None:
                     stop = i
                     break
                 key = selector(v)  # type: ignore[misc]
-                tk = type(key)
-                ck = key if tk is str or tk is int else key_cache_key(key)
-                x = ts - offset + size
-                start = ts - (x % size if x >= 0 else -(-x % size))
-                st = status.get(start)
-                if st is None:
-                    st = status[start] = self._status(start, wm)
                 if st:
                     if st == _FIRES:
                         stop, stop_key = i, key
                         break
                     late.append((v, ts))
                     continue
-                g = groups.get((ck, start))
+                tk = type(key)
+                ck = key if tk is str or tk is int else key_cache_key(key)
+                g = window_groups.get(ck)
                 if g is None:
                     kg = kg_cache.get(ck)
                     if kg is None:
                         kg = backend.checked_key_group(key)
-                    groups[(ck, start)] = [key, kg, start, [v]]
+                    g = window_groups[ck] = [key, kg, start, [v]]
+                    groups.append(g)
                 else:
                     g[3].append(v)
         except BaseException:
@@ -151,7 +162,7 @@ class TumblingBatchProcessor:
             return _LATE
         return _FIRES if window.max_timestamp() <= wm else 0
 
-    def _flush(self, groups: dict[Any, list[Any]], late: list[tuple[Any, Any]], last: Any) -> None:
+    def _flush(self, groups: list[list[Any]], late: list[tuple[Any, Any]], last: Any) -> None:
         """Apply the grouped values (first-seen order), their timers, then late records."""
         op = self.op
         backend = op.keyed_state_backend
@@ -161,7 +172,7 @@ class TumblingBatchProcessor:
         lateness = op.allowed_lateness
         kind, reduce, agg = self.kind, self.reduce, self.agg
         windows = self.windows
-        for key, kg, start, vals in groups.values():
+        for key, kg, start, vals in groups:
             window = windows.get(start) or self.window(start)
             by_key = table.namespace_map(kg, window)
             acc = by_key.get(key)
