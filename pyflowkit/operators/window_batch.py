@@ -45,6 +45,9 @@ class TumblingBatchProcessor:
         self.lateness: int = operator.allowed_lateness
         self.pass_through = type(operator.internal_function) is PassThroughWindowFunction
         self.clears = type(operator.internal_function).clear is not InternalWindowFunction.clear
+        self.fused = (
+            self.pass_through and not self.clears and not self.lateness and self.kind != "list"
+        )
 
     def window(self, start: int) -> TimeWindow:
         w = self.windows.get(start)
@@ -128,11 +131,15 @@ class TumblingBatchProcessor:
         The trigger fires at ``max_timestamp``; at the cleanup time the pane's state is cleared.
         """
         op = self.op
-        ts, _key, window = timer
+        ts, key, window = timer
         op.trigger_context.window = window
         state = op.window_state
         state.namespace = window
         max_ts = window.end - 1
+        if self.fused:
+            if ts == max_ts:  # fire, then clearAllState, on one lookup of the pane
+                self._fire_and_clear(key, window, max_ts)
+            return
         if ts == max_ts:
             contents = state.get()
             if self.kind == "list":
@@ -155,6 +162,31 @@ class TumblingBatchProcessor:
             op.process_context._window = window
             if self.clears:
                 op.internal_function.clear(window, op.process_context)
+
+    def _fire_and_clear(self, key: Any, window: TimeWindow, max_ts: int) -> None:
+        """A reduce/aggregate pane without window function and without lateness: emit the
+        result, then drop the pane's entry (its trigger timer is the one firing)."""
+        op = self.op
+        op.process_context._window = window
+        key_groups = op.window_state.table.key_groups
+        kg = op.keyed_state_backend.current_key_group
+        by_ns = key_groups.get(kg)
+        by_key = None if by_ns is None else by_ns.get(window)
+        if by_key is None:
+            return
+        acc = by_key.get(key)
+        if acc is not None:
+            contents = acc if self.agg is None else self.agg.get_result(acc)
+            if contents is not None:
+                if _is_side_output(contents):
+                    op.output.collect_side(contents[0], contents[1], max_ts)
+                else:
+                    op.output.collect(contents, max_ts)
+        by_key.pop(key, None)
+        if not by_key:
+            del by_ns[window]  # type: ignore[union-attr]
+            if not by_ns:
+                del key_groups[kg]
 
     def _status(self, start: int, wm: int) -> int:
         window = self.window(start)
