@@ -23,12 +23,12 @@ FUNCTIONS: dict[str, dict[str, Any]] = {
 
 
 def make_pair(kind: str, key_selector: Any = lambda v: v[0], **extra: Any) -> tuple[Any, Any]:
-    """Two identical harnesses: one fed element by element, one fed with process_batch."""
+    """Two identical harnesses: one fed element by element whose timers fire through the
+    general ``_on_timer`` (no fast path at all), one fed with process_batch."""
     params = dict(window_assigner=TumblingEventTimeWindows.of(100), **FUNCTIONS[kind], **extra)
-    return (
-        WindowHarness(key_selector=key_selector, **params),
-        WindowHarness(key_selector=key_selector, **params),
-    )
+    one = WindowHarness(key_selector=key_selector, **params)
+    one.operator._batch_processor = None
+    return one, WindowHarness(key_selector=key_selector, **params)
 
 
 def feed(one: WindowHarness, batched: WindowHarness, script: list[Any]) -> None:
