@@ -222,9 +222,9 @@ class TumblingBatchProcessor:
                 acc.extend(vals)
             by_key[key] = acc
             max_ts = window.end - 1
-            ident = (max_ts, key, window)  # EventTimeTrigger.onElement's timer
-            if ident not in live:  # registering a registered timer again is a no-op
-                live.add(ident)
+            live_before = len(live)  # EventTimeTrigger.onElement's timer; registering a
+            live.add((max_ts, key, window))  # registered timer again is a no-op
+            if len(live) != live_before:
                 heappush(heap, (max_ts, next(seq), key, window))
             if lateness:
                 cleanup = op._cleanup_time(window)

@@ -155,10 +155,10 @@ class InternalTimerService:
         fire = None
         while heap and heap[0][0] <= time:
             ts, _, key, ns = heappop(heap)
-            ident = (ts, key, ns)
-            if ident not in live:
+            try:
+                live.remove((ts, key, ns))
+            except KeyError:
                 continue  # deleted
-            live.remove(ident)
             if fire is None:
                 target = self._require_triggerable()
                 fire = target.on_event_time if domain == EVENT_TIME else target.on_processing_time
