@@ -198,7 +198,7 @@ class TumblingBatchProcessor:
         """Apply the grouped values (first-seen order), their timers, then late records."""
         op = self.op
         backend = op.keyed_state_backend
-        table = op.window_state.table
+        key_groups = op.window_state.table.key_groups
         queue = op.timer_service.event_time_timers
         heap, live, seq = queue.heap, queue.live, queue.seq
         lateness = op.allowed_lateness
@@ -206,7 +206,12 @@ class TumblingBatchProcessor:
         windows = self.windows
         for key, kg, start, vals in groups:
             window = windows.get(start) or self.window(start)
-            by_key = table.namespace_map(kg, window)
+            by_ns = key_groups.get(kg)  # StateTable.namespace_map, inlined
+            if by_ns is None:
+                by_ns = key_groups[kg] = {}
+            by_key = by_ns.get(window)
+            if by_key is None:
+                by_key = by_ns[window] = {}
             acc = by_key.get(key)
             if kind == "reducing":
                 for v in vals:
