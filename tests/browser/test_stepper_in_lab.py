@@ -129,9 +129,15 @@ def test_step_turns_a_subtask_running(lab):
             subtask = stepper.locator("g.node.execution-vertex").first
             colour_before = subtask.locator("polygon, path").first.evaluate("e => e.style.fill")
             running = stepper.locator("g.pfk-state-RUNNING")
-            for _ in range(200):
+            for i in range(1, 201):
                 stepper.locator("button.pfk-step").first.click()
-                page.wait_for_timeout(40)
+                # wait for the kernel round trip of this click (slow on a loaded machine)
+                page.wait_for_function(
+                    "n => document.querySelector('.pfk-stepper .pfk-step-no').textContent"
+                    " === 'step ' + n",
+                    arg=i,
+                    timeout=30000,
+                )
                 if running.count() > 0:
                     break
             assert running.count() > 0, "no subtask turned RUNNING after 200 steps"
@@ -140,7 +146,10 @@ def test_step_turns_a_subtask_running(lab):
             fill = node.locator("polygon, path").first.evaluate("e => getComputedStyle(e).fill")
             assert fill == "rgb(82, 196, 26)"  # STATE_COLOURS["RUNNING"] = #52c41a
             assert colour_before != fill
-            assert stepper.locator(".pfk-badge").inner_text() == "RUNNING"
+            page.wait_for_function(
+                "() => document.querySelector('.pfk-stepper .pfk-badge').textContent === 'RUNNING'",
+                timeout=30000,
+            )
             stepper.screenshot(path=str(SHOTS / "stepper.png"))
             page.screenshot(path=str(SHOTS / "lab_submission.png"), full_page=True)
             ctx.close()
