@@ -70,7 +70,7 @@ def checkpoint_completed(n: int | None = None) -> Predicate:
 
 # -- protocol phases of a checkpoint (for failure injection at a chosen phase) --------------------
 def alignment_in_progress() -> Predicate:
-    """True while a live task's barrier handler blocks a channel: barrier n arrived on it but not
+    """True while a RUNNING task's barrier handler blocks a channel: barrier n arrived on it but not
     yet on every channel (``CheckpointBarrierAligner``; never true for at-least-once/unaligned)."""
 
     def pred(run: Any) -> bool:
@@ -80,7 +80,7 @@ def alignment_in_progress() -> Predicate:
             for task in te.tasks.values():
                 driver = getattr(task, "checkpointing", None)
                 handler = None if driver is None else driver.handler
-                if handler is not None and not task.state.is_terminal():
+                if handler is not None and task.state is ExecutionState.RUNNING:
                     if handler.blocked_channels():
                         return True
         return False
