@@ -4,8 +4,10 @@ Aligned and unaligned checkpoints; a task or a whole TaskManager fails at a rand
 the run enters a chosen phase of the checkpoint protocol (a checkpoint pending before alignment,
 during alignment, between snapshot and acknowledgement, during notification, after completion);
 the job restores its latest completed checkpoint and finishes. The transactional sink's committed
-output and the final keyed state must equal the failure-free run's. ``make soak`` runs thousands
-of examples.
+output and the final keyed state must equal the failure-free run's. Pipelines: word count,
+keyed process, connect, event-time windows, keyed process with event-time timers; the rescaling
+case stops each with a savepoint at parallelism 2 (3) and restores it at 3 (2), failing after the
+restore. ``make soak`` runs thousands of examples.
 """
 
 from __future__ import annotations
