@@ -25,7 +25,10 @@ def default_savepoint_directory() -> str:
 
 
 class CheckpointingRun:
-    """The checkpoint API of ``JobRun`` (a mixin: it uses the run's JobMaster, bus and commands)."""
+    """The checkpoint API of ``JobRun`` (a mixin: it uses the run's JobMaster, bus and commands).
+
+    Abstract: ``JobRun`` provides ``job_master`` and ``_vertex``.
+    """
 
     # provided by JobRun
     job_graph: Any

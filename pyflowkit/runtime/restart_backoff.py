@@ -15,7 +15,10 @@ INTEGER_MAX_VALUE = 2**31 - 1
 
 
 class RestartBackoffTimeStrategy:
-    """Flink's ``RestartBackoffTimeStrategy``: ``notify_failure`` then ``can_restart``/delay."""
+    """Flink's ``RestartBackoffTimeStrategy``: ``notify_failure`` then ``can_restart``/delay.
+
+    Abstract base (Flink's interface): the strategies below implement both methods.
+    """
 
     backoff_time: int = 0
 

@@ -66,7 +66,11 @@ class RecordWriterOutput:
 
 
 class StreamTask:
-    """Flink's ``StreamTask``: runs an OperatorChain inside the task's mailbox loop."""
+    """Flink's ``StreamTask``: runs an OperatorChain inside the task's mailbox loop.
+
+    Abstract base: ``SourceStreamTask``/``OneInputStreamTask``/``TwoInputStreamTask`` implement
+    ``is_default_action_available`` and ``process_input``.
+    """
 
     kind = "StreamTask"
 

@@ -42,7 +42,12 @@ class _BarrierCount:
 
 
 class CheckpointBarrierHandler:
-    """Flink's ``CheckpointBarrierHandler``: common bookkeeping of one task's input barriers."""
+    """Flink's ``CheckpointBarrierHandler``: common bookkeeping of one task's input barriers.
+
+    Abstract base: the aligner, tracker, unaligner and alternating handlers implement
+    ``process_barrier``, ``process_cancellation_barrier``, ``process_end_of_partition`` and
+    ``latest_checkpoint_id``.
+    """
 
     def __init__(
         self,
