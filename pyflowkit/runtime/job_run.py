@@ -242,10 +242,10 @@ class JobRun(CheckpointingRun):
             else TaskFailure(cause or f"Injected failure of subtask {subtask}.")
         )
         task = self._task(vertex_id, subtask)
-        if task is None or task.state.is_terminal():
+        if task is None or task.state.is_terminal() or not task.process_alive:
             raise IllegalArgumentException(
                 f"fail_task: subtask {subtask} of vertex {vertex_id} has no live task to fail "
-                "(not deployed yet, or already terminal)."
+                "(not deployed yet, already terminal, or its TaskExecutor was killed)."
             )
         task.fail_externally(exc)
 

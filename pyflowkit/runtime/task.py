@@ -113,8 +113,15 @@ class Task:
     def start_task_thread(self) -> None:
         self.bus.call_later(1, self.lane, "Task.run", self._guard(self._do_run))
 
+    @property
+    def process_alive(self) -> bool:
+        """False once the TaskExecutor process died: the task's threads died with it."""
+        return self.task_executor.alive
+
     def _guard(self, fn: Any) -> Any:
         def run() -> None:
+            if not self.process_alive:  # work queued before the TaskManager was killed
+                return
             try:
                 fn()
             except Exception as exc:  # a user function (or operator) threw
@@ -183,7 +190,7 @@ class Task:
 
     # -- mailbox loop ---------------------------------------------------------------------------
     def accepts_mail(self) -> bool:
-        return self.state is S.RUNNING and self.invoking
+        return self.state is S.RUNNING and self.invoking and self.process_alive
 
     def has_work(self) -> bool:
         return self.accepts_mail() and (
@@ -292,7 +299,7 @@ class Task:
             self.bus.call_later(1, self.lane, "Task.cancelInvokable", self._finish_cancel)
 
     def _finish_cancel(self) -> None:
-        if self.state is not S.CANCELING:
+        if self.state is not S.CANCELING or not self.process_alive:
             return
         try:
             self.invokable.clean_up_invoke()

@@ -100,8 +100,10 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
     def close(self) -> None:
         """End of input: the open transaction is pre-committed as this subtask's final one.
 
-        Flink 1.11 aborted it here (the tail after the last checkpoint was lost); later Flink
-        commits it with a final checkpoint (FLIP-147). ``finish_transaction`` decides.
+        Only a task that ended its input normally closes its operators (``StreamTask.afterInvoke``);
+        a failed or canceled attempt is disposed without ``close()`` and publishes nothing. Flink
+        1.11 aborted the open transaction here (the tail after the last checkpoint was lost);
+        later Flink commits it with a final checkpoint (FLIP-147). ``finish_transaction`` decides.
         """
         for cid in sorted(self.pending_commit_transactions):  # pre-committed, never confirmed
             self.finish_transaction(self.pending_commit_transactions.pop(cid))
@@ -119,10 +121,12 @@ class TransactionStore:
     """A transactional "external system": committed records survive restarts of the job.
 
     ``committed`` lists records in commit order; ``commit`` of the same transaction id twice is a
-    no-op (idempotent), as Flink requires. ``aborted`` lists aborted transaction ids. ``final``
-    holds each sink subtask's last transaction (pre-committed at end of input, newest attempt
-    wins); ``commit_final_transactions()`` commits them once the job has FINISHED, standing in for
-    the final checkpoint of later Flink versions.
+    no-op (idempotent), as Flink requires. ``aborted`` lists aborted transaction ids. Writers are
+    fenced like Kafka's transactional producers: each attempt of a sink subtask calls
+    ``init_transactions`` when it opens and gets a new epoch; a write of an older epoch (a stale
+    attempt, e.g. a zombie on a lost TaskManager) is refused and its transaction id recorded in
+    ``fenced``. ``final`` holds each sink subtask's last transactions (pre-committed at end of
+    input by its newest attempt); ``commit_final_transactions()`` commits them.
     """
 
     def __init__(self) -> None:
@@ -131,6 +135,8 @@ class TransactionStore:
         self.pre_committed: set[str] = set()
         self.aborted: list[str] = []
         self.final: dict[int, list[Any]] = {}
+        self.epochs: dict[int, int] = {}
+        self.fenced: list[str] = []
         self._next_id = itertools.count(1)
 
     def next_transaction_id(self) -> str:
@@ -143,7 +149,34 @@ class TransactionStore:
     def __deepcopy__(self, memo: dict[int, Any]) -> TransactionStore:
         return self
 
+    def init_transactions(self, subtask: int) -> int:
+        """``initTransactions`` of a new attempt: bump the subtask's epoch, which fences every
+        older attempt, and drop the final transactions the older attempts left."""
+        epoch = self.epochs.get(subtask, 0) + 1
+        self.epochs[subtask] = epoch
+        self.final.pop(subtask, None)
+        return epoch
+
+    def add_final(self, subtask: int, epoch: int, transaction: Any) -> bool:
+        """Record ``transaction`` as a final one of ``subtask``; False (fenced) if ``epoch`` is
+        not the subtask's newest: that writer is a stale attempt and its writes are ignored."""
+        if epoch != self.epochs.get(subtask):
+            self.fenced.append(transaction["id"])
+            return False
+        self.final.setdefault(subtask, []).append(transaction)
+        return True
+
     def commit_final_transactions(self) -> None:
+        """Commit every subtask's final transactions; call it once the job has FINISHED.
+
+        A departure from Flink 1.11, whose ``TwoPhaseCommitSinkFunction.close()`` aborts the open
+        transaction, so the records after the last completed checkpoint are never committed at
+        end of input; Flink 1.14+ commits them with a final checkpoint (FLIP-147), which this
+        stands in for. Only the newest attempt of each subtask can have left final transactions
+        (``init_transactions`` drops older ones, ``add_final`` fences stale writers); committing
+        them is right only if that attempt FINISHED in the job's last execution, hence the rule
+        to call this after the job FINISHED — never after a failed or canceled job.
+        """
         for subtask in sorted(self.final):
             for txn in self.final.pop(subtask):
                 self.commit(txn["id"], list(txn["records"]))
@@ -166,16 +199,19 @@ class TransactionalListSink(TwoPhaseCommitSinkFunction):
     def __init__(self, store: TransactionStore) -> None:
         super().__init__()
         self.store = store
+        self.epoch: int | None = None  # this attempt's producer epoch (``init_transactions``)
 
     def begin_transaction(self) -> dict[str, Any]:
         return {"id": self.store.next_transaction_id(), "records": []}
 
     def open(self, runtime_context: Any) -> None:
         super().open(runtime_context)
-        self.store.final.pop(self.subtask_index, None)  # a new attempt replaces the old tail
+        self.epoch = self.store.init_transactions(self.subtask_index)  # fences older attempts
 
     def finish_transaction(self, transaction: Any) -> None:
-        self.store.final.setdefault(self.subtask_index, []).append(transaction)
+        if self.epoch is None:  # used without open() (outside a task): first writer of its subtask
+            self.epoch = self.store.init_transactions(self.subtask_index)
+        self.store.add_final(self.subtask_index, self.epoch, transaction)
 
     def invoke_txn(self, transaction: Any, value: Any, context: Any) -> None:
         transaction["records"].append(value)
