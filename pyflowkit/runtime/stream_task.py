@@ -16,6 +16,7 @@ from pyflowkit.graph.job_graph import JobVertex
 from pyflowkit.operators.execution_mode import job_runtime_mode
 from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
 from pyflowkit.runtime.record_writer import RecordWriter
+from pyflowkit.state.time import MAX_WATERMARK
 from pyflowkit.state.watermark_valve import StatusWatermarkValve
 
 if TYPE_CHECKING:
@@ -122,6 +123,21 @@ class StreamTask:
         cp = self.task.checkpointing
         return cp is not None and cp.sync_savepoint_id is not None
 
+    def advance_to_end_of_event_time(self) -> bool:
+        """``advanceToEndOfEventTime`` (stop-with-savepoint --drain): only sources act; True if a
+        MAX_WATERMARK was emitted."""
+        return False
+
+    def finish_task(self, checkpoint_id: int) -> None:
+        """``finishTask`` after a stop-with-savepoint completed: only sources act; the others go
+        on until their inputs end."""
+        self.task.emit(
+            "StreamTask.notifyCheckpointComplete",
+            f"{self.task.name} leaves the synchronous savepoint loop of savepoint {checkpoint_id} "
+            "and processes its input until every upstream partition has ended.",
+            checkpoint=checkpoint_id,
+        )
+
     def after_invoke(self) -> None:
         self.chain.close()
         for w in self.record_writers:
@@ -184,6 +200,28 @@ class SourceStreamTask(StreamTask):
                 f"{self.task.name} emitted {emitted} records; its source reached the end of input."
             )
         return f"{self.task.name} emitted {emitted} records."
+
+    def advance_to_end_of_event_time(self) -> bool:
+        """``StreamSource.advanceToEndOfEventTime``: MAX_WATERMARK, once, into the chain."""
+        head = self.chain.head
+        if getattr(head, "_sent_max_watermark", False):
+            return False
+        head._sent_max_watermark = True
+        head.current_watermark = MAX_WATERMARK
+        head.output.emit_watermark(MAX_WATERMARK)
+        self.flush()
+        return True
+
+    def finish_task(self, checkpoint_id: int) -> None:
+        """``SourceStreamTask.finishTask``: cancel the source; it ends without MAX_WATERMARK."""
+        self.end_of_input = True
+        self.task.emit(
+            "SourceStreamTask.finishTask",
+            f"{self.task.name} stops its source after savepoint {checkpoint_id} "
+            "(stop-with-savepoint); a stopped source emits no MAX_WATERMARK "
+            "(StreamSource.run only advances to the end of event time when not canceled).",
+            checkpoint=checkpoint_id,
+        )
 
 
 class _InputTask(StreamTask):
@@ -272,19 +310,24 @@ class _InputTask(StreamTask):
                 else checkpointing.on_event(gate, channel, buffer.event)
             )
             return handled or f"{self.task.name} received {buffer.event!r}."
-        elements = buffer.elements
         if checkpointing is not None:
-            checkpointing.record_in_flight(gate, channel, elements)
+            checkpointing.record_in_flight(gate, channel, buffer)  # iterates its elements
         n_records = 0
         watermarks = 0
-        try:  # fast path: a buffer of records only ((value, timestamp) pairs)
-            values, stamps = zip(*elements, strict=True)
-        except (TypeError, ValueError):
-            values = None
+        values: Any = buffer.values
+        if values is not None:  # fast path: records only, held as columns by the RecordWriter
+            stamps: Any = buffer.timestamps
+        else:
+            elements = buffer.elements
+            try:  # records only, in element form ((value, timestamp) pairs)
+                values, stamps = zip(*elements, strict=True)
+            except (TypeError, ValueError):
+                values = None
+            if values is not None and stamps.count(None) == len(values):
+                stamps = None
         if values is not None:
             n_records = len(values)
-            no_ts = stamps.count(None) == n_records
-            chain.process_batch(values, None if no_ts else stamps, idx)
+            chain.process_batch(values, stamps, idx)
         else:
             batch: list[Any] = []
             for el in elements:

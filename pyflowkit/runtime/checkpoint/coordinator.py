@@ -13,7 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pyflowkit.errors import CheckpointException, IllegalStateException
+from pyflowkit.errors import (
+    CheckpointException,
+    IllegalArgumentException,
+    IllegalStateException,
+)
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.runtime.checkpoint.completed_checkpoint import (
     CompletedCheckpoint,
@@ -51,6 +55,15 @@ class CheckpointGateway(Protocol):
 
     def trigger_checkpoint(
         self, execution: Any, checkpoint_id: int, timestamp: int, options: CheckpointOptions
+    ) -> None: ...
+
+    def trigger_synchronous_savepoint(
+        self,
+        execution: Any,
+        checkpoint_id: int,
+        timestamp: int,
+        options: CheckpointOptions,
+        advance_to_end_of_event_time: bool,
     ) -> None: ...
 
     def notify_checkpoint_complete(
@@ -188,12 +201,18 @@ class CheckpointCoordinator:
         is_periodic: bool = False,
         props: CheckpointProperties | None = None,
         target_location: str | None = None,
+        advance_to_end_of_time: bool = False,
     ) -> int | None:
         """``triggerCheckpoint``: the new checkpoint id, or None when a periodic one waits/drops.
 
         A request that is not periodic raises ``CheckpointException`` when it cannot start.
+        ``advance_to_end_of_time`` (stop-with-savepoint ``--drain``) needs a synchronous savepoint.
         """
         props = props or CheckpointProperties.for_checkpoint(self.retention_policy)
+        if advance_to_end_of_time and not (props.is_synchronous and props.is_savepoint):
+            raise IllegalArgumentException(
+                "Only synchronous savepoints are allowed to advance the watermark to MAX."
+            )
         request = CheckpointTriggerRequest(is_periodic, props.forced, props.checkpoint_type.name)
         decision, reason = self.decider.decide(
             request, len(self.pending), self.bus.now, self.last_checkpoint_completion
@@ -213,7 +232,29 @@ class CheckpointCoordinator:
                     self.last_checkpoint_completion + self.decider.min_pause - self.bus.now
                 )
             return self._trigger_failed(reason, is_periodic)
-        return self._start_triggering(is_periodic, props, target_location)
+        return self._start_triggering(is_periodic, props, target_location, advance_to_end_of_time)
+
+    def trigger_synchronous_savepoint(
+        self, advance_to_end_of_event_time: bool, target_location: str
+    ) -> int:
+        """``triggerSynchronousSavepoint`` (stop-with-savepoint): a forced ``SYNC_SAVEPOINT``.
+
+        1.11 has one checkpoint type for both ``flink stop`` and ``flink stop --drain``; the drain
+        flag travels beside the barrier's options (1.13 split it into SAVEPOINT_SUSPEND/TERMINATE).
+        """
+        self._emit(
+            "CheckpointCoordinator.triggerSynchronousSavepoint",
+            f"Triggering a synchronous savepoint (advanceToEndOfEventTime="
+            f"{str(advance_to_end_of_event_time).lower()}) into {target_location} for job "
+            f"{self.job_id}.",
+        )
+        cid = self.trigger_checkpoint(
+            props=CheckpointProperties.for_sync_savepoint(),
+            target_location=target_location,
+            advance_to_end_of_time=advance_to_end_of_event_time,
+        )
+        assert cid is not None  # forced and not periodic: it starts or raises
+        return cid
 
     def _trigger_failed(self, reason: R, is_periodic: bool) -> None:
         self._emit(
@@ -225,7 +266,11 @@ class CheckpointCoordinator:
         return None
 
     def _start_triggering(
-        self, is_periodic: bool, props: CheckpointProperties, target: str | None
+        self,
+        is_periodic: bool,
+        props: CheckpointProperties,
+        target: str | None,
+        advance_to_end_of_time: bool = False,
     ) -> int | None:
         """``startTriggeringCheckpoint``: pre-checks, id, PendingCheckpoint, trigger the sources."""
         if self.shutdown:
@@ -261,17 +306,26 @@ class CheckpointCoordinator:
         options = CheckpointOptions.create(
             props.checkpoint_type, self.is_exactly_once, self.unaligned, location
         )
+        synchronous = props.is_synchronous
         for e in executions:
+            what = "synchronous savepoint" if synchronous else "checkpoint"
             self._emit(
-                "Execution.triggerCheckpoint",
-                f"Triggering checkpoint {checkpoint_id} at source {e.vertex.name} "
+                "Execution.triggerSynchronousSavepoint"
+                if synchronous
+                else "Execution.triggerCheckpoint",
+                f"Triggering {what} {checkpoint_id} at source {e.vertex.name} "
                 f"(attempt #{e.attempt_number}).",
                 checkpoint_id,
                 vertex=e.vertex.job_vertex.name,
                 subtask=e.vertex.subtask_index,
                 attempt=e.attempt_number,
             )
-            self.gateway.trigger_checkpoint(e, checkpoint_id, timestamp, options)
+            if synchronous:
+                self.gateway.trigger_synchronous_savepoint(
+                    e, checkpoint_id, timestamp, options, advance_to_end_of_time
+                )
+            else:
+                self.gateway.trigger_checkpoint(e, checkpoint_id, timestamp, options)
         return checkpoint_id
 
     def _get_trigger_executions(self) -> list[Any] | None:

@@ -11,7 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyflowkit.errors import CheckpointException
+from pyflowkit.errors import (
+    CheckpointException,
+    IllegalArgumentException,
+    IllegalStateException,
+)
 from pyflowkit.runtime.checkpoint.barrier_handlers import (
     CheckpointBarrierHandler,
     CheckpointBarrierUnaligner,
@@ -61,6 +65,23 @@ class JobMasterCheckpointGateway:
             lambda te, a: te_trigger_checkpoint(te, a, checkpoint_id, timestamp, options),
         )
 
+    def trigger_synchronous_savepoint(
+        self,
+        execution: Any,
+        checkpoint_id: int,
+        timestamp: int,
+        options: CheckpointOptions,
+        advance_to_end_of_event_time: bool,
+    ) -> None:
+        """``Execution.triggerSynchronousSavepoint`` → ``TaskExecutor.triggerCheckpoint`` (RPC)."""
+        self._send(
+            execution,
+            "TaskExecutor.triggerCheckpoint",
+            lambda te, a: te_trigger_checkpoint(
+                te, a, checkpoint_id, timestamp, options, advance_to_end_of_event_time
+            ),
+        )
+
     def notify_checkpoint_complete(
         self, execution: Any, checkpoint_id: int, timestamp: int
     ) -> None:
@@ -90,9 +111,18 @@ def _live_task(te: Any, attempt_id: str) -> Any:
 
 
 def te_trigger_checkpoint(
-    te: Any, attempt_id: str, checkpoint_id: int, timestamp: int, options: CheckpointOptions
+    te: Any,
+    attempt_id: str,
+    checkpoint_id: int,
+    timestamp: int,
+    options: CheckpointOptions,
+    advance_to_end_of_event_time: bool = False,
 ) -> None:
     """``TaskExecutor.triggerCheckpoint`` → ``Task.triggerCheckpointBarrier``."""
+    if advance_to_end_of_event_time and not options.checkpoint_type.is_synchronous:
+        raise IllegalArgumentException(
+            "Only synchronous savepoints are allowed to advance the watermark to MAX."
+        )
     task = _live_task(te, attempt_id)
     if task is None:
         return
@@ -102,7 +132,9 @@ def te_trigger_checkpoint(
         f"Trigger checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
         **task._subjects(**_cp(checkpoint_id)),
     )
-    driver(task).trigger_checkpoint_barrier(checkpoint_id, timestamp, options)
+    driver(task).trigger_checkpoint_barrier(
+        checkpoint_id, timestamp, options, advance_to_end_of_event_time
+    )
 
 
 def te_confirm_checkpoint(te: Any, attempt_id: str, checkpoint_id: int, timestamp: int) -> None:
@@ -286,7 +318,11 @@ class TaskCheckpointDriver:
 
     # -- trigger at sources ---------------------------------------------------------------------
     def trigger_checkpoint_barrier(
-        self, checkpoint_id: int, timestamp: int, options: CheckpointOptions
+        self,
+        checkpoint_id: int,
+        timestamp: int,
+        options: CheckpointOptions,
+        advance_to_end_of_event_time: bool = False,
     ) -> None:
         """``Task.triggerCheckpointBarrier`` → ``triggerCheckpointAsync`` (priority mail)."""
         from pyflowkit.runtime.mailbox import Mail
@@ -305,21 +341,34 @@ class TaskCheckpointDriver:
         task.mailbox.put(
             Mail(
                 f"StreamTask.triggerCheckpointAsync (checkpoint {checkpoint_id})",
-                lambda: self.perform_checkpoint(barrier),
+                lambda: self.perform_checkpoint(barrier, advance_to_end_of_event_time),
             ),
             priority=True,
         )
         task.schedule_mailbox()
 
     # -- snapshot -------------------------------------------------------------------------------
-    def perform_checkpoint(self, barrier: CheckpointBarrier) -> None:
-        """``StreamTask.performCheckpoint``: sync part now, async part as its own step."""
+    def perform_checkpoint(
+        self, barrier: CheckpointBarrier, advance_to_end_of_time: bool = False
+    ) -> None:
+        """``StreamTask.performCheckpoint``: sync part now, async part as its own step.
+
+        A synchronous savepoint first marks the task as stopping (``setSynchronousSavepointId``)
+        and, with drain, lets a source emit MAX_WATERMARK ahead of the barrier.
+        """
         task = self.task
         if self.subtask is None or not task.accepts_mail():
             self.decline(barrier.id, R.CHECKPOINT_DECLINED_TASK_NOT_READY)
             return
+        synchronous = barrier.options.checkpoint_type.is_synchronous
+        if synchronous:
+            self._set_synchronous_savepoint_id(barrier.id)
+            if advance_to_end_of_time:
+                self._advance_to_end_of_event_time(barrier.id)
         sync = self.subtask.checkpoint_state(barrier)
         if sync is None:
+            if synchronous:
+                self.sync_savepoint_id = None
             return
         names = list(getattr(self.subtask.chain, "operator_names", []))
         task.emit(
@@ -330,8 +379,13 @@ class TaskCheckpointDriver:
             checkpoint=barrier.id,
         )
         self.in_flight[barrier.id] = sync
-        if barrier.options.checkpoint_type.is_synchronous:
-            self.sync_savepoint_id = barrier.id  # runSynchronousSavepointMailboxLoop
+        if synchronous:
+            task.emit(
+                "StreamTask.runSynchronousSavepointMailboxLoop",
+                f"{task.name} waits for savepoint {barrier.id} to complete: it processes no "
+                "input and no timers meanwhile, only priority mail.",
+                checkpoint=barrier.id,
+            )
         if self._waiting_for_channel_state(barrier.id):
             return
         self._schedule_async(barrier.id)
@@ -454,18 +508,32 @@ class TaskCheckpointDriver:
         )
         task.schedule_mailbox()
 
-    def _finish_after_sync_savepoint(self, checkpoint_id: int) -> None:
-        """After a stop-with-savepoint completed: sources finish, the others drain and end."""
-        self.sync_savepoint_id = None
-        inv = self.task.invokable
-        if not self.task.tdd.input_gates:
-            inv.end_of_input = True
+    def _set_synchronous_savepoint_id(self, checkpoint_id: int) -> None:
+        """``setSynchronousSavepointId``: the task stops once this savepoint completes."""
+        if self.sync_savepoint_id is not None:
+            raise IllegalStateException(
+                f"{self.task.name}: at most one stop-with-savepoint checkpoint at a time is "
+                f"allowed (savepoint {self.sync_savepoint_id} is still pending)."
+            )
+        self.sync_savepoint_id = checkpoint_id
+
+    def _advance_to_end_of_event_time(self, checkpoint_id: int) -> None:
+        """``advanceToEndOfEventTime`` (drain): a source emits MAX_WATERMARK before the barrier."""
+        sent = self.task.invokable.advance_to_end_of_event_time()
+        if sent:
             self.task.emit(
-                "SourceStreamTask.finishTask",
-                f"{self.task.name} stops its source after savepoint {checkpoint_id} "
-                "(stop-with-savepoint).",
+                "SourceStreamTask.advanceToEndOfEventTime",
+                f"{self.task.name} emits MAX_WATERMARK ahead of the barrier of savepoint "
+                f"{checkpoint_id} (drain): every event-time window and timer downstream fires "
+                "before its state is snapshotted.",
                 checkpoint=checkpoint_id,
             )
+
+    def _finish_after_sync_savepoint(self, checkpoint_id: int) -> None:
+        """``resetSynchronousSavepointId`` + ``finishTask``: sources stop, the others go on until
+        their inputs end (the savepoint already holds their state)."""
+        self.sync_savepoint_id = None
+        self.task.invokable.finish_task(checkpoint_id)
 
     def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
         from pyflowkit.runtime.mailbox import Mail
