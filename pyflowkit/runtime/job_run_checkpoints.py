@@ -77,10 +77,20 @@ class CheckpointingRun:
         """
         return self._trigger("trigger_savepoint", CheckpointType.SAVEPOINT.name, path)
 
-    def stop_with_savepoint(self, path: str | Path | None = None) -> int:
+    def stop_with_savepoint(self, path: str | Path | None = None, drain: bool = False) -> int:
         """``JobMaster.stopWithSavepoint``: a synchronous savepoint, then the sources stop and the
-        job FINISHES; returns the savepoint's checkpoint id (``savepoint_path(id)`` waits)."""
-        return self._trigger("stop_with_savepoint", CheckpointType.SYNC_SAVEPOINT.name, path)
+        job FINISHES; returns the savepoint's checkpoint id (``savepoint_path(id)`` waits).
+
+        ``drain`` is ``flink stop --drain`` (Java: ``advanceToEndOfEventTime``): the sources emit
+        MAX_WATERMARK before the savepoint barrier, so every event-time window and timer fires
+        first. Without it pending windows/timers stay in the savepoint for the next job.
+        """
+        if not isinstance(drain, bool):
+            raise IllegalArgumentException(
+                f"stop_with_savepoint: drain must be True or False, got {drain!r}."
+            )
+        kind = CheckpointType.SYNC_SAVEPOINT.name
+        return self._trigger("stop_with_savepoint", kind + ("+drain" if drain else ""), path)
 
     def cancel_with_savepoint(self, path: str | Path | None = None) -> int:
         """``triggerSavepoint(cancelJob=true)``: a savepoint, then the job is CANCELED."""
@@ -116,6 +126,11 @@ class CheckpointingRun:
             return None
         coord = jm.enable_checkpointing()
         try:
+            if kind.startswith(CheckpointType.SYNC_SAVEPOINT.name):  # stop, "+drain" = drain
+                from pyflowkit.runtime.checkpoint.stop_with_savepoint import stop_with_savepoint
+
+                assert target is not None
+                return stop_with_savepoint(jm, coord, target, kind.endswith("+drain"))
             if kind == CheckpointType.CHECKPOINT.name:
                 return coord.trigger_checkpoint(is_periodic=False)
             stopping = kind in (CheckpointType.SYNC_SAVEPOINT.name, "CANCEL_WITH_SAVEPOINT")
