@@ -9,7 +9,7 @@ emitted (Flink 1.12's ``emitProgressiveWatermarks = false``): only the end of in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pyflowkit.errors import IllegalArgumentException
@@ -31,6 +31,7 @@ class _WatermarkEmitter:
         op = self.operator
         if ts <= op.current_watermark or (op.config.is_batch and ts < MAX_WATERMARK):
             return
+        op._flush_pending()  # records of a batch seen before this watermark go first
         op.current_watermark = ts
         self.idle = False
         op.output.emit_watermark(ts)  # type: ignore[union-attr]
@@ -56,6 +57,7 @@ class TimestampsAndWatermarksOperator(ProcessingTimeCallbackOperator):
                 f"for_monotonous_timestamps()), got {watermark_strategy!r}."
             )
         self.watermark_strategy = watermark_strategy
+        self._pending: tuple[list[Any], list[int]] | None = None  # a batch's unflushed records
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -87,6 +89,31 @@ class TimestampsAndWatermarksOperator(ProcessingTimeCallbackOperator):
         ts = self._extract(value, LONG_MIN_VALUE if timestamp is None else timestamp)
         self.output.collect(value, ts)  # type: ignore[union-attr]
         self._on_event(value, ts, self.wm_output)
+
+    def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        """Stamps the batch and emits it as one batch; a watermark the generator emits from
+        ``on_event`` first flushes the records before it, so the order is ``process_element``'s."""
+        extract, on_event, emitter = self._extract, self._on_event, self.wm_output
+        out_v: list[Any] = []
+        out_t: list[int] = []
+        self._pending = (out_v, out_t)
+        try:
+            stamps = timestamps if timestamps is not None else (None,) * len(values)
+            for value, timestamp in zip(values, stamps, strict=False):
+                ts = extract(value, LONG_MIN_VALUE if timestamp is None else timestamp)
+                out_v.append(value)
+                out_t.append(ts)
+                on_event(value, ts, emitter)
+        finally:  # on a user-function error the records before it were still emitted
+            self._flush_pending()
+            self._pending = None
+
+    def _flush_pending(self) -> None:
+        pending = self._pending
+        if pending is not None and pending[0]:
+            self.output.collect_batch(pending[0][:], pending[1][:])  # type: ignore[union-attr]
+            pending[0].clear()
+            pending[1].clear()
 
     def process_watermark(self, watermark: int) -> None:
         if watermark == MAX_WATERMARK and self.current_watermark != MAX_WATERMARK:
