@@ -100,10 +100,12 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
     def close(self) -> None:
         """End of input: the open transaction is pre-committed as this subtask's final one.
 
-        Only a task that ended its input normally closes its operators (``StreamTask.afterInvoke``);
-        a failed or canceled attempt is disposed without ``close()`` and publishes nothing. Flink
-        1.11 aborted the open transaction here (the tail after the last checkpoint was lost);
-        later Flink commits it with a final checkpoint (FLIP-147). ``finish_transaction`` decides.
+        Flink 1.11 aborted the open transaction here (the tail after the last checkpoint was
+        lost); later Flink commits it with a final checkpoint (FLIP-147). ``finish_transaction``
+        decides. Only a live task that ended its input closes its operators
+        (``StreamTask.afterInvoke``); a failed or canceled attempt is disposed without ``close()``
+        (1.11's ``dispose`` closes the function, which aborts), so it never publishes or commits
+        anything, and its open transaction stays uncommitted.
         """
         for cid in sorted(self.pending_commit_transactions):  # pre-committed, never confirmed
             self.finish_transaction(self.pending_commit_transactions.pop(cid))
@@ -192,7 +194,7 @@ class TransactionStore:
 class TransactionalListSink(TwoPhaseCommitSinkFunction):
     """A ``TwoPhaseCommitSinkFunction`` writing into a ``TransactionStore``.
 
-    A transaction is ``{"id": "<subtask>-<n>", "records": [...]}``; the records of an aborted
+    A transaction is ``{"id": "txn-<n>", "records": [...]}``; the records of an aborted
     transaction are never visible in ``store.committed``.
     """
 
