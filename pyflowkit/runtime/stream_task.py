@@ -224,6 +224,23 @@ class SourceStreamTask(StreamTask):
         )
 
 
+class SourceOperatorStreamTask(SourceStreamTask):
+    """Flink's ``SourceOperatorStreamTask`` (a FLIP-27 ``Source``'s task).
+
+    In 1.11 it does not override ``advanceToEndOfEventTime``: ``--drain`` emits no MAX_WATERMARK.
+    """
+
+    kind = "SourceOperatorStreamTask"
+
+    def advance_to_end_of_event_time(self) -> bool:
+        self.task.emit(
+            "StreamTask.advanceToEndOfEventTime",
+            f"{self.task.name} does not advance to the end of event time: in Flink 1.11 a "
+            "SourceOperatorStreamTask (FLIP-27 source) ignores --drain.",
+        )
+        return False
+
+
 class _InputTask(StreamTask):
     """Shared input handling of one- and two-input tasks: gates, valves, end of input."""
 
@@ -300,6 +317,11 @@ class _InputTask(StreamTask):
                     self.ended_inputs.add(idx)
                     chain.end_input(idx)
                     msg += f"; input {idx} ended"
+                    if checkpointing is not None and checkpointing.stopped_by_savepoint:
+                        msg += (
+                            " (after stop-with-savepoint 1.11.1 still calls endInput; 1.11.4 "
+                            "skips it without --drain, FLINK-21132)"
+                        )
                 if len(self.ended_inputs) == len(self.valves):
                     self.end_of_input = True
                     msg += "; all input ended"
@@ -374,7 +396,7 @@ class TwoInputStreamTask(_InputTask):
 
 STREAM_TASK_CLASSES: dict[str, type[StreamTask]] = {
     "SourceStreamTask": SourceStreamTask,
-    "SourceOperatorStreamTask": SourceStreamTask,
+    "SourceOperatorStreamTask": SourceOperatorStreamTask,
     "OneInputStreamTask": OneInputStreamTask,
     "TwoInputStreamTask": TwoInputStreamTask,
 }

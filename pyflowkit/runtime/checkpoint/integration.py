@@ -178,6 +178,7 @@ class TaskCheckpointDriver:
         self.in_flight: dict[int, SyncSnapshot] = {}
         self.alignment: dict[int, int] = {}
         self.sync_savepoint_id: int | None = None  # stop-with-savepoint holds the task
+        self.stopped_by_savepoint: int | None = None  # the completed stop-with-savepoint
         self._event_checkpoint: dict[str, int] = {}  # the checkpoint of the barrier in hand
 
     # -- setup ----------------------------------------------------------------------------------
@@ -533,6 +534,7 @@ class TaskCheckpointDriver:
         """``resetSynchronousSavepointId`` + ``finishTask``: sources stop, the others go on until
         their inputs end (the savepoint already holds their state)."""
         self.sync_savepoint_id = None
+        self.stopped_by_savepoint = checkpoint_id
         self.task.invokable.finish_task(checkpoint_id)
 
     def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
