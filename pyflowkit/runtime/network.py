@@ -4,14 +4,15 @@ Stands for Flink's ``ResultPartition``/``ResultSubpartition``, ``SingleInputGate
 ``LocalBufferPool`` and the credit protocol of the Netty shuffle: a producer may hand a buffer to a
 consumer channel only when the channel has a credit (a free exclusive buffer); buffers that cannot be
 sent stay in the subpartition and hold the producer's pool, so a slow consumer back-pressures its
-producers. Elements inside a data buffer are ``(value, timestamp)`` tuples or ``Watermark``s; events
-(``EndOfPartitionEvent``, later ``CheckpointBarrier``) travel as their own buffers, in order.
+producers. Elements inside a data buffer are ``(value, timestamp)`` records (held as columns while a
+buffer has records only) or ``Watermark``s; events (``EndOfPartitionEvent``, later
+``CheckpointBarrier``) travel as their own buffers, in order.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,20 +35,90 @@ END_OF_PARTITION = EndOfPartitionEvent()
 
 
 class Buffer:
-    """A network buffer: a list of stream elements, or one event."""
+    """A network buffer (Flink's ``NetworkBuffer``): stream elements, or one event.
 
-    __slots__ = ("elements", "event")
+    A buffer of records only is held as columns — ``values`` and ``timestamps`` (None when no
+    record carries one) — so no ``(value, timestamp)`` pair is built per record; a buffer that
+    also holds a ``Watermark`` is a list of elements. ``elements`` (and iteration) always give
+    the element form: ``(value, timestamp)`` tuples and ``Watermark``s, in order.
+    """
 
-    def __init__(self, elements: list[Any] | None = None, event: Any = None) -> None:
-        self.elements = elements if elements is not None else []
+    __slots__ = ("values", "timestamps", "_elements", "event")
+
+    def __init__(
+        self,
+        elements: list[Any] | None = None,
+        event: Any = None,
+        values: list[Any] | None = None,
+        timestamps: list[int | None] | None = None,
+    ) -> None:
+        if values is not None and (elements is not None or event is not None):
+            raise ValueError("A Buffer holds records as columns, elements or one event.")
+        if timestamps is not None and (values is None or len(timestamps) != len(values)):
+            raise ValueError("Buffer timestamps must pair up with its values.")
+        self.values = values
+        self.timestamps = timestamps
+        self._elements = elements if elements is not None or values is not None else []
         self.event = event
+
+    @classmethod
+    def of_records(cls, values: list[Any], timestamps: list[int | None] | None = None) -> Buffer:
+        """A data buffer of records only (columns; ``timestamps`` None: none has one)."""
+        return cls(values=values, timestamps=timestamps)
 
     @property
     def is_event(self) -> bool:
         return self.event is not None
 
+    @property
+    def elements(self) -> list[Any]:
+        """The element form: ``(value, timestamp)`` tuples and ``Watermark``s, in order."""
+        els = self._elements
+        if els is None:
+            stamps = self.timestamps
+            if stamps is None:
+                return [(v, None) for v in self.values]  # type: ignore[union-attr]
+            return list(zip(self.values, stamps, strict=True))  # type: ignore[arg-type]
+        return els
+
+    def append(self, element: Any) -> None:
+        """Add one element (a record pair or a ``Watermark``); a watermark turns columns to a list."""
+        values = self.values
+        if values is None:
+            self._elements.append(element)  # type: ignore[union-attr]
+        elif type(element) is tuple:
+            value, timestamp = element
+            stamps = self.timestamps
+            if stamps is None and timestamp is not None:
+                stamps = self.timestamps = [None] * len(values)
+            values.append(value)
+            if stamps is not None:
+                stamps.append(timestamp)
+        else:
+            self._elements = self.elements
+            self._elements.append(element)
+            self.values = self.timestamps = None
+
+    def extend_records(self, values: list[Any], timestamps: list[int | None] | None) -> None:
+        """Add records given as columns (``timestamps`` None: none has one)."""
+        mine = self.values
+        if mine is None:
+            stamps = [None] * len(values) if timestamps is None else timestamps
+            self._elements.extend(zip(values, stamps, strict=True))  # type: ignore[union-attr]
+            return
+        own = self.timestamps
+        if own is None and timestamps is not None:
+            own = self.timestamps = [None] * len(mine)
+        mine.extend(values)
+        if own is not None:
+            own.extend([None] * len(values) if timestamps is None else timestamps)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.elements)
+
     def __len__(self) -> int:
-        return len(self.elements)
+        values = self.values
+        return len(self._elements if values is None else values)  # type: ignore[arg-type]
 
 
 class LocalBufferPool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from itertools import repeat
 from typing import Any
 
 from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner, StreamPartitioner
@@ -35,7 +34,7 @@ class RecordWriter:
         if hasattr(self.partitioner, "configure"):
             self.partitioner.configure(consumer_max_parallelism)
         self._sizing = sizing
-        self._current: list[list[Any] | None] = [None] * n
+        self._current: list[Buffer | None] = [None] * n  # the buffer being filled
         self.records_out = 0
         self._broadcast = self.partitioner.is_broadcast
         self._single = n == 1
@@ -61,27 +60,39 @@ class RecordWriter:
         buf = self._current[channel]
         if buf is None:
             self.partition.pool.request()
-            buf = self._current[channel] = []
+            buf = self._current[channel] = Buffer.of_records([])
         buf.append(element)
         if len(buf) >= self._sizing.capacity:
             self._current[channel] = None
-            self.partition.subpartitions[channel].add(Buffer(buf))
+            self.partition.subpartitions[channel].add(buf)
 
-    def _append_many(self, channel: int, elements: list[Any]) -> None:
+    def _append_many(
+        self, channel: int, values: list[Any], timestamps: list[int | None] | None
+    ) -> None:
+        """Records (as columns) into the channel's buffers, handing on every one that fills up."""
         cap = self._sizing.capacity
         buf = self._current[channel]
         pool = self.partition.pool
         sub = self.partition.subpartitions[channel]
-        i, n = 0, len(elements)
+        i, n = 0, len(values)
         while i < n:
             if buf is None:
                 pool.request()
-                buf = []
-            room = cap - len(buf)
-            buf.extend(elements[i : i + room])
-            i += room
+                j = i + cap
+                buf = Buffer.of_records(
+                    values[i:j], None if timestamps is None else timestamps[i:j]
+                )
+            else:
+                room = cap - len(buf)
+                if room <= 0:  # the capacity shrank (fast → step mode): hand it on first
+                    sub.add(buf)
+                    buf = None
+                    continue
+                j = i + room
+                buf.extend_records(values[i:j], None if timestamps is None else timestamps[i:j])
+            i = j
             if len(buf) >= cap:
-                sub.add(Buffer(buf))
+                sub.add(buf)
                 buf = None
         self._current[channel] = buf
 
@@ -97,35 +108,53 @@ class RecordWriter:
             self._append(self._channel(value), element)
 
     def emit_batch(self, values: Any, timestamps: Any = None) -> None:
-        """Many records: one routing pass into per-channel lists, then whole lists into buffers.
+        """Many records: one routing pass into per-channel columns, then whole slices into buffers.
 
-        Each record's key is selected once and looked up in the key → channel cache; the
-        ``(value, timestamp)`` elements are built in the same pass.
+        Each record's key is selected once and looked up in the key → channel cache; no
+        ``(value, timestamp)`` pair is built (buffers hold records as columns).
         """
         count = len(values)
         if not count:
             return
-        if timestamps is not None and len(timestamps) != count:
-            raise ValueError(f"emit_batch: {count} values but {len(timestamps)} timestamps.")
+        if timestamps is not None:
+            if len(timestamps) != count:
+                raise ValueError(f"emit_batch: {count} values but {len(timestamps)} timestamps.")
+            if timestamps.count(None) == count:
+                timestamps = None
+            elif type(timestamps) is not list:
+                timestamps = list(timestamps)
+        if type(values) is not list:
+            values = list(values)
         self.records_out += count
-        stamps = repeat(None) if timestamps is None else timestamps
         n = len(self._current)
         if self._broadcast or self._single:
-            elements = list(zip(values, stamps, strict=False))
             for ch in range(n if self._broadcast else 1):
-                self._append_many(ch, elements)
+                self._append_many(ch, values, timestamps)
             return
-        buckets: list[list[Any]] = [[] for _ in range(n)]
-        appends = [b.append for b in buckets]
-        p = self.partitioner
-        cache = self._key_cache
         try:
-            if cache is not None:
-                if len(cache) > _KEY_CACHE_LIMIT:
-                    cache.clear()
-                select_key = p.key_selector  # type: ignore[attr-defined]
-                get = cache.get
-                for v, ts in zip(values, stamps, strict=False):
+            routed = self._route(values, timestamps, n, True)
+        except TypeError:  # unhashable keys: route one by one, without the cache
+            routed = self._route(values, timestamps, n, False)
+        for ch, (vals, stamps) in enumerate(routed):
+            if vals:
+                self._append_many(ch, vals, stamps)
+
+    def _route(
+        self, values: list[Any], timestamps: list[int | None] | None, n: int, use_cache: bool
+    ) -> list[tuple[list[Any], list[int | None] | None]]:
+        """Per channel: the values (and timestamps) the partitioner sends there, in order."""
+        vbuckets: list[list[Any]] = [[] for _ in range(n)]
+        vappends = [b.append for b in vbuckets]
+        tbuckets: list[list[int | None]] = [[] for _ in range(n)]
+        p = self.partitioner
+        cache = self._key_cache if use_cache else None
+        if cache is not None:
+            if len(cache) > _KEY_CACHE_LIMIT:
+                cache.clear()
+            select_key = p.key_selector  # type: ignore[attr-defined]
+            get = cache.get
+            if timestamps is None:
+                for v in values:
                     k = select_key(v)
                     tk = type(k)
                     if tk is not str and tk is not int:  # 1, True and 1.0 hash apart in Java
@@ -133,18 +162,32 @@ class RecordWriter:
                     ch = get(k)
                     if ch is None:
                         ch = cache[k] = p.select_channel(v)
-                    appends[ch]((v, ts))
+                    vappends[ch](v)
             else:
-                select = p.select_channel
-                for v, ts in zip(values, stamps, strict=False):
-                    appends[select(v)]((v, ts))
-        except TypeError:  # unhashable keys: route one by one, without the cache
-            buckets = [[] for _ in range(n)]
-            for v, ts in zip(values, stamps, strict=False):
-                buckets[p.select_channel(v)].append((v, ts))
-        for ch, bucket in enumerate(buckets):
-            if bucket:
-                self._append_many(ch, bucket)
+                tappends = [b.append for b in tbuckets]
+                for v, ts in zip(values, timestamps, strict=True):
+                    k = select_key(v)
+                    tk = type(k)
+                    if tk is not str and tk is not int:
+                        k = key_cache_key(k)
+                    ch = get(k)
+                    if ch is None:
+                        ch = cache[k] = p.select_channel(v)
+                    vappends[ch](v)
+                    tappends[ch](ts)
+        else:
+            select = p.select_channel
+            if timestamps is None:
+                for v in values:
+                    vappends[select(v)](v)
+            else:
+                for v, ts in zip(values, timestamps, strict=True):
+                    ch = select(v)
+                    vappends[ch](v)
+                    tbuckets[ch].append(ts)
+        if timestamps is None:
+            return [(vb, None) for vb in vbuckets]
+        return list(zip(vbuckets, tbuckets, strict=True))
 
     def broadcast_emit(self, element: Any) -> None:
         """A watermark (or other stream element) into every subpartition, in order."""
@@ -157,9 +200,9 @@ class RecordWriter:
     def flush_all(self) -> None:
         """Hand every partly filled buffer to its subpartition (Flink's output flusher)."""
         for ch, buf in enumerate(self._current):
-            if buf:
+            if buf is not None and len(buf):
                 self._current[ch] = None
-                self.partition.subpartitions[ch].add(Buffer(buf))
+                self.partition.subpartitions[ch].add(buf)
 
     def is_available(self) -> bool:
         return self.partition.pool.is_available()
