@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,20 +18,26 @@ def _rotl(x: int, r: int) -> int:
     return ((x << r) | (x >> (32 - r))) & _M
 
 
+def murmur3_hash_int(value: int, seed: int = 0) -> int:
+    """Murmur3_x86_32 of one 4-byte int, signed: the mixing of Flink's ``MathUtils.murmurHash``
+    (seed 0) and of Spark's ``Murmur3_x86_32.hashInt`` (``HashPartitioning`` uses seed 42)."""
+    k1 = (value & _M) * 0xCC9E2D51 & _M
+    k1 = _rotl(k1, 15)
+    k1 = k1 * 0x1B873593 & _M
+    h1 = _rotl((seed & _M) ^ k1, 13)
+    h1 = (h1 * 5 + 0xE6546B64) & _M
+    h1 ^= 4
+    h1 ^= h1 >> 16
+    h1 = h1 * 0x85EBCA6B & _M
+    h1 ^= h1 >> 13
+    h1 = h1 * 0xC2B2AE35 & _M
+    h1 ^= h1 >> 16
+    return to_int32(h1)
+
+
 def murmur_hash(code: int) -> int:
     """``MathUtils.murmurHash(int)``: one murmur3 round plus finalisation, made non-negative."""
-    code = (code & _M) * 0xCC9E2D51 & _M
-    code = _rotl(code, 15)
-    code = code * 0x1B873593 & _M
-    code = _rotl(code, 13)
-    code = (code * 5 + 0xE6546B64) & _M
-    code ^= 4
-    code ^= code >> 16
-    code = code * 0x85EBCA6B & _M
-    code ^= code >> 13
-    code = code * 0xC2B2AE35 & _M
-    code ^= code >> 16
-    signed = to_int32(code)
+    signed = murmur3_hash_int(code)
     if signed >= 0:
         return signed
     return 0 if signed == -(2**31) else -signed
@@ -53,6 +60,30 @@ def assign_key_to_parallel_operator(key: Any, max_parallelism: int, parallelism:
     return compute_operator_index_for_key_group(
         max_parallelism, parallelism, assign_to_key_group(key, max_parallelism)
     )
+
+
+def assign_keys_to_parallel_operator(
+    keys: Iterable[Any], max_parallelism: int, parallelism: int, known: dict[Any, int] | None = None
+) -> list[int]:
+    """``assignKeyToParallelOperator`` for many keys at once: each distinct ``str``/``int`` key is
+    hashed once (other keys every time: Python's ``1 == True == 1.0`` differ in Java); ``known``
+    (key → subtask, for these parallelisms) carries the cache across calls."""
+    if known is None:
+        known = {}
+    out: list[int] = []
+    append = out.append
+    for key in keys:
+        tk = type(key)
+        if tk is str or tk is int:
+            index = known.get(key)
+            if index is None:
+                index = known[key] = assign_key_to_parallel_operator(
+                    key, max_parallelism, parallelism
+                )
+            append(index)
+        else:
+            append(assign_key_to_parallel_operator(key, max_parallelism, parallelism))
+    return out
 
 
 @dataclass(frozen=True)
