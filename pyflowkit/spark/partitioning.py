@@ -9,14 +9,15 @@ surrogate key whose Spark hash lands on partition ``target`` makes ``repartition
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from pyflowkit.graph.key_groups import (
-    assign_key_to_parallel_operator,
+    assign_keys_to_parallel_operator,
     compute_default_max_parallelism,
+    murmur3_hash_int,
 )
 
-_M = 0xFFFFFFFF
 _KEY_CACHE_LIMIT = 1 << 16
 SPARK_HASH_SEED = 42  # HashPartitioning: pmod(Murmur3Hash(exprs, 42), numPartitions)
 
@@ -96,10 +97,11 @@ class ChannelSelector:
         self.partitioner.setup(max(1, len(self.channels)), rng or random.Random(0))
         self.is_broadcast = bool(partitioner.is_broadcast)
         self._single = self.channels[0] if len(self.channels) == 1 else None
-        # HASH: key → channel cached for str/int keys (their Java hash is a function of the value)
+        # HASH: key → channel index cached for str/int keys (their Java hash is their value's)
         self._key_selector = getattr(self.partitioner, "key_selector", None)
         self._hash = self.ship_strategy == "HASH" and self._key_selector is not None
-        self._channel_of_key: dict[Any, int] = {}
+        self._index_of_key: dict[Any, int] = {}
+        self._identity = self.channels == list(range(len(self.channels)))  # channel i = subtask i
 
     @property
     def targets(self) -> list[int]:
@@ -114,41 +116,37 @@ class ChannelSelector:
             key = self._key_selector(value)  # type: ignore[misc]
             tk = type(key)
             if tk is str or tk is int:
-                channel = self._channel_of_key.get(key)
-                if channel is None:
-                    if len(self._channel_of_key) >= _KEY_CACHE_LIMIT:
-                        self._channel_of_key.clear()
-                    channel = self._channel_of_key[key] = self.channels[
-                        assign_key_to_parallel_operator(
-                            key, self.partitioner.max_parallelism, len(self.channels)
-                        )
-                    ]
-                return channel
+                index = self._index_of_key.get(key)
+                if index is not None:
+                    return self.channels[index]
+            return self.channels[self._key_indices((key,))[0]]
         return self.channels[self.partitioner.select_channel(value)]
+
+    def select_many(self, values: Sequence[Any]) -> list[int]:
+        """The consumer subtask of each record, in order (not for BROADCAST)."""
+        if self._single is not None and self.ship_strategy in ("FORWARD", "RESCALE"):
+            return [self._single] * len(values)
+        if self._hash:
+            channels = self.channels
+            indices = self._key_indices(list(map(self._key_selector, values)))  # type: ignore[arg-type]
+            return indices if self._identity else [channels[i] for i in indices]
+        select = self.select
+        return [select(v) for v in values]
+
+    def _key_indices(self, keys: Sequence[Any]) -> list[int]:
+        if len(self._index_of_key) >= _KEY_CACHE_LIMIT:
+            self._index_of_key.clear()
+        return assign_keys_to_parallel_operator(
+            keys, self.partitioner.max_parallelism, len(self.channels), self._index_of_key
+        )
 
 
 # --- Spark's HashPartitioning, so that partition i == target subtask i ------------------------
 
 
-def _rotl(x: int, r: int) -> int:
-    return ((x << r) | (x >> (32 - r))) & _M
-
-
 def spark_hash_int(value: int, seed: int = SPARK_HASH_SEED) -> int:
     """Spark's ``Murmur3_x86_32.hashInt`` (as ``Murmur3Hash`` on an IntegerType column), signed."""
-    k1 = (value & _M) * 0xCC9E2D51 & _M
-    k1 = _rotl(k1, 15)
-    k1 = k1 * 0x1B873593 & _M
-    h1 = (seed & _M) ^ k1
-    h1 = _rotl(h1, 13)
-    h1 = (h1 * 5 + 0xE6546B64) & _M
-    h1 ^= 4
-    h1 ^= h1 >> 16
-    h1 = h1 * 0x85EBCA6B & _M
-    h1 ^= h1 >> 13
-    h1 = h1 * 0xC2B2AE35 & _M
-    h1 ^= h1 >> 16
-    return h1 - (1 << 32) if h1 & 0x80000000 else h1
+    return murmur3_hash_int(value, seed)
 
 
 def spark_partition_of(value: int, num_partitions: int) -> int:

@@ -139,16 +139,22 @@ class RecordWriterOutput(Output):
         if self.selector.is_broadcast:
             super().collect_batch(values, timestamps)
             return
-        select, buffers = self.selector.select, self.buffers
+        targets = self.selector.select_many(values)
+        buffers = self.buffers
         stamps = timestamps if timestamps is not None else (None,) * len(values)
-        for value, timestamp in zip(values, stamps, strict=False):
-            target = select(value)
-            buf = buffers.get(target)
-            if buf is None:
-                buf = buffers[target] = ([], [])
-            buf[0].append(value)
-            buf[1].append(timestamp)
-            self.buffered += 1
+        start = 0
+        while start < len(values):  # flush every CHUNK_RECORDS buffered records, as collect does
+            end = min(len(values), start + CHUNK_RECORDS - self.buffered)
+            for target, value, timestamp in zip(
+                targets[start:end], values[start:end], stamps[start:end], strict=True
+            ):
+                buf = buffers.get(target)
+                if buf is None:
+                    buf = buffers[target] = ([], [])
+                buf[0].append(value)
+                buf[1].append(timestamp)
+            self.buffered += end - start
+            start = end
             if self.buffered >= CHUNK_RECORDS:
                 self.flush()
 

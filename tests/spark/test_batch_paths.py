@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from pyflowkit.common import WatermarkStrategy
 from pyflowkit.common.watermark_strategy import WatermarkGenerator, _CallableTimestampAssigner
+from pyflowkit.graph.partitioner import (
+    ForwardPartitioner,
+    KeyGroupStreamPartitioner,
+    RebalancePartitioner,
+)
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.output import CollectingOutput
 from pyflowkit.operators.processing_time import ManualProcessingTimeService
 from pyflowkit.operators.timestamps_watermarks import TimestampsAndWatermarksOperator
+from pyflowkit.spark import records
+from pyflowkit.spark.partitioning import ChannelSelector
 
 
 class EveryThird(WatermarkGenerator):
@@ -91,3 +100,36 @@ def test_records_before_a_failing_element_are_still_emitted() -> None:
     assert out.events == [("record", 1, 10), ("record", 3, 30), ("watermark", 29, None)]
     op.process_batch([7], None)  # the operator is still usable: no records left pending
     assert out.events[-1] == ("record", 7, 70)
+
+
+@pytest.mark.parametrize(
+    "partitioner",
+    [
+        lambda: KeyGroupStreamPartitioner(lambda v: v[0]),
+        lambda: RebalancePartitioner(),
+        lambda: ForwardPartitioner(),
+    ],
+)
+def test_record_writer_batch_rows_equal_per_record_rows(partitioner) -> None:
+    """``RecordWriterOutput.collect_batch`` writes the very rows ``collect`` writes: same targets,
+    same chunk boundaries (every ``CHUNK_RECORDS`` buffered records), same payloads."""
+    consumers = 1 if isinstance(partitioner(), ForwardPartitioner) else 3
+    values = [(f"k{i % 37}", i) for i in range(2 * records.CHUNK_RECORDS + 700)]
+    stamps = list(range(len(values)))
+
+    def writer() -> tuple[records.RecordWriterOutput, records.RowSink]:
+        sink = records.RowSink(0)
+        sel = ChannelSelector(partitioner(), 0, 1, consumers, 128, random.Random(11))
+        return records.RecordWriterOutput(4, sel, sink), sink
+
+    single, single_sink = writer()
+    for v, ts in zip(values, stamps, strict=True):
+        single.collect(v, ts)
+    single.emit_watermark(99)
+    batch, batch_sink = writer()
+    batch.collect_batch(values[:1000], stamps[:1000])
+    batch.collect_batch(values[1000:], stamps[1000:])
+    batch.emit_watermark(99)
+    got, want = batch_sink.drain(), single_sink.drain()
+    assert got["target"] == want["target"] and len(want["target"]) > consumers
+    assert [records.loads(p) for p in got["payload"]] == [records.loads(p) for p in want["payload"]]

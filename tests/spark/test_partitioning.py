@@ -37,6 +37,49 @@ def test_hash_routes_keys_to_flinks_subtasks(key, subtasks) -> None:
         assert sel.select(key) == expected
 
 
+@pytest.mark.parametrize(("key", "subtasks"), [*FLINK_VECTORS, (100, (1, 1, 2))])
+def test_spark_routing_uses_the_graphs_key_group_math(key, subtasks) -> None:
+    """One key-group implementation: the Spark selector's per-record and batch routes, the graph's
+    single-key and vectorised assignment and real Flink agree (also for a repeated, cached key)."""
+    from pyflowkit.graph import key_groups as KG
+
+    for p, expected in zip((2, 3, 4), subtasks, strict=True):
+        sel = P.ChannelSelector(KeyGroupStreamPartitioner(lambda v: v), 0, 1, p)
+        assert KG.assign_key_to_parallel_operator(key, 128, p) == expected
+        assert KG.assign_keys_to_parallel_operator([key, key], 128, p) == [expected] * 2
+        assert sel.select_many([key, key]) == [expected] * 2
+        assert sel.select(key) == expected  # now from the selector's cache
+
+
+def test_vectorised_assignment_keeps_java_types_apart() -> None:
+    # Python: 1 == True == 1.0; Java: Integer 1, Boolean true (1231), Double 1.0 hash differently
+    from pyflowkit.graph import key_groups as KG
+
+    keys = [1, True, 1.0, "a", 1, ("a",), True]
+    known: dict = {}
+    got = KG.assign_keys_to_parallel_operator(keys, 128, 4, known)
+    assert got == [KG.assign_key_to_parallel_operator(k, 128, 4) for k in keys]
+    assert got[:2] == [2, 2] and got[3] == 2  # §1.5: 1 -> 86, true -> 77, "a" -> 81 (p=4: 2)
+    assert known == {1: 2, "a": 2}  # only str/int keys are cached
+
+
+def test_one_murmur3_for_flink_and_spark() -> None:
+    from pyflowkit.graph import key_groups as KG
+
+    for code in (0, 1, 42, 97, 99162322, -7, 2**31 - 1, -(2**31)):
+        signed = KG.murmur3_hash_int(code, 0)
+        assert KG.murmur_hash(code) == (abs(signed) if signed != -(2**31) else 0)
+        assert P.spark_hash_int(code) == KG.murmur3_hash_int(code, P.SPARK_HASH_SEED)
+
+
+def test_select_many_routes_non_hash_strategies_like_select() -> None:
+    a = P.ChannelSelector(RebalancePartitioner(), 0, 1, 3, rng=random.Random(5))
+    b = P.ChannelSelector(RebalancePartitioner(), 0, 1, 3, rng=random.Random(5))
+    assert a.select_many(list(range(7))) == [b.select(x) for x in range(7)]
+    fwd = P.ChannelSelector(ForwardPartitioner(), 2, 3, 3)
+    assert fwd.select_many([1, 2, 3]) == [2, 2, 2]
+
+
 def test_hash_uses_the_consumers_max_parallelism() -> None:
     # key 1 -> key group 86 with maxP 128 (subtask 1 of 2); with maxP 256 the group changes
     sel128 = P.ChannelSelector(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 2, 128)
