@@ -16,8 +16,13 @@ import pytest
 
 from pyflowkit.common import WatermarkStrategy
 from pyflowkit.common.time import Time
-from pyflowkit.common.watermark_strategy import WatermarkGenerator, WatermarkOutput
+from pyflowkit.common.watermark_strategy import (
+    TimestampAssigner,
+    WatermarkGenerator,
+    WatermarkOutput,
+)
 from pyflowkit.datastream import StreamExecutionEnvironment
+from pyflowkit.datastream.connectors import NumberSequenceSource
 from pyflowkit.datastream.window import TumblingEventTimeWindows
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.runtime.checkpoint.properties import CheckpointProperties
@@ -50,9 +55,14 @@ class PunctuatedWatermarks(WatermarkGenerator):
         pass
 
 
+class NumberTime(TimestampAssigner):
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return int(value) * 3
+
+
 class Punctuated(WatermarkStrategy):
-    def __init__(self) -> None:
-        super().__init__("punctuated", None, EventTime())
+    def __init__(self, assigner: Any = None) -> None:
+        super().__init__("punctuated", None, assigner or EventTime())
 
     def create_watermark_generator(self, clock: Any = None) -> WatermarkGenerator:
         return PunctuatedWatermarks()
@@ -91,10 +101,10 @@ def uninterrupted() -> Counter[str]:
     return outputs(run)
 
 
-def window_state(run: Any, savepoint_id: int) -> tuple[int, int]:
+def window_state(run: Any, savepoint_id: int, vertex: str = WINDOW_VERTEX) -> tuple[int, int]:
     """(event-time timers, window-namespaced keyed entries) of the window operator's snapshot."""
     coord = run.checkpoint_coordinator
-    jv = run._vertex(WINDOW_VERTEX)
+    jv = run._vertex(vertex)
     window_op_ids = {p.generated_operator_id for p in jv.operator_ids} | {
         p.user_defined_operator_id for p in jv.operator_ids
     }
@@ -179,7 +189,7 @@ def test_trace_without_drain_names_the_flink_methods_in_order(tmp_path: Path) ->
         first(run, "CheckpointCoordinator.triggerSynchronousSavepoint", "=false"),
         first(run, "CheckpointCoordinator.createPendingCheckpoint", "type=SYNC_SAVEPOINT"),
         first(run, "Execution.triggerSynchronousSavepoint"),
-        first(run, "StreamTask.runSynchronousSavepointMailboxLoop", "Source"),
+        first(run, "StreamTask.performCheckpoint", "Source"),
         first(run, "StreamTask.runSynchronousSavepointMailboxLoop", "Window"),
         first(run, "CheckpointCoordinator.completePendingCheckpoint", f"checkpoint {sp} "),
         first(run, "SourceStreamTask.finishTask"),
@@ -230,3 +240,30 @@ def test_only_synchronous_savepoints_advance_to_end_of_time(tmp_path: Path) -> N
             props=CheckpointProperties.for_savepoint(), advance_to_end_of_time=True
         )
     assert sorted(coord.pending) == []
+
+
+def test_a_flip27_source_ignores_drain_in_1_11(tmp_path: Path) -> None:
+    """1.11's SourceOperatorStreamTask has no advanceToEndOfEventTime: no MAX_WATERMARK."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.enable_checkpointing(10)
+    (
+        env.from_source(NumberSequenceSource(0, 59), Punctuated(NumberTime()), "numbers")
+        .map(lambda n: (f"k{n % 3}", n * 3, 1))
+        .key_by(lambda t: t[0])
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(WINDOW)))
+        .reduce(lambda a, b: (a[0], min(a[1], b[1]), a[2] + b[2]))
+        .print()
+    )
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(env)
+    run.run_until(checkpoint_completed(1))
+    sp = run.stop_with_savepoint(tmp_path, drain=True)
+    run.savepoint_path(sp)
+    run.run_until(job_finished())
+    assert_all_finished(run)
+    ignored = [e for e in run.trace if e.method == "StreamTask.advanceToEndOfEventTime"]
+    assert len(ignored) == 2 and all("ignores --drain" in e.message for e in ignored)
+    assert "SourceStreamTask.advanceToEndOfEventTime" not in methods(run)
+    window = next(v.name for v in run.job_graph.vertices if v.name.startswith("Window"))
+    timers, entries = window_state(run, sp, window)
+    assert timers > 0 and timers == entries  # windows still pending in the savepoint

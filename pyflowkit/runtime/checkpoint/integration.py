@@ -380,11 +380,19 @@ class TaskCheckpointDriver:
             checkpoint=barrier.id,
         )
         self.in_flight[barrier.id] = sync
-        if synchronous:
+        if synchronous and task.tdd.input_gates:
             task.emit(
                 "StreamTask.runSynchronousSavepointMailboxLoop",
                 f"{task.name} waits for savepoint {barrier.id} to complete: it processes no "
-                "input and no timers meanwhile, only priority mail.",
+                "input meanwhile, only priority mail.",
+                checkpoint=barrier.id,
+            )
+        elif synchronous:
+            task.emit(
+                "StreamTask.performCheckpoint",
+                f"{task.name} emits no more records until savepoint {barrier.id} completes "
+                "(Flink 1.11's legacy source thread is only stopped by finishTask; pyflowkit "
+                "holds it from the barrier on so that nothing follows the savepoint).",
                 checkpoint=barrier.id,
             )
         if self._waiting_for_channel_state(barrier.id):
