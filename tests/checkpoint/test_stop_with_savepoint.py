@@ -23,6 +23,7 @@ from pyflowkit.common.watermark_strategy import (
 )
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.connectors import NumberSequenceSource
+from pyflowkit.datastream.functions import KeyedProcessFunction
 from pyflowkit.datastream.window import TumblingEventTimeWindows
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.runtime.checkpoint.properties import CheckpointProperties
@@ -198,6 +199,8 @@ def test_trace_without_drain_names_the_flink_methods_in_order(tmp_path: Path) ->
         first(run, "ExecutionGraph.transitionState", "RUNNING to FINISHED"),
     ]
     assert order == sorted(order)
+    ended = [e.message for e in run.trace if "all input ended" in e.message]
+    assert len(ended) == 2 and all("1.11.1 still calls endInput" in m for m in ended)
     # every task leaves the synchronous savepoint loop once notified
     notified = [e for e in run.trace if e.method == "StreamTask.notifyCheckpointComplete"]
     assert len(notified) == 2 and all(e.checkpoint == sp for e in notified)
@@ -267,3 +270,78 @@ def test_a_flip27_source_ignores_drain_in_1_11(tmp_path: Path) -> None:
     window = next(v.name for v in run.job_graph.vertices if v.name.startswith("Window"))
     timers, entries = window_state(run, sp, window)
     assert timers > 0 and timers == entries  # windows still pending in the savepoint
+
+
+class LateProcessingTimer(KeyedProcessFunction):
+    """Per element an event-time timer at the element's window end and a processing-time timer
+    far in the future; each timer emits (domain, key, timestamp)."""
+
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        ctx.timer_service().register_event_time_timer(value[1] // WINDOW * WINDOW + WINDOW - 1)
+        ctx.timer_service().register_processing_time_timer(1_000_000)
+        return iter(())
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        domain = "processing" if timestamp == 1_000_000 else "event"
+        yield (domain, ctx.get_current_key(), timestamp)
+
+
+def timers_job() -> StreamExecutionEnvironment:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.enable_checkpointing(10)
+    (
+        env.from_collection(EVENTS)
+        .assign_timestamps_and_watermarks(Punctuated())
+        .key_by(lambda t: t[0])
+        .process(LateProcessingTimer())
+        .print()
+    )
+    return env
+
+
+def snapshot_timers(run: Any, savepoint_id: int) -> Counter[str]:
+    """How many timers of each domain the savepoint holds (all operators)."""
+    coord = run.checkpoint_coordinator
+    out: Counter[str] = Counter()
+    for op_state in coord.completed_by_id[savepoint_id].operator_states.values():
+        for snap in op_state.subtask_states.values():
+            out.update(t[1] for ts in snap.timers.values() for t in ts)
+    return out
+
+
+@pytest.mark.parametrize("drain", [False, True])
+def test_processing_time_timers_never_fire_and_stay_in_the_savepoint(
+    tmp_path: Path, drain: bool
+) -> None:
+    """Neither mode fires processing-time timers (afterInvoke quiesces the timer service);
+    drain fires the event-time ones only, without drain they wait in the savepoint too."""
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(timers_job())
+    run.run_until(checkpoint_completed(1))
+    sp = run.stop_with_savepoint(tmp_path, drain=drain)
+    run.savepoint_path(sp)
+    run.run_until(job_finished())
+    assert_all_finished(run)
+    fired = Counter(line.split("> ", 1)[-1].split("'")[1] for line in run.printed())
+    held = snapshot_timers(run, sp)
+    assert fired["processing"] == 0
+    assert held["processing"] == 3  # one per key (same timestamp: deduplicated per key)
+    if drain:
+        assert fired["event"] > 0 and held["event"] == 0
+    else:
+        assert held["event"] > 0
+
+
+def test_a_rewind_replays_stop_with_savepoint_with_its_drain_flag(tmp_path: Path) -> None:
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(window_job())
+    run.run_until(checkpoint_completed(1))
+    at = run.steps_taken
+    run.stop_with_savepoint(tmp_path, drain=True)
+    run.run_until(job_finished())
+    first_trace = [(e.method, e.message) for e in run.trace]
+    run.rewind(at - 1)
+    run.run_until(job_finished())
+    assert run.job_status is JobStatus.FINISHED
+    replayed = [(e.method, e.message) for e in run.trace]
+    assert [m for m, _ in replayed] == [m for m, _ in first_trace]
+    assert "SourceStreamTask.advanceToEndOfEventTime" in {m for m, _ in replayed}
