@@ -69,7 +69,9 @@ class Punctuated(WatermarkStrategy):
         return PunctuatedWatermarks()
 
 
-def window_job(interval: int | None = 10) -> StreamExecutionEnvironment:
+def window_job(
+    interval: int | None = 10, strategy: WatermarkStrategy | None = None
+) -> StreamExecutionEnvironment:
     """Collection source → timestamps → keyed event-time tumbling window sum → print."""
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
@@ -78,7 +80,7 @@ def window_job(interval: int | None = 10) -> StreamExecutionEnvironment:
     (
         env.from_collection(EVENTS)
         .uid("events")
-        .assign_timestamps_and_watermarks(Punctuated())
+        .assign_timestamps_and_watermarks(strategy or Punctuated())
         .uid("timestamps")
         .key_by(lambda t: t[0])
         .window(TumblingEventTimeWindows.of(Time.milliseconds(WINDOW)))
@@ -345,3 +347,34 @@ def test_a_rewind_replays_stop_with_savepoint_with_its_drain_flag(tmp_path: Path
     replayed = [(e.method, e.message) for e in run.trace]
     assert [m for m, _ in replayed] == [m for m, _ in first_trace]
     assert "SourceStreamTask.advanceToEndOfEventTime" in {m for m, _ in replayed}
+
+
+def test_the_assigners_last_periodic_watermark_fires_windows_after_the_savepoint(
+    tmp_path: Path,
+) -> None:
+    """1.11's TimestampsAndWatermarksOperator.close() calls onPeriodicEmit once more: with
+    periodic (here: monotonous) watermarks, a stopped job still fires the windows up to the last
+    record read — after the savepoint, so the restored job fires them again. A print sink shows
+    them twice (at-least-once); a two-phase-commit sink would not commit the stopped job's part."""
+    monotonous = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(EventTime())
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(
+        window_job(strategy=monotonous)
+    )
+    run.run_until(checkpoint_completed(1))
+    sp = run.stop_with_savepoint(tmp_path)
+    run.run_until(checkpoint_completed(sp))
+    at_savepoint = outputs(run)
+    path = run.savepoint_path(sp)
+    run.run_until(job_finished())
+    assert_all_finished(run)
+    after = outputs(run) - at_savepoint
+    assert sum(after.values()) > 0
+    assert "SourceStreamTask.advanceToEndOfEventTime" not in methods(run)
+    resumed = MiniCluster(echo_print=False, seed=2).submit(
+        window_job(strategy=monotonous), savepoint_path=path
+    )
+    resumed.run()
+    assert_all_finished(resumed)
+    expected = MiniCluster(echo_print=False, seed=1).submit(window_job(strategy=monotonous))
+    expected.run()
+    assert outputs(run) + outputs(resumed) == outputs(expected) + after  # exactly `after` twice
