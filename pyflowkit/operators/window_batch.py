@@ -14,7 +14,7 @@ fire at once) end the fast part; from there the batch runs element by element.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import heappush
+from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.window import MAX_LONG_VALUE, MIN_LONG_VALUE, TimeWindow
@@ -162,6 +162,72 @@ class TumblingBatchProcessor:
             op.process_context._window = window
             if self.clears:
                 op.internal_function.clear(window, op.process_context)
+
+    def fire_event_time_timers(self, time: int) -> None:
+        """The due event-time timers of fused panes, fired in one loop (``fused`` only).
+
+        ``InternalTimerService.advanceWatermark`` + ``on_event_time`` + ``_fire_and_clear`` per
+        timer, inlined: the same timers fire in the same (timestamp, registration) order and their
+        results go downstream in that order, as one batch (a side output flushes the batch first).
+        """
+        op = self.op
+        op.current_watermark = time  # as StreamOperator.process_watermark, before any timer fires
+        op.time_service_manager.current_watermark = time
+        queue = op.timer_service.event_time_timers
+        heap, live = queue.heap, queue.live
+        if not heap or heap[0][0] > time:
+            return
+        backend = op.keyed_state_backend
+        kg_cache = backend._kg_cache
+        key_groups = op.window_state.table.key_groups
+        agg = self.agg
+        output = op.output
+        values: list[Any] = []
+        stamps: list[int] = []
+        last: tuple[Any, TimeWindow] | None = None
+        try:
+            while heap and heap[0][0] <= time:
+                ts, _, key, window = heappop(heap)
+                try:
+                    live.remove((ts, key, window))
+                except KeyError:
+                    continue  # deleted
+                last = (key, window)
+                if ts != window.end - 1:
+                    continue  # fused panes have no timer but the trigger's
+                tk = type(key)
+                kg = kg_cache.get(key) if tk is str or tk is int else None
+                if kg is None:
+                    kg = backend.checked_key_group(key)
+                by_ns = key_groups.get(kg)
+                by_key = None if by_ns is None else by_ns.get(window)
+                if by_key is None:
+                    continue
+                acc = by_key.get(key)
+                if acc is not None:
+                    contents = acc if agg is None else agg.get_result(acc)
+                    if contents is not None:
+                        if _is_side_output(contents):
+                            if values:
+                                output.collect_batch(values, stamps)
+                                values, stamps = [], []
+                            op.process_context._window = window
+                            output.collect_side(contents[0], contents[1], ts)
+                        else:
+                            values.append(contents)
+                            stamps.append(ts)
+                by_key.pop(key, None)  # WindowOperator.clearAllState
+                if not by_key:
+                    del by_ns[window]  # type: ignore[union-attr]
+                    if not by_ns:
+                        del key_groups[kg]
+        finally:  # what fired before a failing function still went downstream
+            if last is not None:  # the per-timer path leaves the last timer's key and window set
+                backend.set_current_key(last[0])
+                op.trigger_context.window = op.window_state.namespace = last[1]
+                op.process_context._window = last[1]
+            if values:
+                output.collect_batch(values, stamps)
 
     def _fire_and_clear(self, key: Any, window: TimeWindow, max_ts: int) -> None:
         """A reduce/aggregate pane without window function and without lateness: emit the

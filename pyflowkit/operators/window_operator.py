@@ -459,6 +459,12 @@ class WindowOperator(StreamOperator):
         self.window_state.merge_namespaces(state_window_result, merged_state_windows)
 
     # ---- timers ----
+    def process_watermark(self, watermark: int) -> None:
+        """Fused tumbling panes fire their due timers in one loop first (``window_batch``)."""
+        if self._batch_processor is not None and self._batch_processor.fused:
+            self._batch_processor.fire_event_time_timers(watermark)
+        super().process_watermark(watermark)
+
     def on_event_time(self, timer: Any) -> None:
         if self._batch_processor is not None:
             self._batch_processor.on_event_time(timer)

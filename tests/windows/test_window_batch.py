@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from pyflowkit.datastream.functions import AggregateFunction
+from pyflowkit.datastream.output_tag import OutputTag
 from pyflowkit.datastream.window import (
     NO_TIMESTAMP_MESSAGE,
     CountTrigger,
@@ -176,3 +178,61 @@ def test_snapshot_restore_then_batches_fire_restored_windows():
     restored.operator.process_batch([("a", 4), ("b", 1)], [20, 160])
     restored.watermark(MAX)
     assert restored.records == [(("a", 5), 99), (("b", 3), 199)]
+
+
+class SumOrSide(AggregateFunction):
+    """Odd sums go to a side output (PyFlink's ``(OutputTag, value)``); key "boom" fails."""
+
+    def create_accumulator(self):
+        return [None, 0]
+
+    def add(self, value, accumulator):
+        return [value[0], accumulator[1] + value[1]]
+
+    def get_result(self, accumulator):
+        if accumulator[0] == "boom":
+            raise ValueError("boom pane")
+        total = accumulator[1]
+        return (OutputTag("odd"), total) if total % 2 else (accumulator[0], total)
+
+    def merge(self, a, b):
+        return [a[0], a[1] + b[1]]
+
+
+def _fused_pair() -> tuple[WindowHarness, WindowHarness]:
+    params = dict(
+        window_assigner=TumblingEventTimeWindows.of(100),
+        function=SumOrSide(),
+        window_function_kind="aggregate",
+    )
+    one = WindowHarness(**params)
+    one.operator._batch_processor = None
+    batched = WindowHarness(**params)
+    assert batched.operator._batch_processor.fused
+    return one, batched
+
+
+def test_fused_firing_keeps_order_around_side_outputs() -> None:
+    """The inlined firing loop emits main results as batches, split where a side output fires."""
+    one, batched = _fused_pair()
+    elements = [((k, v), ts) for ts in range(0, 400, 7) for k, v in (("a", 1), ("b", 2), (3, ts))]
+    script = [("batch", elements[:40]), ("watermark", 150), ("batch", elements[40:])]
+    feed(one, batched, [*script, ("watermark", 299), ("watermark", MAX)])
+    assert_same(one, batched)
+    assert batched.output.side["odd"] and batched.output.records  # both kinds were fired
+    kinds = [e[0] for e in batched.output.events]
+    assert kinds.index("side:odd") < len(kinds) - 1 - kinds[::-1].index("record")  # interleaved
+
+
+def test_fused_firing_failure_emits_what_fired_before_and_keeps_the_failing_pane() -> None:
+    one, batched = _fused_pair()
+    elements = [(("a", 2), 5), (("boom", 1), 6), (("c", 4), 7), (("a", 2), 150)]
+    for h in (one, batched):
+        for v, ts in elements:
+            h.element(v, ts)
+    for h in (one, batched):
+        with pytest.raises(ValueError, match="boom pane"):
+            h.watermark(200)
+    assert batched.output.events == one.output.events == [("record", ("a", 2), 99)]
+    assert batched.snapshot().keyed_state == one.snapshot().keyed_state
+    assert batched.operator.get_current_key() == one.operator.get_current_key() == "boom"
