@@ -31,7 +31,10 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         super().__init__(function)
         self._reduce = resolve_method(function, "reduce", "ReduceFunction", "Keyed Reduce")
         self._state: Any = None
-        self._key_maps: dict[Any, dict[Any, Any]] = {}  # str/int key → its key group's state map
+        # key → its key group's state map, for str and int keys (exact types) apart
+        self._str_maps: dict[str, dict[Any, Any]] = {}
+        self._int_maps: dict[int, dict[Any, Any]] = {}
+        self._str_keys = False  # the last batch ended on a str key: use the str loop
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -63,7 +66,10 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
         """The ``process_element`` loop without per-record dispatch: state maps cached per key."""
         out: list[Any] = []
-        self._reduce_all(values, out.append, None)
+        if self._str_keys:
+            self._reduce_str_keys(values, out.append)
+        else:
+            self._reduce_all(values, out.append, None)
         self.output.collect_batch(out, timestamps)  # type: ignore[union-attr]
 
     def _reduce_all(
@@ -78,13 +84,14 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         """
         select = self._key_selector1
         reduce = self._reduce
-        maps_get = self._key_maps.get
+        str_get = self._str_maps.get
+        int_get = self._int_maps.get
         map_for = self._map_for_key
         key = None
         for v in values:
             key = select(v)  # type: ignore[misc]
             tk = type(key)
-            m = maps_get(key) if tk is str or tk is int else None
+            m = str_get(key) if tk is str else int_get(key) if tk is int else None
             if m is None:
                 m = map_for(key)
             current = m.get(key)
@@ -98,18 +105,54 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
                 m[key] = v
             if emit is not None:
                 emit(v)
+        self._after_batch(values, key)
+
+    def _reduce_str_keys(self, values: Sequence[Any], emit: Callable[[Any], None]) -> None:
+        """``_reduce_all`` with output and no ``first_of_key``, for a stream of ``str`` keys.
+
+        The str cache holds ``str`` keys only, so a hit needs no type check (only a ``str``
+        equals a ``str``); any other key misses and takes the checked path.
+        """
+        select = self._key_selector1
+        reduce = self._reduce
+        str_get = self._str_maps.get
+        map_for = self._map_for_key
+        key = None
+        for v in values:
+            key = select(v)  # type: ignore[misc]
+            m = str_get(key)
+            if m is None:
+                m = map_for(key)
+            current = m.get(key)
+            if current is not None:
+                v = reduce(current, v)
+            if v is None:  # ValueState.update(null) clears
+                m.pop(key, None)
+            else:
+                m[key] = v
+            emit(v)
+        self._after_batch(values, key)
+
+    def _after_batch(self, values: Sequence[Any], last_key: Any) -> None:
+        """Leave the key context at the last key; pick the next batch's loop by its key type."""
         if values:
-            self.keyed_state_backend.set_current_key(key)  # type: ignore[union-attr]
+            self._str_keys = type(last_key) is str
+            self.keyed_state_backend.set_current_key(last_key)  # type: ignore[union-attr]
 
     def _map_for_key(self, key: Any) -> dict[Any, Any]:
-        """The state table's void-namespace map holding ``key`` (checks the key group first)."""
+        """The state table's void-namespace map holding ``key`` (checks the key group first).
+
+        ``str`` and ``int`` keys (exact types) are cached in separate dicts: ``True`` and ``1.0``
+        equal ``1`` in Python but hash to other key groups in Java, so they are never cached.
+        """
         kg = self.keyed_state_backend.checked_key_group(key)  # type: ignore[union-attr]
         m = self._state.table.namespace_map(kg, VOID_NAMESPACE)
         tk = type(key)
-        if tk is str or tk is int:
-            if len(self._key_maps) >= _KEY_MAP_CACHE_LIMIT:
-                self._key_maps.clear()
-            self._key_maps[key] = m
+        cache = self._str_maps if tk is str else self._int_maps if tk is int else None
+        if cache is not None:
+            if len(cache) >= _KEY_MAP_CACHE_LIMIT:
+                cache.clear()
+            cache[key] = m
         return m
 
 

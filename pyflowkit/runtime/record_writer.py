@@ -41,6 +41,8 @@ class RecordWriter:
         self._key_cache: dict[Any, int] | None = (
             {} if isinstance(self.partitioner, KeyGroupStreamPartitioner) else None
         )
+        self._str_key_cache: dict[str, int] = {}  # exact str keys only (see _route)
+        self._str_keys = False  # the last routed batch ended on a str key
 
     def _channel(self, value: Any) -> int:
         cache = self._key_cache
@@ -149,11 +151,30 @@ class RecordWriter:
         p = self.partitioner
         cache = self._key_cache if use_cache else None
         if cache is not None:
-            if len(cache) > _KEY_CACHE_LIMIT:
-                cache.clear()
+            str_cache = self._str_key_cache
+            for c in (cache, str_cache):
+                if len(c) > _KEY_CACHE_LIMIT:
+                    c.clear()
             select_key = p.key_selector  # type: ignore[attr-defined]
             get = cache.get
-            if timestamps is None:
+            str_get = str_cache.get
+            tappends = [b.append for b in tbuckets]
+            k = None
+            if timestamps is None and self._str_keys:
+                # str keys only in str_cache: a hit needs no type check (only a str equals a str)
+                for v in values:
+                    k = select_key(v)
+                    ch = str_get(k)
+                    if ch is None:
+                        if type(k) is str:
+                            ch = str_cache[k] = p.select_channel(v)
+                        else:
+                            ck = key_cache_key(k)
+                            ch = get(ck)
+                            if ch is None:
+                                ch = cache[ck] = p.select_channel(v)
+                    vappends[ch](v)
+            elif timestamps is None:
                 for v in values:
                     k = select_key(v)
                     tk = type(k)
@@ -164,7 +185,6 @@ class RecordWriter:
                         ch = cache[k] = p.select_channel(v)
                     vappends[ch](v)
             else:
-                tappends = [b.append for b in tbuckets]
                 for v, ts in zip(values, timestamps, strict=True):
                     k = select_key(v)
                     tk = type(k)
@@ -175,6 +195,7 @@ class RecordWriter:
                         ch = cache[k] = p.select_channel(v)
                     vappends[ch](v)
                     tappends[ch](ts)
+            self._str_keys = type(k) is str  # the next batch's loop follows the last key's type
         else:
             select = p.select_channel
             if timestamps is None:

@@ -98,3 +98,18 @@ def test_capacity_shrinking_between_batches_hands_the_full_buffer_on_first() -> 
     w.emit_batch([6, 7, 8], None)
     w.flush_all()
     assert [b.values for b in part.subpartitions[0].queue] == [[0, 1, 2, 3, 4, 5], [6, 7], [8]]
+
+
+def test_routing_after_a_str_batch_keeps_python_equal_keys_apart() -> None:
+    keys = [1, True, 1.0, "1", (1, "a"), (True, "a"), 7, "b", True]
+    w = writer(KeyGroupStreamPartitioner(lambda v: v[0]), 7)
+    w.emit_batch([("a", 0)], None)  # ends on a str key: the next batch takes the str loop
+    w.emit_batch([(k, i) for i, k in enumerate(keys)], None)
+    ref = KeyGroupStreamPartitioner(lambda v: v[0])
+    ref.setup(7, random.Random(0))
+    ref.configure(128)
+    got = {v: ch for ch, bufs in enumerate(queued(w)) for b in bufs for v in b.values}
+    assert len(got) == len(keys) + 1
+    assert all(ch == ref.select_channel(v) for v, ch in got.items())
+    assert [ref.select_channel((k, 0)) for k in (1, True, 1.0)] == [4, 4, 3]  # 1.0 goes apart
+    assert all(type(k) is str for k in w._str_key_cache)
