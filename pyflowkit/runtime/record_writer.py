@@ -5,7 +5,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner, StreamPartitioner
+from pyflowkit.graph.partitioner import (
+    KeyGroupStreamPartitioner,
+    RebalancePartitioner,
+    RescalePartitioner,
+    StreamPartitioner,
+)
 from pyflowkit.runtime.network import Buffer, ResultPartition, Watermark
 from pyflowkit.state.heap_keyed_state_backend import key_cache_key
 
@@ -43,6 +48,8 @@ class RecordWriter:
         )
         self._str_key_cache: dict[str, int] = {}  # exact str keys only (see _route)
         self._str_keys = False  # the last routed batch ended on a str key
+        # REBALANCE/RESCALE (exactly these classes): a batch is cut into strided slices
+        self._round_robin = type(self.partitioner) in (RebalancePartitioner, RescalePartitioner)
 
     def _channel(self, value: Any) -> int:
         cache = self._key_cache
@@ -133,13 +140,34 @@ class RecordWriter:
             for ch in range(n if self._broadcast else 1):
                 self._append_many(ch, values, timestamps)
             return
-        try:
-            routed = self._route(values, timestamps, n, True)
-        except TypeError:  # unhashable keys: route one by one, without the cache
-            routed = self._route(values, timestamps, n, False)
+        if self._round_robin:
+            routed = self._round_robin_slices(values, timestamps, n)
+        else:
+            try:
+                routed = self._route(values, timestamps, n, True)
+            except TypeError:  # unhashable keys: route one by one, without the cache
+                routed = self._route(values, timestamps, n, False)
         for ch, (vals, stamps) in enumerate(routed):
             if vals:
                 self._append_many(ch, vals, stamps)
+
+    def _round_robin_slices(
+        self, values: list[Any], timestamps: list[int | None] | None, n: int
+    ) -> list[tuple[list[Any], list[int | None] | None]]:
+        """Round robin as ``select_channel`` per record would do it, one strided slice per channel.
+
+        Record i goes to channel ``(last + 1 + i) % n`` (``last``: the previous record's channel,
+        -1 before RESCALE's first); the partitioner is left where the per-record path leaves it.
+        """
+        p = self.partitioner
+        last = p.next_channel_to_send_to  # type: ignore[attr-defined]
+        first = (last + 1) % n
+        out: list[tuple[list[Any], list[int | None] | None]] = []
+        for ch in range(n):
+            start = (ch - first) % n
+            out.append((values[start::n], None if timestamps is None else timestamps[start::n]))
+        p.next_channel_to_send_to = (last + len(values)) % n  # type: ignore[attr-defined]
+        return out
 
     def _route(
         self, values: list[Any], timestamps: list[int | None] | None, n: int, use_cache: bool

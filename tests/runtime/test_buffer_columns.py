@@ -6,7 +6,12 @@ import random
 
 import pytest
 
-from pyflowkit.graph.partitioner import BroadcastPartitioner, KeyGroupStreamPartitioner
+from pyflowkit.graph.partitioner import (
+    BroadcastPartitioner,
+    KeyGroupStreamPartitioner,
+    RebalancePartitioner,
+    RescalePartitioner,
+)
 from pyflowkit.runtime.network import Buffer, ResultPartition, Watermark
 from pyflowkit.runtime.record_writer import RecordWriter
 
@@ -113,3 +118,21 @@ def test_routing_after_a_str_batch_keeps_python_equal_keys_apart() -> None:
     assert all(ch == ref.select_channel(v) for v, ch in got.items())
     assert [ref.select_channel((k, 0)) for k in (1, True, 1.0)] == [4, 4, 3]  # 1.0 goes apart
     assert all(type(k) is str for k in w._str_key_cache)
+
+
+@pytest.mark.parametrize("cls", [RebalancePartitioner, RescalePartitioner])
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_round_robin_batches_land_where_per_record_round_robin_sends_them(
+    cls: type, n: int
+) -> None:
+    one, many = writer(cls(), n), writer(cls(), n)
+    data = list(range(23))
+    stamps = [100 + i for i in data]
+    for v, ts in zip(data, stamps, strict=True):
+        one.emit(v, ts)
+    for a, b in [(0, 1), (1, 6), (6, 6), (6, 17), (17, 23)]:
+        many.emit_batch(data[a:b], stamps[a:b])
+    assert many.partitioner.next_channel_to_send_to == one.partitioner.next_channel_to_send_to
+    got = [[el for b in bufs for el in b.elements] for bufs in queued(many)]
+    assert got == [[el for b in bufs for el in b.elements] for bufs in queued(one)]
+    assert sorted(len(ch) for ch in got)[-1] - sorted(len(ch) for ch in got)[0] <= 1
