@@ -3,8 +3,9 @@
 A *source* describes what to read (``CollectionSource``, ``StatefulSequenceSource``,
 ``NumberSequenceSource``, ``DataGeneratorSource``, ``TextFileSource``, a user ``SourceFunction``);
 ``create_reader(subtask_index, parallelism)`` gives one subtask's ``SourceReader`` with
-``poll(max_records) -> [(value, timestamp)]``, ``is_finished()``, ``snapshot_position()`` and
-``restore_position(position)`` (positions are plain ints, so they survive a JSON savepoint).
+``poll(max_records) -> [(value, timestamp)]`` (``poll_values``: the same as columns),
+``is_finished()``, ``snapshot_position()`` and ``restore_position(position)`` (positions are
+plain ints, so they survive a JSON savepoint).
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ class SourceReader:
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
         raise NotImplementedError
 
+    def poll_values(self, max_records: int) -> tuple[list[Any], list[int | None] | None]:
+        """``poll`` as columns: (values, timestamps), timestamps None when no record has one."""
+        records = self.poll(max_records)
+        values = [v for v, _ in records]
+        stamps = [ts for _, ts in records]
+        return values, None if stamps.count(None) == len(stamps) else stamps
+
     def is_finished(self) -> bool:
         raise NotImplementedError
 
@@ -45,29 +53,53 @@ class SourceReader:
 
 
 class ListReader(SourceReader):
-    """Reads a materialised list of ``(value, timestamp)`` in order."""
+    """Reads a materialised list of ``(value, timestamp)`` in order (held as columns)."""
 
     def __init__(self, records: Sequence[tuple[Any, int | None]]) -> None:
-        self.records = records
+        values = [v for v, _ in records]
+        stamps = [ts for _, ts in records]
+        self._init(values, None if stamps.count(None) == len(stamps) else stamps)
+
+    @classmethod
+    def of_values(
+        cls, values: Sequence[Any], timestamps: Sequence[int | None] | None = None
+    ) -> ListReader:
+        """A reader of ``values`` (``timestamps`` None: no record has one), without pairs."""
+        reader = cls.__new__(cls)
+        reader._init(list(values), None if timestamps is None else list(timestamps))
+        return reader
+
+    def _init(self, values: list[Any], timestamps: list[int | None] | None) -> None:
+        if timestamps is not None and len(timestamps) != len(values):
+            raise IllegalArgumentException(
+                f"ListReader: {len(values)} values but {len(timestamps)} timestamps."
+            )
+        self.values = values
+        self.timestamps = timestamps
         self.position = 0
 
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        values, stamps = self.poll_values(max_records)
+        return list(zip(values, [None] * len(values) if stamps is None else stamps, strict=True))
+
+    def poll_values(self, max_records: int) -> tuple[list[Any], list[int | None] | None]:
         start = self.position
-        end = min(len(self.records), start + max_records)
+        end = min(len(self.values), start + max_records)
         self.position = end
-        return list(self.records[start:end])
+        stamps = self.timestamps
+        return self.values[start:end], None if stamps is None else stamps[start:end]
 
     def is_finished(self) -> bool:
-        return self.position >= len(self.records)
+        return self.position >= len(self.values)
 
     def snapshot_position(self) -> int:
         return self.position
 
     def restore_position(self, position: int) -> None:
-        if not 0 <= position <= len(self.records):
+        if not 0 <= position <= len(self.values):
             raise IllegalArgumentException(
                 f"Cannot restore a source reader to position {position}; it has "
-                f"{len(self.records)} records."
+                f"{len(self.values)} records."
             )
         self.position = position
 
@@ -81,14 +113,16 @@ class RangeReader(SourceReader):
         self.position = 0
 
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        values, _ = self.poll_values(max_records)
+        return [(v, None) for v in values]
+
+    def poll_values(self, max_records: int) -> tuple[list[Any], None]:
         start = self.position
         end = min(len(self.indices), start + max_records)
         self.position = end
         part = self.indices[start:end]
         fn = self.fn
-        if fn is None:
-            return [(i, None) for i in part]
-        return [(fn(i), None) for i in part]
+        return (list(part) if fn is None else [fn(i) for i in part]), None
 
     def is_finished(self) -> bool:
         return self.position >= len(self.indices)
@@ -127,7 +161,7 @@ class CollectionSource(Source):
                 "The parallelism of non parallel operator must be 1. 'Collection Source' "
                 f"was asked to run with parallelism {parallelism}."
             )
-        return ListReader([(e, None) for e in self.elements])
+        return ListReader.of_values(self.elements)
 
 
 class StatefulSequenceSource(Source):
@@ -221,7 +255,7 @@ class TextFileSource(Source):
         if not lines:
             return ListReader([])
         lo, hi = split_number_range(0, len(lines) - 1, parallelism)[subtask_index]
-        return ListReader([(line, None) for line in lines[lo : hi + 1]])
+        return ListReader.of_values(lines[lo : hi + 1])
 
 
 class _BufferingSourceContext(SourceFunction.SourceContext):

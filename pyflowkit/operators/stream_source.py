@@ -84,9 +84,17 @@ class StreamSource(AbstractUdfStreamOperator):
             raise IllegalArgumentException(
                 f"Source '{self.config.operator_name}' was polled before initialize_state()."
             )
-        records = reader.poll(max_records) if max_records > 0 else []
-        if records:
-            self._emit(records)
+        if reader.may_emit_watermarks:
+            records = reader.poll(max_records) if max_records > 0 else []
+            if records:
+                self._emit(records)
+        elif max_records > 0:
+            values, timestamps = reader.poll_values(max_records)
+            if values:
+                self.records_emitted += len(values)
+                if self.config.time_characteristic == "ProcessingTime":
+                    timestamps = None  # NonTimestampContext
+                self.output.collect_batch(values, timestamps)  # type: ignore[union-attr]
         if reader.is_finished():
             if not self._sent_max_watermark:
                 self._sent_max_watermark = True
@@ -95,23 +103,16 @@ class StreamSource(AbstractUdfStreamOperator):
         return InputStatus.MORE_AVAILABLE
 
     def _emit(self, records: list[tuple[Any, int | None]]) -> None:
+        """A reader that may emit watermarks: records and ``SourceWatermark``s, in order."""
         out = self.output
         keep_ts = self.config.time_characteristic != "ProcessingTime"
-        if self.reader.may_emit_watermarks:  # type: ignore[union-attr]
-            for value, ts in records:
-                if type(value) is SourceWatermark:
-                    if keep_ts:
-                        out.emit_watermark(value.timestamp)  # type: ignore[union-attr]
-                else:
-                    self.records_emitted += 1
-                    out.collect(value, ts if keep_ts else None)  # type: ignore[union-attr]
-            return
-        self.records_emitted += len(records)
-        values = [v for v, _ in records]
-        timestamps = [ts for _, ts in records] if keep_ts else None
-        if timestamps is not None and all(ts is None for ts in timestamps):
-            timestamps = None
-        out.collect_batch(values, timestamps)  # type: ignore[union-attr]
+        for value, ts in records:
+            if type(value) is SourceWatermark:
+                if keep_ts:
+                    out.emit_watermark(value.timestamp)  # type: ignore[union-attr]
+            else:
+                self.records_emitted += 1
+                out.collect(value, ts if keep_ts else None)  # type: ignore[union-attr]
 
     def snapshot_operator_state(self, checkpoint_id: int) -> None:
         if self._position_state is not None and self.reader is not None:
