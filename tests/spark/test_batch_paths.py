@@ -133,3 +133,25 @@ def test_record_writer_batch_rows_equal_per_record_rows(partitioner) -> None:
     got, want = batch_sink.drain(), single_sink.drain()
     assert got["target"] == want["target"] and len(want["target"]) > consumers
     assert [records.loads(p) for p in got["payload"]] == [records.loads(p) for p in want["payload"]]
+
+
+def test_stage_raises_the_gc_threshold_while_it_runs_and_restores_it() -> None:
+    import gc
+
+    import pyarrow as pa
+
+    from pyflowkit.datastream import StreamExecutionEnvironment
+    from pyflowkit.spark.plan import effective_runtime_mode, stage_specs
+    from pyflowkit.spark.stage import GC_THRESHOLD, stage_function
+
+    seen: list[tuple[int, int, int]] = []
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    env.from_collection([1, 2, 3]).map(lambda x: seen.append(gc.get_threshold()) or x).print()
+    job = env.get_job_graph()
+    spec = stage_specs(job, job.stream_graph.execution_config, effective_runtime_mode(job))[0]
+    before = gc.get_threshold()
+    assert before != GC_THRESHOLD
+    rows = list(stage_function(spec)(iter([pa.record_batch({"id": pa.array([0], pa.int64())})])))
+    assert seen == [GC_THRESHOLD] * 3 and rows
+    assert gc.get_threshold() == before
