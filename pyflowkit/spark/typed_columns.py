@@ -103,30 +103,47 @@ def _value_check(basic: str) -> Callable[[Any], bool]:
     return lambda v: type(v) is exact
 
 
+def _column_check(basic: str) -> Callable[[Sequence[Any]], bool]:
+    """``_value_check`` over a whole column at once (type set, then min/max for int ranges)."""
+    exact = _BASIC[basic][2]
+    if exact is int:
+        low, high = _INT_RANGES[basic]
+
+        def ints(column: Sequence[Any]) -> bool:
+            if not column:
+                return True
+            return set(map(type, column)) == {int} and low <= min(column) and max(column) <= high
+
+        return ints
+    return lambda column: not column or set(map(type, column)) == {exact}
+
+
 def encoder(layout: TypedLayout) -> Callable[[list[Any]], tuple[list[Any], int] | None]:
     """values → (the column value: values, or field tuples for Rows; flags), or None when a record
     would not round-trip exactly (the chunk then travels pickled)."""
     from pyflowkit.common.types import Row, RowKind
 
     checks = [_value_check(b) for b in layout.basic]
+    column_checks = [_column_check(b) for b in layout.basic]
     arity = len(layout.basic)
     if layout.kind == "basic":
-        check = checks[0]
+        check_column = column_checks[0]
 
         def encode(values: list[Any]) -> tuple[list[Any], int] | None:
-            return (values, 0) if all(map(check, values)) else None
+            return (values, 0) if check_column(values) else None
 
         return encode
 
     if layout.kind == "tuple":
 
         def encode(values: list[Any]) -> tuple[list[Any], int] | None:
-            for v in values:
-                if type(v) is not tuple or len(v) != arity:
+            if not values:
+                return values, 0
+            if set(map(type, values)) != {tuple} or set(map(len, values)) != {arity}:
+                return None
+            for check_column, column in zip(column_checks, zip(*values, strict=True), strict=True):
+                if not check_column(column):
                     return None
-                for c, field in zip(checks, v, strict=True):
-                    if not c(field):
-                        return None
             return values, 0
 
         return encode

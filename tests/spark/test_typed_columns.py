@@ -66,6 +66,9 @@ def test_records_round_trip_exactly() -> None:
     assert positional == [Row("a", 1), Row("b", 2)] and positional[0]._fields is None
     assert round_trip(Types.DOUBLE(), [1.5, -0.0]) == [1.5, -0.0]
     assert round_trip(Types.STRING(), []) == []
+    assert round_trip(WORD_N, []) == []
+    assert round_trip(Types.LONG(), [2**63 - 1, -(2**63)]) == [2**63 - 1, -(2**63)]
+    assert round_trip(Types.BOOLEAN(), [True, False]) == [True, False]
 
 
 @pytest.mark.parametrize(
@@ -77,6 +80,12 @@ def test_records_round_trip_exactly() -> None:
         (Types.STRING(), ["a", None]),
         (WORD_N, [("a", 1), ["b", 2]]),  # a list is not a tuple
         (WORD_N, [("a", 1, 3)]),
+        (WORD_N, [("a", 1), ("b", True)]),  # a bool field among ints
+        (WORD_N, [("a", 1), ("b", 2.0)]),  # a float field among ints
+        (WORD_N, [("a", 2**63), ("b", 1)]),  # the first record out of range
+        (WORD_N, [("a", 1), (None, 2)]),  # a null string field
+        (Types.LONG(), [1, -(2**63) - 1]),
+        (Types.BOOLEAN(), [True, 1]),
         (ROW, [Row(word="a", n=1), Row("b", 2)]),  # mixed named/positional
         (ROW, [Row(n=1, word="a")]),  # other field order
     ],
