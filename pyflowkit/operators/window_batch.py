@@ -188,15 +188,16 @@ class TumblingBatchProcessor:
         try:
             while heap and heap[0][0] <= time:
                 ts, _, key, window = heappop(heap)
+                tk = type(key)
+                ck = key if tk is str or tk is int else key_cache_key(key)  # timer_ident's key
                 try:
-                    live.remove((ts, key, window))
+                    live.remove((ts, ck, window))
                 except KeyError:
                     continue  # deleted
                 last = (key, window)
                 if ts != window.end - 1:
                     continue  # fused panes have no timer but the trigger's
-                tk = type(key)
-                kg = kg_cache.get(key) if tk is str or tk is int else None
+                kg = kg_cache.get(ck)
                 if kg is None:
                     kg = backend.checked_key_group(key)
                 by_ns = key_groups.get(kg)
@@ -271,6 +272,8 @@ class TumblingBatchProcessor:
         kind, reduce, agg = self.kind, self.reduce, self.agg
         windows = self.windows
         for key, kg, start, vals in groups:
+            tk = type(key)
+            ck = key if tk is str or tk is int else key_cache_key(key)  # timer_ident's key
             window = windows.get(start) or self.window(start)
             by_ns = key_groups.get(kg)  # StateTable.namespace_map, inlined
             if by_ns is None:
@@ -294,7 +297,7 @@ class TumblingBatchProcessor:
             by_key[key] = acc
             max_ts = window.end - 1
             live_before = len(live)  # EventTimeTrigger.onElement's timer; registering a
-            live.add((max_ts, key, window))  # registered timer again is a no-op
+            live.add((max_ts, ck, window))  # registered timer again is a no-op
             if len(live) != live_before:
                 heappush(heap, (max_ts, next(seq), key, window))
             if lateness:

@@ -1,11 +1,15 @@
 """Keyed timers (Flink's ``InternalTimerServiceImpl``, ``InternalTimeServiceManager``).
 
-Timers are per (key, namespace, timestamp), deduplicated, fired in timestamp order (ties in
+Timers are per (timestamp, key, namespace), deduplicated, fired in timestamp order (ties in
 registration order) with the key context set. Event-time timers fire from ``advance_watermark``
 (the operator forwards the watermark afterwards); processing-time timers are scheduled on the
 host's ``ProcessingTimeService`` (the earliest one at a time, as Flink does). In BATCH execution
 mode the end of input (the ``MAX`` watermark) also fires every processing-time timer, as Flink
 1.12's ``BatchExecutionInternalTimeService`` does at the end of a key.
+
+A timer's key is told apart as the keyed state backend tells keys apart (``key_cache_key``):
+``1``, ``True`` and ``1.0`` are equal in Python but three keys (three Java key groups) in Flink,
+so each has its own timers.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import itertools
 from typing import Any, NamedTuple, Protocol
 
 from pyflowkit.errors import IllegalStateException
+from pyflowkit.state.heap_keyed_state_backend import _restore_key, key_cache_key
 from pyflowkit.state.time import LONG_MIN_VALUE, MAX_WATERMARK
 
 EVENT_TIME = "event"
@@ -46,8 +51,23 @@ class Triggerable(Protocol):
     def on_processing_time(self, timer: InternalTimer) -> None: ...
 
 
+def timer_ident(timestamp: int, key: Any, namespace: Any) -> tuple[int, Any, Any]:
+    """A timer's identity: equal iff Flink's ``TimerHeapInternalTimer.equals`` holds.
+
+    The key is compared as the keyed state backend compares keys (``key_cache_key``: type-aware,
+    so ``1``, ``True`` and ``1.0`` differ); ``str``/``int`` keys stand for themselves.
+    """
+    tk = type(key)
+    return (timestamp, key if tk is str or tk is int else key_cache_key(key), namespace)
+
+
 class _TimerQueue:
-    """A deduplicating min-heap of timers (Flink's ``HeapPriorityQueueSet``)."""
+    """A deduplicating min-heap of timers (Flink's ``HeapPriorityQueueSet``).
+
+    ``heap`` holds ``(timestamp, seq, key, namespace)`` (ties fire in registration order);
+    ``live`` holds the ``timer_ident`` of every registered, not deleted, not fired timer.
+    Code writing them directly must use ``timer_ident`` for ``live``.
+    """
 
     def __init__(self) -> None:
         self.heap: list[tuple[int, int, Any, Any]] = []
@@ -55,7 +75,7 @@ class _TimerQueue:
         self.seq = itertools.count()
 
     def add(self, timestamp: int, key: Any, namespace: Any) -> bool:
-        ident = (timestamp, key, namespace)
+        ident = timer_ident(timestamp, key, namespace)
         if ident in self.live:
             return False
         self.live.add(ident)
@@ -63,13 +83,13 @@ class _TimerQueue:
         return True
 
     def remove(self, timestamp: int, key: Any, namespace: Any) -> None:
-        self.live.discard((timestamp, key, namespace))
+        self.live.discard(timer_ident(timestamp, key, namespace))
 
     def peek_timestamp(self) -> int | None:
         heap, live = self.heap, self.live
         while heap:
             ts, _, key, ns = heap[0]
-            if (ts, key, ns) in live:
+            if timer_ident(ts, key, ns) in live:
                 return ts
             heapq.heappop(heap)
         return None
@@ -79,11 +99,13 @@ class _TimerQueue:
         if ts is None or ts > time:
             return None
         ts, _, key, ns = heapq.heappop(self.heap)
-        self.live.discard((ts, key, ns))
+        self.live.discard(timer_ident(ts, key, ns))
         return ts, key, ns
 
     def ordered(self) -> list[tuple[int, Any, Any]]:
-        return [(ts, k, ns) for ts, _, k, ns in sorted(self.heap) if (ts, k, ns) in self.live]
+        """The live timers in firing order (timestamp, then registration)."""
+        live = self.live
+        return [(ts, k, ns) for ts, _, k, ns in sorted(self.heap) if timer_ident(ts, k, ns) in live]
 
     def __len__(self) -> int:
         return len(self.live)
@@ -155,8 +177,11 @@ class InternalTimerService:
         fire = None
         while heap and heap[0][0] <= time:
             ts, _, key, ns = heappop(heap)
+            tk = type(key)
             try:
-                live.remove((ts, key, ns))
+                live.remove(
+                    (ts, key, ns) if tk is str or tk is int else (ts, key_cache_key(key), ns)
+                )
             except KeyError:
                 continue  # deleted
             if fire is None:
@@ -242,8 +267,6 @@ class InternalTimeServiceManager:
 
     def restore(self, timers: dict[int, list[list[Any]]], key_group_range: Any) -> None:
         """Re-register the timers of this subtask's key groups (processing ones once asked for)."""
-        from pyflowkit.state.heap_keyed_state_backend import _restore_key
-
         for kg in sorted(int(k) for k in timers):
             if kg not in key_group_range:
                 continue
