@@ -88,13 +88,36 @@ class Window(ABC):
 
 
 class TimeWindow(Window):
-    """The interval ``[start, end)`` (Flink's ``TimeWindow``)."""
+    """The interval ``[start, end)``, immutable, its hash computed once (Flink's ``TimeWindow``).
 
-    __slots__ = ("start", "end")
+    Equal iff ``start`` and ``end`` are equal (Flink's ``equals``). Windows are namespaces of
+    keyed state and timers, so they are hashed on every state access and timer registration.
+    """
+
+    __slots__ = ("start", "end", "_hash")
+    start: int
+    end: int
+    _hash: int
 
     def __init__(self, start: int, end: int) -> None:
-        self.start = start
-        self.end = end
+        _set_start(self, start)  # the slots' own setters: __setattr__ refuses writes
+        _set_end(self, end)
+        _set_hash(self, hash((start, end)))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"TimeWindow is immutable: cannot set '{name}'.")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"TimeWindow is immutable: cannot delete '{name}'.")
+
+    def __reduce__(self) -> tuple[type[TimeWindow], tuple[int, int]]:
+        return (TimeWindow, (self.start, self.end))
+
+    def __copy__(self) -> TimeWindow:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TimeWindow:
+        return self
 
     def max_timestamp(self) -> int:
         """``end - 1``: the last timestamp that belongs to the window."""
@@ -141,16 +164,23 @@ class TimeWindow(Window):
                 callback.merge(to_be_merged, merge_result)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, TimeWindow) and (self.start, self.end) == (other.start, other.end)
+        return self is other or (
+            isinstance(other, TimeWindow) and self.start == other.start and self.end == other.end
+        )
 
     def __hash__(self) -> int:
-        return hash((self.start, self.end))
+        return self._hash
 
     def __lt__(self, other: TimeWindow) -> bool:
         return (self.start, self.end) < (other.start, other.end)
 
     def __repr__(self) -> str:
         return f"TimeWindow{{start={self.start}, end={self.end}}}"
+
+
+_set_start = TimeWindow.start.__set__  # type: ignore[attr-defined]
+_set_end = TimeWindow.end.__set__  # type: ignore[attr-defined]
+_set_hash = TimeWindow._hash.__set__  # type: ignore[attr-defined]
 
 
 class CountWindow(Window):
