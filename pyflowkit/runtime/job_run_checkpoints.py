@@ -13,7 +13,7 @@ from typing import Any
 
 from pyflowkit.errors import CheckpointException, IllegalArgumentException
 from pyflowkit.graph.job_graph import JobVertex
-from pyflowkit.runtime.checkpoint.properties import CheckpointType
+from pyflowkit.runtime.checkpoint.properties import CheckpointProperties, CheckpointType
 from pyflowkit.runtime.checkpoint.stats import COMPLETED, FAILED, HISTORY_COLUMNS
 
 SAVEPOINT_DIR_KEY = "state.savepoints.dir"
@@ -119,8 +119,6 @@ class CheckpointingRun:
         self, kind: str, target: str | None, _seq: int, raise_errors: bool = False
     ) -> int | None:
         """Run one trigger command (also when a rewind replays it; then failures are quiet)."""
-        from pyflowkit.runtime.checkpoint.coordinator import savepoint_properties
-
         jm = self.job_master
         if jm is None:
             return None
@@ -133,26 +131,21 @@ class CheckpointingRun:
                 return stop_with_savepoint(jm, coord, target, kind.endswith("+drain"))
             if kind == CheckpointType.CHECKPOINT.name:
                 return coord.trigger_checkpoint(is_periodic=False)
-            stopping = kind in (CheckpointType.SYNC_SAVEPOINT.name, "CANCEL_WITH_SAVEPOINT")
-            if stopping:
+            canceling = kind == "CANCEL_WITH_SAVEPOINT"
+            if canceling:
                 coord.stop_checkpoint_scheduler()
-            props_kind = (
-                CheckpointType.SYNC_SAVEPOINT
-                if kind == CheckpointType.SYNC_SAVEPOINT.name
-                else CheckpointType.SAVEPOINT
-            )
             try:
                 cid = coord.trigger_checkpoint(
-                    props=savepoint_properties(props_kind), target_location=target
+                    props=CheckpointProperties.for_savepoint(), target_location=target
                 )
             except CheckpointException:
-                if stopping:
+                if canceling:
                     _restart_scheduler(coord)
                 raise
             assert cid is not None and target is not None
             coord.savepoint_targets[cid] = target
-            if stopping:
-                coord.completion_callbacks[cid] = _after_stopping_savepoint(jm, coord, kind)
+            if canceling:
+                coord.completion_callbacks[cid] = _after_cancel_savepoint(jm, coord)
             return cid
         except CheckpointException:
             if raise_errors:
@@ -272,13 +265,13 @@ def _restart_scheduler(coord: Any) -> None:
         coord.start_checkpoint_scheduler()
 
 
-def _after_stopping_savepoint(jm: Any, coord: Any, kind: str) -> Any:
-    """What happens once a stop/cancel savepoint is done: cancel the job, or go on if it failed."""
+def _after_cancel_savepoint(jm: Any, coord: Any) -> Any:
+    """Once a cancel-with-savepoint is done: cancel the job, or go on if the savepoint failed."""
 
     def done(success: bool) -> None:
-        if not success:
-            _restart_scheduler(coord)
-        elif kind == "CANCEL_WITH_SAVEPOINT":
+        if success:
             jm.cancel()
+        else:
+            _restart_scheduler(coord)
 
     return done

@@ -175,3 +175,38 @@ def test_env_execute_honours_execution_savepoint_path(tmp_path: Path) -> None:
     env.execute("resumed word count")
     store.commit_final_transactions()
     assert Counter(store.committed) == running_counts(WORDS)
+
+
+def test_a_failed_cancel_with_savepoint_leaves_the_job_running(tmp_path: Path) -> None:
+    """The savepoint is aborted by a task failure: no cancel, periodic checkpoints resume."""
+    run, store = start()
+    run.run_until(all_tasks_in("RUNNING"))
+    sp = run.cancel_with_savepoint(tmp_path)
+    assert not run.checkpoint_coordinator.periodic_scheduling
+    run.fail_task(REDUCE, 0)
+    with pytest.raises(CheckpointException, match=f"Savepoint {sp} did not complete"):
+        run.savepoint_path(sp)
+    run.run_until(checkpoint_completed(sp + 1))
+    run.run_until(job_finished())
+    assert run.job_status is JobStatus.FINISHED
+    store.commit_final_transactions()
+    assert Counter(store.committed) == running_counts(WORDS)
+
+
+def test_stop_with_savepoint_goes_through_the_job_masters_stop_path(tmp_path: Path) -> None:
+    """Both drain modes run ``JobMaster.stopWithSavepoint`` (also when a rewind replays them)."""
+    for drain in (False, True):
+        run, _ = start()
+        run.run_until(checkpoint_completed(1))
+        at = run.steps_taken
+        sp = run.stop_with_savepoint(tmp_path / str(drain), drain=drain)
+        run.run_until(job_finished())
+        stops = [e.message for e in run.trace if e.method == "JobMaster.stopWithSavepoint"]
+        assert stops == [
+            f"{'Draining' if drain else 'Suspending'} job {run.job_id} with a savepoint "
+            f"(advanceToEndOfEventTime={str(drain).lower()})."
+        ]
+        assert run.checkpoints_frame().set_index("id").loc[sp, "status"] == "COMPLETED"
+        run.rewind(at - 1)
+        run.run_until(job_finished())
+        assert [e.message for e in run.trace if e.method == "JobMaster.stopWithSavepoint"] == stops

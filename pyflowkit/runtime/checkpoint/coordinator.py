@@ -34,7 +34,6 @@ from pyflowkit.runtime.checkpoint.pending_checkpoint import (
 from pyflowkit.runtime.checkpoint.properties import (
     CheckpointOptions,
     CheckpointProperties,
-    CheckpointType,
 )
 from pyflowkit.runtime.checkpoint.request_decider import (
     CheckpointRequestDecider,
@@ -695,10 +694,3 @@ class CheckpointCoordinator:
                 R.CHECKPOINT_DECLINED.name,
             )
         return cp
-
-
-def savepoint_properties(kind: CheckpointType) -> CheckpointProperties:
-    """Properties for a user-triggered savepoint (``SAVEPOINT``) or stop-with-savepoint."""
-    if kind is CheckpointType.SYNC_SAVEPOINT:
-        return CheckpointProperties.for_sync_savepoint()
-    return CheckpointProperties.for_savepoint()
