@@ -18,7 +18,9 @@ class Mail:
 class MailboxProcessor:
     """Flink's ``MailboxProcessor``: priority mails first, then mails, else the default action.
 
-    Priority mails are where checkpoint triggers go (next issue); timers are ordinary mails.
+    Priority mails (``TaskMailbox.MAX_PRIORITY``) carry checkpoint triggers and notifications;
+    timers are ordinary mails. ``priority_only`` is ``getMailboxExecutor(MAX_PRIORITY).yield()``:
+    what the synchronous savepoint loop runs while ordinary mail waits.
     """
 
     def __init__(self) -> None:
@@ -29,13 +31,15 @@ class MailboxProcessor:
     def put(self, mail: Mail, priority: bool = False) -> None:
         (self.priority_mails if priority else self.mails).append(mail)
 
-    def has_mail(self) -> bool:
+    def has_mail(self, priority_only: bool = False) -> bool:
+        if priority_only:
+            return bool(self.priority_mails)
         return bool(self.priority_mails or self.mails)
 
-    def take_mail(self) -> Mail | None:
+    def take_mail(self, priority_only: bool = False) -> Mail | None:
         if self.priority_mails:
             return self.priority_mails.popleft()
-        if self.mails:
+        if self.mails and not priority_only:
             return self.mails.popleft()
         return None
 

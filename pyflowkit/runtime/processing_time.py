@@ -44,10 +44,7 @@ class SimulatedProcessingTimeService:
         def fire() -> None:
             if timer.cancelled or not task.accepts_mail():
                 return
-            task.mailbox.put(
-                Mail(f"processing-time timer @ {timestamp}", lambda: callback(timestamp))
-            )
-            task.schedule_mailbox()
+            task.put_mail(Mail(f"processing-time timer @ {timestamp}", lambda: callback(timestamp)))
 
         timer.event = task.bus.call_later(
             delay, f"Timer:{task.attempt_id}", "ProcessingTimeService.timer", fire

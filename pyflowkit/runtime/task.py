@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
 from pyflowkit.runtime.deployment import TaskDeploymentDescriptor
 from pyflowkit.runtime.execution_state import TASK_TRANSITIONS, ExecutionState, check_transition
-from pyflowkit.runtime.mailbox import MailboxProcessor
+from pyflowkit.runtime.mailbox import Mail, MailboxProcessor
 from pyflowkit.runtime.network import ResultPartition, SingleInputGate
 from pyflowkit.runtime.processing_time import SimulatedProcessingTimeService
 from pyflowkit.runtime.record_writer import RecordWriter
@@ -194,8 +194,27 @@ class Task:
 
     def has_work(self) -> bool:
         return self.accepts_mail() and (
-            self.mailbox.has_mail() or self.invokable.is_default_action_available()
+            self.mailbox.has_mail(self.priority_mail_only())
+            or self.invokable.is_default_action_available()
         )
+
+    def priority_mail_only(self) -> bool:
+        """True while ``StreamTask.runSynchronousSavepointMailboxLoop`` runs (ordinary mail waits)."""
+        cp = self.checkpointing
+        return cp is not None and cp.in_synchronous_savepoint_loop
+
+    def put_mail(self, mail: Mail, priority: bool = False) -> None:
+        """``MailboxExecutor.execute``: enqueue ``mail`` and wake the mailbox loop."""
+        self.mailbox.put(mail, priority)
+        if not priority and self.priority_mail_only():
+            self.emit(
+                "StreamTask.runSynchronousSavepointMailboxLoop",
+                f"{self.name} holds mail '{mail.description}' until savepoint "
+                f"{self.checkpointing.sync_savepoint_id} completes or is aborted: the loop yields "
+                "to priority mail only (MailboxProcessor.getMailboxExecutor(MAX_PRIORITY)).",
+                checkpoint=self.checkpointing.sync_savepoint_id,
+            )
+        self.schedule_mailbox()
 
     def schedule_mailbox(self) -> None:
         if self._wakeup is None and self.has_work():
@@ -208,7 +227,7 @@ class Task:
         if not self.accepts_mail():
             return
         fast = self.bus.fast
-        mail = self.mailbox.take_mail()
+        mail = self.mailbox.take_mail(self.priority_mail_only())
         if mail is not None:
             mail.action()
             self.mailbox.mails_processed += 1

@@ -179,7 +179,16 @@ class TaskCheckpointDriver:
         self.alignment: dict[int, int] = {}
         self.sync_savepoint_id: int | None = None  # stop-with-savepoint holds the task
         self.stopped_by_savepoint: int | None = None  # the completed stop-with-savepoint
+        self.sync_savepoint_loop: int | None = (
+            None  # runSynchronousSavepointMailboxLoop's savepoint
+        )
         self._event_checkpoint: dict[str, int] = {}  # the checkpoint of the barrier in hand
+
+    @property
+    def in_synchronous_savepoint_loop(self) -> bool:
+        """``runSynchronousSavepointMailboxLoop``: ``while (syncSavepointId != null) yield()``."""
+        loop = self.sync_savepoint_loop
+        return loop is not None and loop == self.sync_savepoint_id
 
     # -- setup ----------------------------------------------------------------------------------
     def setup(self, chain: Any, writers: list[Any], gates: list[Any], settings: Any) -> None:
@@ -339,14 +348,13 @@ class TaskCheckpointDriver:
             "mailbox (priority mail).",
             checkpoint=checkpoint_id,
         )
-        task.mailbox.put(
+        task.put_mail(
             Mail(
                 f"StreamTask.triggerCheckpointAsync (checkpoint {checkpoint_id})",
                 lambda: self.perform_checkpoint(barrier, advance_to_end_of_event_time),
             ),
             priority=True,
         )
-        task.schedule_mailbox()
 
     # -- snapshot -------------------------------------------------------------------------------
     def perform_checkpoint(
@@ -381,10 +389,13 @@ class TaskCheckpointDriver:
         )
         self.in_flight[barrier.id] = sync
         if synchronous and task.tdd.input_gates:
+            self.sync_savepoint_loop = barrier.id
+            held = len(task.mailbox.mails)
             task.emit(
                 "StreamTask.runSynchronousSavepointMailboxLoop",
                 f"{task.name} waits for savepoint {barrier.id} to complete: it processes no "
-                "input meanwhile, only priority mail.",
+                "input meanwhile, only priority mail (notifyCheckpointComplete/Abort); "
+                f"timers and other mail wait ({held} queued).",
                 checkpoint=barrier.id,
             )
         elif synchronous:
@@ -511,11 +522,10 @@ class TaskCheckpointDriver:
             if checkpoint_id == self.sync_savepoint_id:
                 self._finish_after_sync_savepoint(checkpoint_id)
 
-        task.mailbox.put(
+        task.put_mail(
             Mail(f"StreamTask.notifyCheckpointCompleteAsync (checkpoint {checkpoint_id})", run),
             priority=True,
         )
-        task.schedule_mailbox()
 
     def _set_synchronous_savepoint_id(self, checkpoint_id: int) -> None:
         """``setSynchronousSavepointId``: the task stops once this savepoint completes."""
@@ -541,9 +551,25 @@ class TaskCheckpointDriver:
     def _finish_after_sync_savepoint(self, checkpoint_id: int) -> None:
         """``resetSynchronousSavepointId`` + ``finishTask``: sources stop, the others go on until
         their inputs end (the savepoint already holds their state)."""
+        self.task.invokable.finish_task(checkpoint_id)
         self.sync_savepoint_id = None
         self.stopped_by_savepoint = checkpoint_id
-        self.task.invokable.finish_task(checkpoint_id)
+        self._leave_synchronous_savepoint_loop(checkpoint_id, "completed")
+
+    def _leave_synchronous_savepoint_loop(self, checkpoint_id: int, outcome: str) -> None:
+        """The loop ends once ``syncSavepointId`` is reset; the mail it held runs from now on."""
+        if self.sync_savepoint_loop != checkpoint_id:
+            return
+        self.sync_savepoint_loop = None
+        task = self.task
+        if outcome == "completed" and not task.mailbox.mails:
+            return  # finishTask's trace line already says the loop is left
+        task.emit(
+            "StreamTask.runSynchronousSavepointMailboxLoop",
+            f"{task.name} leaves the synchronous savepoint loop: savepoint {checkpoint_id} "
+            f"{outcome}; {len(task.mailbox.mails)} held mail(s) run from now on.",
+            checkpoint=checkpoint_id,
+        )
 
     def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
         from pyflowkit.runtime.mailbox import Mail
@@ -552,14 +578,14 @@ class TaskCheckpointDriver:
             self.in_flight.pop(checkpoint_id, None)
             if checkpoint_id == self.sync_savepoint_id:
                 self.sync_savepoint_id = None  # the savepoint failed: the task goes on
+                self._leave_synchronous_savepoint_loop(checkpoint_id, "was aborted")
             if self.subtask is not None:
                 self.subtask.notify_checkpoint_aborted(checkpoint_id)
 
-        self.task.mailbox.put(
+        self.task.put_mail(
             Mail(f"StreamTask.notifyCheckpointAbortAsync (checkpoint {checkpoint_id})", run),
             priority=True,
         )
-        self.task.schedule_mailbox()
 
 
 # -- JobMaster side -----------------------------------------------------------------------------
