@@ -251,6 +251,7 @@ class AbstractUdfStreamOperator(StreamOperator):
     def __init__(self, user_function: Any) -> None:
         super().__init__()
         self.user_function = user_function
+        self._functions_closed = False
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -262,6 +263,18 @@ class AbstractUdfStreamOperator(StreamOperator):
             opener(self.runtime_context)
 
     def close(self) -> None:
+        self._functions_closed = True
+        self._close_function()
+
+    def dispose(self) -> None:
+        """A function not closed yet (the task failed or was canceled) is closed now (1.11's
+        ``FunctionUtils.closeFunction`` in ``dispose``; a raising close() propagates)."""
+        super().dispose()
+        if not self._functions_closed:
+            self._functions_closed = True
+            self._close_function()
+
+    def _close_function(self) -> None:
         closer = getattr(self.user_function, "close", None)
         if callable(closer) and not isinstance(self.user_function, type):
             closer()
