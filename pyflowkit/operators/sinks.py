@@ -97,6 +97,13 @@ class StreamSink(AbstractUdfStreamOperator):
         self._ctx = _SinkContext(self)
         self.lines: int = 0
 
+    def end_input(self) -> None:
+        """End of input: the function's ``finish()`` if it has one (Flink 1.14's
+        ``SinkFunction.finish``; a two-phase-commit sink pre-commits its final transaction)."""
+        finisher = getattr(self.user_function, "finish", None)
+        if callable(finisher) and not isinstance(self.user_function, type):
+            finisher()
+
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
         if params.get("collect"):
