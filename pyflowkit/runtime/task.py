@@ -294,14 +294,24 @@ class Task:
         if self.state is S.CANCELING:
             self._finish_cancel()
             return
-        try:
-            self.invokable.clean_up_invoke()
-        except Exception:  # noqa: BLE001 - cleanup errors never hide the root failure
-            pass
+        self._clean_up_invoke()
         self.transition_state(S.FAILED, suffix="")
         self.emit("Task.failure", f"{self.name} failed: {type(exc).__name__}: {exc}")
         self.release_network()
         self._exit()
+
+    def _clean_up_invoke(self) -> None:
+        """``StreamTask.cleanUpInvoke`` after a failure or cancel: ``disposeAllOperators(true)``
+        logs an error of ``dispose`` (e.g. a user function's close()) and goes on; it never
+        replaces the failure that ended the task."""
+        try:
+            self.invokable.clean_up_invoke()
+        except Exception as exc:  # noqa: BLE001 - cleanup errors never hide the root failure
+            self.emit(
+                "StreamTask.disposeAllOperators",
+                f"Error during disposal of stream operator in {self.name}: "
+                f"{type(exc).__name__}: {exc}",
+            )
 
     def fail_externally(self, cause: BaseException) -> None:
         """``Task.failExternally``: fail the task from outside (e.g. ``run.fail_task``)."""
@@ -320,10 +330,7 @@ class Task:
     def _finish_cancel(self) -> None:
         if self.state is not S.CANCELING or not self.process_alive:
             return
-        try:
-            self.invokable.clean_up_invoke()
-        except Exception:  # noqa: BLE001
-            pass
+        self._clean_up_invoke()
         self.transition_state(S.CANCELED)
         self.release_network()
         self._exit()

@@ -97,15 +97,13 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
             if cid <= checkpoint_id:
                 self.commit(self.pending_commit_transactions.pop(cid))
 
-    def close(self) -> None:
-        """End of input: the open transaction is pre-committed as this subtask's final one.
+    def finish(self) -> None:
+        """End of input (``SinkFunction.finish``, called by ``StreamSink.end_input``): the open
+        transaction is pre-committed as this subtask's final one.
 
-        Flink 1.11 aborted the open transaction here (the tail after the last checkpoint was
-        lost); later Flink commits it with a final checkpoint (FLIP-147). ``finish_transaction``
-        decides. Only a live task that ended its input closes its operators
-        (``StreamTask.afterInvoke``); a failed or canceled attempt is disposed without ``close()``
-        (1.11's ``dispose`` closes the function, which aborts), so it never publishes or commits
-        anything, and its open transaction stays uncommitted.
+        Flink 1.11 has no such step (its ``close()`` aborted the open transaction, so the tail
+        after the last checkpoint was lost); later Flink commits it with a final checkpoint
+        (FLIP-147). ``finish_transaction`` decides. Only a task that ended its input gets here.
         """
         for cid in sorted(self.pending_commit_transactions):  # pre-committed, never confirmed
             self.finish_transaction(self.pending_commit_transactions.pop(cid))
@@ -113,6 +111,15 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
             self.pre_commit(self.current_transaction)
             self.finish_transaction(self.current_transaction)
             self.current_transaction = None
+
+    def close(self) -> None:
+        """Flink 1.11's ``close()``: abort the open transaction, if any (after ``finish()`` there
+        is none). A failed or canceled attempt gets here through ``dispose``
+        (``AbstractUdfStreamOperator`` closes its function), so its open transaction is aborted;
+        what it had pre-committed stays for the restored job to commit."""
+        transaction, self.current_transaction = self.current_transaction, None
+        if transaction is not None:
+            self.abort(transaction)
 
     def finish_transaction(self, transaction: Any) -> None:
         """What happens to the last transaction at end of input (default: abort, as in 1.11)."""

@@ -33,6 +33,6 @@ def test_commit_only_after_checkpoint_completes_and_restore_commits_then_aborts(
     assert len(store.aborted) == 1  # the transaction open at checkpoint 1
     again.invoke(3, None)
     again.invoke(4, None)
-    again.close()
+    again.finish()
     store.commit_final_transactions()
     assert store.committed == [1, 2, 3, 4]

@@ -1,9 +1,10 @@
-"""Only a live attempt that ends its input normally closes its transactional sink.
+"""Only a live attempt that ends its input normally finishes its transactional sink.
 
 Root cause of a soak-found duplicate: a TaskManager died while a sink subtask's ``Task.run`` was
 queued; the attempt still ran on the dead process to its end of input and published its tail as
 a final transaction, which the restored attempt had committed already. A killed TaskExecutor's
-tasks run nothing more; failed and canceled attempts never close their sink.
+tasks run nothing more; failed and canceled attempts never finish their sink: their dispose closes
+the sink function (1.11's ``AbstractUdfStreamOperator.dispose``), which aborts the open transaction.
 """
 
 from __future__ import annotations
@@ -103,20 +104,21 @@ def test_a_task_manager_dying_before_after_invoke_leaves_the_sink_unclosed() -> 
     assert store.fenced == []
 
 
-def test_a_failed_attempt_never_closes_its_sink() -> None:
+def test_a_failed_attempt_aborts_its_open_transaction_in_dispose() -> None:
     store = TransactionStore()
     run = submit(store, seed=5)
     failed = step_until_a_sink_task(run, after_invoke_queued)
     open_txn = sink_function(failed).current_transaction
     run.fail_task(SINK_VERTEX, failed.tdd.subtask_index, cause="failure after end of input")
     assert failed.state is ExecutionState.FAILED
-    assert sink_function(failed).current_transaction is open_txn  # disposed, not closed
-    assert failed.tdd.subtask_index not in store.final
+    assert sink_function(failed).current_transaction is None  # dispose closed the function
+    assert store.aborted[-1] == open_txn["id"]  # ... whose close() aborted the open transaction
+    assert failed.tdd.subtask_index not in store.final  # never finished: nothing published
     finish_exactly_once(run, store)
     assert open_txn["id"] not in store.committed_ids
 
 
-def test_a_canceled_attempt_never_closes_its_sink() -> None:
+def test_a_canceled_attempt_aborts_its_open_transaction_in_dispose() -> None:
     store = TransactionStore()
     run = submit(store, seed=6)
     canceled = step_until_a_sink_task(run, after_invoke_queued)
@@ -125,7 +127,8 @@ def test_a_canceled_attempt_never_closes_its_sink() -> None:
     canceled.task_executor.cancel_task(canceled.attempt_id)
     run.run_until(lambda r: canceled.state.is_terminal())
     assert canceled.state is ExecutionState.CANCELED
-    assert sink_function(canceled).current_transaction is open_txn  # disposed, not closed
+    assert sink_function(canceled).current_transaction is None  # closed by dispose
+    assert store.aborted[-1] == open_txn["id"]
     assert canceled.tdd.subtask_index not in store.final
     finish_exactly_once(run, store)
     assert open_txn["id"] not in store.committed_ids

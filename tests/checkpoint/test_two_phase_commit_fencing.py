@@ -35,10 +35,10 @@ def test_a_stale_attempt_closing_after_the_new_one_opened_is_fenced() -> None:
     new = attempt(store, 0, ["a", "b", "c"])
     assert (old.epoch, new.epoch) == (1, 2)
     stale_txn = old.current_transaction["id"]
-    old.close()  # the zombie's end of input arrives late
+    old.finish()  # the zombie's end of input arrives late
     assert store.final == {}
     assert store.fenced == [stale_txn]
-    new.close()
+    new.finish()
     assert [t["records"] for t in store.final[0]] == [["a", "b", "c"]]
     store.commit_final_transactions()
     assert store.committed == ["a", "b", "c"]
@@ -48,7 +48,7 @@ def test_a_stale_attempt_closing_after_the_new_one_opened_is_fenced() -> None:
 def test_a_new_attempt_drops_the_final_transactions_older_attempts_left() -> None:
     store = TransactionStore()
     finished = attempt(store, 1, ["x"])
-    finished.close()  # FINISHED, then restarted by a failover before the job ended
+    finished.finish()  # FINISHED, then restarted by a failover before the job ended
     assert [t["records"] for t in store.final[1]] == [["x"]]
     attempt(store, 1, ["x", "y"])  # the restarted attempt has not reached its end yet
     assert store.final == {}
@@ -62,8 +62,8 @@ def test_attempts_of_different_subtasks_do_not_fence_each_other() -> None:
     first = attempt(store, 0, [1])
     second = attempt(store, 1, [2])
     assert store.epochs == {0: 1, 1: 1}
-    second.close()
-    first.close()
+    second.finish()
+    first.finish()
     store.commit_final_transactions()
     assert store.committed == [1, 2]  # subtask order
     assert store.fenced == []
