@@ -103,9 +103,18 @@ class _TimerQueue:
         return ts, key, ns
 
     def ordered(self) -> list[tuple[int, Any, Any]]:
-        """The live timers in firing order (timestamp, then registration)."""
-        live = self.live
-        return [(ts, k, ns) for ts, _, k, ns in sorted(self.heap) if timer_ident(ts, k, ns) in live]
+        """The live timers in firing order (timestamp, then registration), each once.
+
+        A timer deleted and registered again has two heap entries; the first one fires.
+        """
+        live, seen = self.live, set()
+        out = []
+        for ts, _, k, ns in sorted(self.heap):
+            ident = timer_ident(ts, k, ns)
+            if ident in live and ident not in seen:
+                seen.add(ident)
+                out.append((ts, k, ns))
+        return out
 
     def __len__(self) -> int:
         return len(self.live)

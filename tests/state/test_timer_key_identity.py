@@ -163,3 +163,18 @@ def test_batch_mode_keyed_reduce_emits_one_value_per_mixed_key() -> None:
         .print("sum")
     )
     assert run_printed(env) == ["1:int=9", "True:bool=18", "1.0:float=4", "'x':str=32"]
+
+
+def test_a_timer_deleted_and_registered_again_is_snapshot_once() -> None:
+    svc, backend, rec, _ = service_with_backend()
+    for key in MIXED:
+        backend.set_current_key(key)
+        svc.register_event_time_timer(VOID_NAMESPACE, 9)
+    backend.set_current_key(True)
+    svc.delete_event_time_timer(VOID_NAMESPACE, 9)
+    svc.register_event_time_timer(VOID_NAMESPACE, 9)
+    entries = [e for es in svc.manager.snapshot().values() for e in es]
+    assert sorted(repr(e[3]) for e in entries) == ["1", "1.0", "True"]
+    assert svc.num_event_time_timers() == 3
+    svc.manager.advance_watermark(9)
+    assert sorted(repr(k) for _, _, k, _, _ in rec.fired) == ["1", "1.0", "True"]  # once each
