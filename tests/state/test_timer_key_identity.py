@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from pyflowkit.common import Types, WatermarkStrategy
 from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflowkit.datastream.functions import KeyedProcessFunction
@@ -178,3 +180,58 @@ def test_a_timer_deleted_and_registered_again_is_snapshot_once() -> None:
     assert svc.num_event_time_timers() == 3
     svc.manager.advance_watermark(9)
     assert sorted(repr(k) for _, _, k, _, _ in rec.fired) == ["1", "1.0", "True"]  # once each
+
+
+def mixed_key_jobs(mode: str) -> StreamExecutionEnvironment:
+    """A keyed process timer job and a keyed reduce over keys 1, True, 1.0 (parallelism 2).
+
+    The function class is local, so Spark's workers get it by value (this module is not importable
+    there).
+    """
+
+    class TimerPerKey(KeyedProcessFunction):
+        def process_element(self, value: Any, ctx: Any) -> Any:
+            ctx.timer_service().register_event_time_timer(100)
+            return iter(())
+
+        def on_timer(self, timestamp: int, ctx: Any) -> Any:
+            key = ctx.get_current_key()
+            yield f"{key!r}:{type(key).__name__}@{timestamp}"
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    if mode == "BATCH":
+        env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    strategy = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda v, ts: v[1]
+    )
+    data = [(1, 1), (True, 2), (1.0, 4), (1, 8), (True, 16)]
+    stream = env.from_collection(data, type_info=Types.PICKLED_BYTE_ARRAY())
+    (
+        stream.assign_timestamps_and_watermarks(strategy)
+        .key_by(lambda v: v[0])
+        .process(TimerPerKey(), output_type=Types.STRING())
+        .print("t")
+    )
+    (
+        stream.key_by(lambda v: v[0])
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .map(lambda v: f"{v[0]!r}:{type(v[0]).__name__}={v[1]}", output_type=Types.STRING())
+        .print("sum")
+    )
+    return env
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("mode", ["STREAMING", "BATCH"])
+def test_mixed_keys_on_spark_fire_and_reduce_per_key(spark: Any, mode: str) -> None:
+    from pyflowkit.spark.executor import execute
+
+    lines = execute(mixed_key_jobs(mode).get_job_graph(), spark=spark, print_output=False)
+    got = sorted(line.split("> ", 1)[1] for line in lines.print_lines)
+    timers = ["1.0:float@100", "1:int@100", "True:bool@100"]
+    if mode == "BATCH":
+        sums = ["1.0:float=4", "1:int=9", "True:bool=18"]
+    else:  # a running value per record
+        sums = ["1.0:float=4", "1:int=1", "1:int=9", "True:bool=18", "True:bool=2"]
+    assert got == sorted(timers + sums)
