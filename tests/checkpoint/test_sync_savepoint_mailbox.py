@@ -110,3 +110,38 @@ def test_same_seed_same_trace_and_rewind_replays_the_loop(tmp_path: Path) -> Non
     run.rewind(at - 1)
     run.run_until(job_finished())
     assert [(e.component, e.method, e.message) for e in run.trace] == first
+
+
+def test_an_aborted_savepoint_ends_the_loop_and_the_held_mail_runs(tmp_path: Path) -> None:
+    """``notifyCheckpointAbortAsync`` is priority mail too: the loop ends, held timers fire."""
+    from pyflowkit.runtime.checkpoint.integration import driver
+
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(job())
+    run.run_until(checkpoint_completed(1))
+    sp = run.stop_with_savepoint(tmp_path)
+
+    def looping(r: Any) -> list[Any]:
+        return [
+            t
+            for te in r.task_executors
+            for t in te.tasks.values()
+            if t.process_alive and t.priority_mail_only() and t.mailbox.mails
+        ]
+
+    run.run_until(lambda r: bool(looping(r)))
+    task = looping(run)[0]
+    held = len(task.mailbox.mails)
+    driver(task).notify_checkpoint_aborted(sp)
+    run.run_until(lambda r: not task.priority_mail_only())
+    left = [e for e in run.trace if e.method == LOOP and "leaves" in e.message]
+    assert left[-1].component == task.name
+    assert left[-1].message == (
+        f"{task.name} leaves the synchronous savepoint loop: savepoint {sp} was aborted; "
+        f"{held} held mail(s) run from now on."
+    )
+    at = len(run.trace)
+    run.run_until(lambda r: not task.mailbox.mails)
+    assert any(
+        e.component == task.name and "ran mail: processing-time timer" in e.message
+        for e in run.trace[at:]
+    )
