@@ -12,6 +12,7 @@ from pyflowkit.runtime.dispatcher import Dispatcher
 from pyflowkit.runtime.environment import EmptySchedule
 from pyflowkit.runtime.execution import Execution
 from pyflowkit.runtime.execution_state import ExecutionState
+from pyflowkit.runtime.gc_tuning import young_gc_threshold
 from pyflowkit.runtime.job_master import JobMaster
 from pyflowkit.runtime.job_run_checkpoints import CheckpointingRun
 from pyflowkit.runtime.job_status import JobStatus
@@ -178,11 +179,12 @@ class JobRun(CheckpointingRun):
         """Fast mode: the same machinery with whole buffers per step and no data-plane trace."""
         self._set_fast(True)
         steps = 0
-        while self.has_next() or self._commands_pending():
-            self._step_once()
-            steps += 1
-            if max_steps is not None and steps >= max_steps:
-                break
+        with young_gc_threshold():
+            while self.has_next() or self._commands_pending():
+                self._step_once()
+                steps += 1
+                if max_steps is not None and steps >= max_steps:
+                    break
         return self
 
     def _set_fast(self, fast: bool) -> None:
