@@ -169,7 +169,9 @@ def test_checkpoint_reaches_completed_in_the_panel(lab):
         with sync_playwright() as p:
             ctx, page, stepper = run_all(p, lab, "04_checkpoints.ipynb", udd, width=1900)
             pane = stepper.locator(".pfk-checkpoint-pane")
-            # the notebook completed checkpoint 1 from Python; the panel shows it
+            # the notebook completed checkpoint 1 from Python; the panel shows it (scrolled into
+            # view first: JupyterLab skips rendering off-screen cells, leaving innerText empty)
+            pane.scroll_into_view_if_needed()
             assert pane.locator("tr.pfk-ck-COMPLETED td.pfk-ck-status").first.inner_text() == (
                 "COMPLETED"
             )
