@@ -73,6 +73,10 @@ class StreamSource(AbstractUdfStreamOperator):
             opener.open(self.runtime_context)
 
     def close(self) -> None:
+        # closes once; a failed/canceled task's SourceFunction is closed by dispose() instead
+        super().close()
+
+    def _close_function(self) -> None:
         fn = getattr(self.source, "function", None)
         if fn is not None and callable(getattr(fn, "close", None)):
             fn.close()

@@ -41,7 +41,7 @@ from pyflowkit.errors import (
     UnsupportedOperationException,
 )
 from pyflowkit.graph.transformations import ChainingStrategy
-from pyflowkit.operators.base import StreamOperator
+from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.merging_window_set import MergingWindowSet
 from pyflowkit.operators.output import Output
@@ -269,15 +269,18 @@ def _is_side_output(item: Any) -> bool:
     return type(item) is tuple and len(item) == 2 and type(item[0]).__name__ == "OutputTag"
 
 
-class WindowOperator(StreamOperator):
-    """Flink's ``WindowOperator``: keyed windows, triggers, lateness, cleanup and merging."""
+class WindowOperator(AbstractUdfStreamOperator):
+    """Flink's ``WindowOperator``: keyed windows, triggers, lateness, cleanup and merging.
+
+    As in 1.11 it is an ``AbstractUdfStreamOperator`` over the ``InternalWindowFunction``: the
+    user function is opened once, closed once by close() or, on failure/cancel, by dispose()."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
     evicting: ClassVar[bool] = False
 
     def __init__(self, params: Mapping[str, Any], name: str = "Window") -> None:
-        super().__init__()
         spec = WindowSpec(dict(params), name, self.evicting)
+        super().__init__(spec.function)
         self.name = name
         self.assigner = spec.assigner
         self.trigger = spec.trigger
@@ -332,7 +335,7 @@ class WindowOperator(StreamOperator):
         if callable(opener) and not isinstance(user, type):
             opener(self.runtime_context)
 
-    def close(self) -> None:
+    def _close_function(self) -> None:
         user = self.internal_function.user_function
         closer = getattr(user, "close", None)
         if callable(closer) and not isinstance(user, type):

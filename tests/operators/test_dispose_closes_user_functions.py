@@ -1,0 +1,91 @@
+"""User functions are opened once and closed exactly once: by close() or, on failure, dispose()."""
+
+from __future__ import annotations
+
+from pyflowkit.datastream.functions import ProcessWindowFunction, SourceFunction
+from pyflowkit.datastream.window import TumblingEventTimeWindows
+from pyflowkit.operators.stream_source import StreamSource
+from tests.windows.harness import WindowHarness
+
+MAX = 2**63 - 1
+
+
+class CountingWindowFunction(ProcessWindowFunction):
+    def __init__(self) -> None:
+        self.opened = 0
+        self.closed = 0
+
+    def open(self, runtime_context) -> None:
+        self.opened += 1
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def process(self, key, context, elements):
+        yield (key, len(list(elements)))
+
+
+class CountingSourceFunction(SourceFunction):
+    def __init__(self) -> None:
+        self.opened = 0
+        self.closed = 0
+
+    def open(self, runtime_context) -> None:
+        self.opened += 1
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def run(self, ctx) -> None:
+        ctx.collect(1)
+
+    def cancel(self) -> None:
+        pass
+
+
+def window_harness() -> tuple[WindowHarness, CountingWindowFunction]:
+    """The operator holds its own copy of the function (Flink deserialises it per subtask)."""
+    h = WindowHarness(
+        window_assigner=TumblingEventTimeWindows.of(5000),
+        function=CountingWindowFunction(),
+        window_function_kind="process",
+    )
+    return h, h.operator.internal_function.user_function
+
+
+def test_window_function_normal_run_opened_and_closed_once() -> None:
+    h, fn = window_harness()
+    h.element(("a", 1), 1000)
+    h.watermark(MAX)
+    h.operator.close()
+    h.operator.dispose()
+    assert h.values == [("a", 1)]
+    assert (fn.opened, fn.closed) == (1, 1)
+
+
+def test_window_function_failed_task_closed_once_by_dispose() -> None:
+    h, fn = window_harness()
+    h.element(("a", 1), 1000)
+    h.operator.dispose()  # failure/cancel: close() is never called
+    assert (fn.opened, fn.closed) == (1, 1)
+    h.operator.dispose()
+    assert fn.closed == 1
+
+
+def test_source_function_closed_once_by_close_then_dispose() -> None:
+    fn = CountingSourceFunction()
+    op = StreamSource(fn)
+    op._close_function()  # the operator's close path reaches the SourceFunction
+    assert fn.closed == 1
+    fn.closed = 0
+    op.close()
+    op.dispose()
+    assert fn.closed == 1
+
+
+def test_source_function_of_failed_task_closed_by_dispose() -> None:
+    fn = CountingSourceFunction()
+    op = StreamSource(fn)
+    op.dispose()
+    op.dispose()
+    assert fn.closed == 1
