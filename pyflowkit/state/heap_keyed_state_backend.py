@@ -16,6 +16,18 @@ from pyflowkit.state.heap_states import STATE_CLASSES
 from pyflowkit.state.time import VOID_NAMESPACE
 
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
+_ATOMS = frozenset((str, int, float, bool, bytes, type(None)))
+
+
+def snapshot_copy(value: Any) -> Any:
+    """A copy that shares nothing mutable with ``value``: immutable atoms (and tuples of them)
+    are returned as they are, anything else is deep-copied (Flink copies state on snapshot)."""
+    tv = type(value)
+    if tv in _ATOMS:
+        return value
+    if tv is tuple and all(type(v) in _ATOMS for v in value):
+        return value
+    return copy.deepcopy(value)
 
 
 def key_cache_key(key: Any) -> Any:
@@ -207,10 +219,12 @@ class HeapKeyedStateBackend:
                 if wanted is not None and kg not in wanted:
                     continue
                 if table.kind == "map":
-                    value = [[k, v] for k, v in value.items()]
+                    value = [[snapshot_copy(k), snapshot_copy(v)] for k, v in value.items()]
+                else:
+                    value = snapshot_copy(value)
                 per_kg = out.setdefault(kg, {})
                 st = per_kg.setdefault(name, {"kind": table.kind, "entries": []})
-                st["entries"].append(copy.deepcopy([key, ns, value]))
+                st["entries"].append([snapshot_copy(key), snapshot_copy(ns), value])
         return {kg: out[kg] for kg in sorted(out)}
 
     def restore(self, keyed_state: dict[int, dict[str, dict]]) -> None:

@@ -15,10 +15,16 @@ from typing import Any
 from pyflowkit.errors import IllegalArgumentException
 
 TAG = "@"
+_PLAIN = frozenset((str, int, bool, type(None)))  # exact types that pass through unchanged
 
 
 def encode(value: Any, where: str = "state") -> Any:
     """A JSON-ready form of ``value`` (see the module docstring for the tags)."""
+    tv = type(value)
+    if tv in _PLAIN:
+        return value
+    if tv is list:
+        return [v if type(v) in _PLAIN else encode(v, where) for v in value]
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):

@@ -1,0 +1,51 @@
+"""Snapshots of the heap backend share no mutable state with the live tables."""
+
+from __future__ import annotations
+
+from pyflowkit.graph.key_groups import KeyGroupRange
+from pyflowkit.runtime.checkpoint.state_codec import decode, encode
+from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend, StateTable
+
+
+def _backend() -> HeapKeyedStateBackend:
+    backend = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    backend.tables["v"] = StateTable("v", "value")
+    backend.tables["m"] = StateTable("m", "map")
+    return backend
+
+
+def test_mutating_state_after_snapshot_leaves_snapshot_unchanged() -> None:
+    backend = _backend()
+    live = {"xs": [1, 2], "t": (1, [3])}
+    live_map = {"k": [5]}
+    backend.tables["v"].put(3, None, "a", live)
+    backend.tables["v"].put(3, None, ("b", 1), 7)
+    backend.tables["m"].put(3, None, "a", live_map)
+    snap = backend.snapshot()
+    live["xs"].append(3)
+    live["t"][1].append(4)
+    live_map["k"].append(6)
+    live_map["new"] = [0]
+    entries = snap[3]["v"]["entries"]
+    assert entries == [["a", None, {"xs": [1, 2], "t": (1, [3])}], [("b", 1), None, 7]]
+    assert snap[3]["m"]["entries"] == [["a", None, [["k", [5]]]]]
+
+
+def test_snapshot_restores_to_equal_state() -> None:
+    backend = _backend()
+    backend.tables["v"].put(5, None, "x", [1.5, b"z", None, True])
+    backend.tables["m"].put(5, None, "x", {("a", 2): {"n": 1}})
+    other = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    other.restore(decode(encode(backend.snapshot())))
+    assert other.tables["v"].get(5, None, "x") == [1.5, b"z", None, True]
+    assert other.tables["m"].get(5, None, "x") == {("a", 2): {"n": 1}}
+
+
+def test_codec_fast_path_keeps_tags() -> None:
+    value = [1, "s", True, None, 2.5, (1, 2), [float("inf")], {1: "a"}]
+    encoded = encode(value)
+    assert encoded[:5] == [1, "s", True, None, 2.5]
+    assert encoded[5] == {"@": "tuple", "v": [1, 2]}
+    assert encoded[6] == [{"@": "float", "v": "inf"}]
+    assert encoded[7] == {"@": "dict", "v": [[1, "a"]]}
+    assert decode(encoded) == value
