@@ -30,8 +30,8 @@ class _TwoInputUdf(AbstractUdfStreamOperator, TwoInputStreamOperator):
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.HEAD
 
     def __init__(self, function: Any) -> None:
-        TwoInputStreamOperator.__init__(self)
-        self.user_function = function
+        # MRO: AbstractUdfStreamOperator -> TwoInputStreamOperator -> StreamOperator
+        super().__init__(function)
 
 
 class CoStreamMap(_TwoInputUdf):

@@ -89,3 +89,42 @@ def test_source_function_of_failed_task_closed_by_dispose() -> None:
     op.dispose()
     op.dispose()
     assert fn.closed == 1
+
+
+class CountingFunction:
+    """Stands for any rich user function (process, co-process, sink)."""
+
+    def __init__(self) -> None:
+        self.closed = 0
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def process_element(self, value, ctx):
+        return ()
+
+    def process_element1(self, value, ctx):
+        return ()
+
+    def process_element2(self, value, ctx):
+        return ()
+
+    def invoke(self, value, context) -> None:
+        pass
+
+
+def test_process_co_process_and_sink_operators_close_once() -> None:
+    from pyflowkit.operators.co_operators import CoProcessOperator
+    from pyflowkit.operators.process import KeyedProcessOperator
+    from pyflowkit.operators.sinks import StreamSink
+
+    for cls in (KeyedProcessOperator, CoProcessOperator, StreamSink):
+        finished, failed = CountingFunction(), CountingFunction()
+        op = cls(finished)
+        op.close()
+        op.dispose()
+        assert finished.closed == 1, cls.__name__
+        op = cls(failed)
+        op.dispose()  # failed/canceled task: close() never ran
+        op.dispose()
+        assert failed.closed == 1, cls.__name__
