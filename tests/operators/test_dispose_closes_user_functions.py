@@ -128,3 +128,59 @@ def test_process_co_process_and_sink_operators_close_once() -> None:
         op.dispose()  # failed/canceled task: close() never ran
         op.dispose()
         assert failed.closed == 1, cls.__name__
+
+
+class CountingWindowClose(ProcessWindowFunction):
+    """Counts open()/close() per subtask into shared dicts (each subtask has its own copy)."""
+
+    def __init__(self, opens: dict[int, int], closes: dict[int, int]) -> None:
+        self.opens = opens
+        self.closes = closes
+        self.subtask = -1
+
+    def open(self, runtime_context) -> None:
+        self.subtask = runtime_context.get_index_of_this_subtask()
+        self.opens[self.subtask] = self.opens.get(self.subtask, 0) + 1
+
+    def close(self) -> None:
+        self.closes[self.subtask] = self.closes.get(self.subtask, 0) + 1
+
+    def process(self, key, context, elements):
+        yield (key, len(list(elements)))
+
+
+def window_job(fn: CountingWindowClose):
+    from pyflowkit.common.restart_strategy import RestartStrategies
+    from pyflowkit.datastream import StreamExecutionEnvironment
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.set_restart_strategy(RestartStrategies.no_restart())
+    env.from_collection(list(range(40))).key_by(lambda v: v % 4).count_window(5).process(fn).print()
+    return env
+
+
+def test_window_function_in_minicluster_finished_and_failed() -> None:
+    from pyflowkit.runtime import JobStatus, MiniCluster
+    from pyflowkit.runtime.predicates import job_finished
+    from tests.checkpoint.test_dispose_closes_functions import SharedDict, invoked
+
+    opens, closes = SharedDict(), SharedDict()
+    run = MiniCluster(echo_print=False, seed=1).submit(
+        window_job(CountingWindowClose(opens, closes))
+    )
+    run.run()
+    assert run.job_status is JobStatus.FINISHED
+    assert (opens, closes) == ({0: 1, 1: 1}, {0: 1, 1: 1})
+
+    opens, closes = SharedDict(), SharedDict()
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(
+        window_job(CountingWindowClose(opens, closes))
+    )
+    vertex = next(v.name for v in run.job_graph.vertices if "Window" in v.name)
+    run.run_until(invoked(vertex, 1))
+    run.fail_task(vertex, 1, cause="boom")
+    run.run_until(job_finished())
+    assert run.job_status is JobStatus.FAILED
+    assert opens.get(1) == 1
+    assert closes.get(1) == 1  # the failed subtask's window function, closed by dispose
