@@ -184,3 +184,45 @@ def test_window_function_in_minicluster_finished_and_failed() -> None:
     assert run.job_status is JobStatus.FAILED
     assert opens.get(1) == 1
     assert closes.get(1) == 1  # the failed subtask's window function, closed by dispose
+
+
+class CountingSourceClose(SourceFunction):
+    """Emits until canceled; counts close() per subtask into a shared dict."""
+
+    def __init__(self, closes: dict[int, int]) -> None:
+        self.closes = closes
+        self.subtask = -1
+
+    def open(self, runtime_context) -> None:
+        self.subtask = runtime_context.get_index_of_this_subtask()
+
+    def close(self) -> None:
+        self.closes[self.subtask] = self.closes.get(self.subtask, 0) + 1
+
+    def run(self, ctx) -> None:
+        for i in range(20):
+            ctx.collect(i)
+
+    def cancel(self) -> None:
+        pass
+
+
+def test_source_function_in_minicluster_closed_by_dispose_when_its_task_fails() -> None:
+    from pyflowkit.common.restart_strategy import RestartStrategies
+    from pyflowkit.datastream import StreamExecutionEnvironment
+    from pyflowkit.runtime import JobStatus, MiniCluster
+    from pyflowkit.runtime.predicates import job_finished
+    from tests.checkpoint.test_dispose_closes_functions import SharedDict, invoked
+
+    closes = SharedDict()
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    env.set_restart_strategy(RestartStrategies.no_restart())
+    env.add_source(CountingSourceClose(closes)).print()
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(env)
+    vertex = next(v.name for v in run.job_graph.vertices if v.name.startswith("Source"))
+    run.run_until(invoked(vertex, 0))
+    run.fail_task(vertex, 0, cause="boom")
+    run.run_until(job_finished())
+    assert run.job_status is JobStatus.FAILED
+    assert closes == {0: 1}
