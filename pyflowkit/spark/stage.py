@@ -8,7 +8,6 @@ and writes non-chained outputs and sink output as rows of ``records.SCHEMA_DDL``
 
 from __future__ import annotations
 
-import gc
 import itertools
 import traceback
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyflowkit.operators.gc_tuning import raised_gc_thresholds
 from pyflowkit.spark import records
 from pyflowkit.spark.partitioning import ChannelSelector, pointwise_sources
 
@@ -296,33 +296,30 @@ def stage_function(spec: StageSpec):
 
         schema = spec.output_arrow_schema()
         subtask = -1
-        threshold = gc.get_threshold()
-        gc.set_threshold(*GC_THRESHOLD)
-        try:
-            if spec.inputs:
-                rows = records.iter_rows(batches)
-                first = next(rows, None)
-                if first is None:
-                    return
-                subtask = first[1]
-                rows = _checked_rows(itertools.chain([first], rows), subtask)
-                runners = [SubtaskRunner(spec, subtask)]
-            else:
-                ids = [i for b in batches for i in b.column(0).to_pylist()]
-                runners = [SubtaskRunner(spec, i) for i in ids]
-                rows = iter(())
-            for runner in runners:
-                subtask = runner.subtask
-                for columns in runner.run(rows):
-                    if columns["edge"]:
-                        yield pa.RecordBatch.from_pydict(columns, schema=schema)
-        except Exception as exc:
-            where = f"{spec.vertex.name} ({subtask + 1}/{spec.parallelism})"
-            raise RuntimeError(
-                f"{ERROR_BEGIN}{user_traceback(exc)}{ERROR_END}{where}{ERROR_END}"
-            ) from None
-        finally:
-            gc.set_threshold(*threshold)
+        with raised_gc_thresholds(*GC_THRESHOLD):
+            try:
+                if spec.inputs:
+                    rows = records.iter_rows(batches)
+                    first = next(rows, None)
+                    if first is None:
+                        return
+                    subtask = first[1]
+                    rows = _checked_rows(itertools.chain([first], rows), subtask)
+                    runners = [SubtaskRunner(spec, subtask)]
+                else:
+                    ids = [i for b in batches for i in b.column(0).to_pylist()]
+                    runners = [SubtaskRunner(spec, i) for i in ids]
+                    rows = iter(())
+                for runner in runners:
+                    subtask = runner.subtask
+                    for columns in runner.run(rows):
+                        if columns["edge"]:
+                            yield pa.RecordBatch.from_pydict(columns, schema=schema)
+            except Exception as exc:
+                where = f"{spec.vertex.name} ({subtask + 1}/{spec.parallelism})"
+                raise RuntimeError(
+                    f"{ERROR_BEGIN}{user_traceback(exc)}{ERROR_END}{where}{ERROR_END}"
+                ) from None
 
     return run_partition
 

@@ -6,8 +6,9 @@ import gc
 
 import pytest
 
+from pyflowkit.operators.gc_tuning import raised_gc_thresholds
 from pyflowkit.runtime import JobStatus, MiniCluster
-from pyflowkit.runtime.gc_tuning import FAST_MODE_GEN0_THRESHOLD, young_gc_threshold
+from pyflowkit.runtime.job_run import FAST_MODE_GEN0_THRESHOLD
 from tests.runtime.fake_chain import demo_job, fake_chain_factory
 
 
@@ -20,13 +21,13 @@ def thresholds():
 
 
 def test_threshold_raised_inside_and_restored_after(thresholds) -> None:
-    with young_gc_threshold():
+    with raised_gc_thresholds(FAST_MODE_GEN0_THRESHOLD):
         assert gc.get_threshold() == (FAST_MODE_GEN0_THRESHOLD, 10, 10)
     assert gc.get_threshold() == (700, 10, 10)
 
 
 def test_restored_after_an_error(thresholds) -> None:
-    with pytest.raises(RuntimeError, match="boom"), young_gc_threshold(5000):
+    with pytest.raises(RuntimeError, match="boom"), raised_gc_thresholds(5000):
         assert gc.get_threshold() == (5000, 10, 10)
         raise RuntimeError("boom")
     assert gc.get_threshold() == (700, 10, 10)
@@ -34,10 +35,10 @@ def test_restored_after_an_error(thresholds) -> None:
 
 def test_never_lowered_and_zero_left_alone(thresholds) -> None:
     gc.set_threshold(100_000, 10, 10)
-    with young_gc_threshold():
+    with raised_gc_thresholds(FAST_MODE_GEN0_THRESHOLD):
         assert gc.get_threshold() == (100_000, 10, 10)
     gc.set_threshold(0, 10, 10)
-    with young_gc_threshold():
+    with raised_gc_thresholds(FAST_MODE_GEN0_THRESHOLD):
         assert gc.get_threshold() == (0, 10, 10)
     assert gc.get_threshold() == (0, 10, 10)
 
@@ -45,7 +46,7 @@ def test_never_lowered_and_zero_left_alone(thresholds) -> None:
 def test_bad_threshold() -> None:
     with (
         pytest.raises(ValueError, match="threshold0 must be positive, got 0"),
-        young_gc_threshold(0),
+        raised_gc_thresholds(0),
     ):
         pass
 
@@ -73,3 +74,13 @@ def test_fast_run_trace_unchanged_by_gc_threshold(thresholds) -> None:
         return run.submit(demo_job(30)).run().trace_json()
 
     assert trace(700) == trace(FAST_MODE_GEN0_THRESHOLD)  # the second run is not raised further
+
+
+def test_all_three_generations_raised_per_generation_and_restored(thresholds) -> None:
+    gc.set_threshold(700, 80, 10)
+    with raised_gc_thresholds(100_000, 50, 100):  # the Spark stage's thresholds
+        assert gc.get_threshold() == (100_000, 80, 100)  # generation 1 is already higher
+    assert gc.get_threshold() == (700, 80, 10)
+    with pytest.raises(ValueError, match="give 1 to 3 thresholds, got 4"):
+        with raised_gc_thresholds(1, 2, 3, 4):
+            pass
