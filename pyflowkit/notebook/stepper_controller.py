@@ -1,0 +1,196 @@
+"""``StepperController``: the commands of the Stepper (submit, step, back, run to, trigger, fail, cancel).
+
+No Flink counterpart: a teaching console over ``MiniCluster.submitJob`` and a ``JobRun``. It owns the
+run, the event log and the status message; it knows nothing of widgets or HTML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+RUN_TO_TARGETS = ("state", "job", "checkpoint", "end")
+RUN_TO_LABELS = {
+    "state": "next state change",
+    "job": "next JobStatus change",
+    "checkpoint": "next completed checkpoint",
+    "end": "job end",
+}
+NO_CHECKPOINTS = (
+    "checkpoints are not available in this runtime yet (JobRun has no trigger_checkpoint); "
+    "nothing was triggered"
+)
+
+
+def event_row(e: Any) -> dict[str, Any]:
+    """One event log row (JSON-safe) of a ``TraceEvent``."""
+    return {
+        "step": e.step,
+        "time": e.time,
+        "component": e.component,
+        "method": e.method,
+        "message": e.message,
+    }
+
+
+class StepperController:
+    """Drives one ``JobRun`` on a fresh ``MiniCluster`` per submit; every command sets ``message``."""
+
+    def __init__(
+        self,
+        job_graph: Any,
+        task_managers: int = 2,
+        slots: int = 2,
+        seed: int = 0,
+        savepoint_path: str | None = None,
+        allow_non_restored_state: bool = False,
+    ) -> None:
+        self.job_graph = job_graph
+        self.task_managers = task_managers
+        self.slots_per_task_manager = slots
+        self.seed = seed
+        self.savepoint_path = None if savepoint_path is None else str(savepoint_path)
+        self.allow_non_restored_state = allow_non_restored_state
+        self.run: Any = None
+        self.log: list[dict[str, Any]] = []
+        self.message = ""
+
+    def submit(self) -> None:
+        """``MiniCluster.submitJob``: a fresh run with the current seed (nothing stepped yet),
+        restoring ``savepoint_path`` if one was given."""
+        from pyflowkit.runtime.mini_cluster import MiniCluster
+
+        cluster = MiniCluster(
+            self.task_managers, self.slots_per_task_manager, seed=self.seed, echo_print=False
+        )
+        if self.savepoint_path is None:
+            self.run = cluster.submit(self.job_graph)
+        else:
+            self.run = cluster.submit(
+                self.job_graph,
+                savepoint_path=self.savepoint_path,
+                allow_non_restored_state=self.allow_non_restored_state,
+            )
+        self.log = []
+        restored = f", restoring {self.savepoint_path}" if self.savepoint_path else ""
+        self.message = f"submitted {self.job_graph.job_name!r} with seed {self.seed}{restored}"
+
+    def need_run(self) -> None:
+        """Submit first if nothing was submitted yet."""
+        if self.run is None:
+            self.submit()
+
+    def step(self, n: int = 1) -> list[Any]:
+        """Deliver ``n`` messages/mails (``JobRun.step``)."""
+        self.need_run()
+        events = self.run.step(n)
+        self.log.extend(event_row(e) for e in events)
+        self.message = events[-1].message if events else "nothing left to step: the run is idle"
+        return events
+
+    def back(self) -> None:
+        """Rewind one step (``JobRun.rewind``: a deterministic replay from the seed)."""
+        self.need_run()
+        if self.run.steps_taken == 0:
+            self.message = "already at step 0"
+            return
+        self.run.rewind(self.run.steps_taken - 1)
+        self.log = [event_row(e) for e in self.run.trace]
+        self.message = f"rewound to step {self.run.steps_taken}"
+
+    def run_to(self, target: str) -> None:
+        """Step until the next state change (task or job), the next JobStatus change, the next
+        completed checkpoint, or the job's end."""
+        from pyflowkit.errors import IllegalArgumentException
+        from pyflowkit.runtime import predicates
+
+        self.need_run()
+        if target not in RUN_TO_TARGETS:
+            raise ValueError(
+                f"Stepper.run_to: target must be one of {RUN_TO_TARGETS}, not {target!r}"
+            )
+        if target == "checkpoint":
+            if not hasattr(self.run, "checkpoints_frame"):
+                self.message = NO_CHECKPOINTS
+                return
+            predicate = self._next_completed_checkpoint()
+        elif target == "state":
+            predicate = predicates.next_state_change()
+        elif target == "job":
+            status = self.run.job_status
+            predicate = lambda run: run.job_status is not status  # noqa: E731
+        else:
+            predicate = predicates.job_finished()
+        start = len(self.run.trace)
+        try:
+            self.run.run_until(predicate)
+        except IllegalArgumentException as exc:  # the simulation ran out of events first
+            self.message = f"no {RUN_TO_LABELS[target]}: {exc}"
+            return
+        finally:
+            self.log_since(start)
+        self.message = f"ran to {target}: step {self.run.steps_taken}"
+
+    def trigger_checkpoint(self) -> None:
+        """``CheckpointCoordinator.triggerCheckpoint`` (when the runtime has checkpoints)."""
+        self.need_run()
+        if not hasattr(self.run, "trigger_checkpoint"):
+            self.message = NO_CHECKPOINTS
+            return
+        start = len(self.run.trace)
+        checkpoint_id = self.run.trigger_checkpoint()
+        self.log_since(start)
+        self.message = (
+            f"checkpoint {checkpoint_id} triggered"
+            if checkpoint_id is not None
+            else "checkpoint request queued behind the checkpoints in progress"
+        )
+
+    def trigger_savepoint(self) -> None:
+        """``JobMaster.triggerSavepoint`` (when the runtime has savepoints)."""
+        self.need_run()
+        if not hasattr(self.run, "trigger_savepoint"):
+            self.message = NO_CHECKPOINTS.replace("checkpoint", "savepoint")
+            return
+        start = len(self.run.trace)
+        checkpoint_id = self.run.trigger_savepoint()
+        self.log_since(start)
+        self.message = f"savepoint {checkpoint_id} triggered"
+
+    def fail_task(self, vertex: str, subtask: int) -> None:
+        """``JobRun.fail_task`` on one subtask."""
+        self.need_run()
+        self.run.fail_task(vertex, subtask)
+        self.message = (
+            f"failing {self.job_graph.get_vertex(vertex).name} ({subtask + 1}) at the next step"
+        )
+
+    def fail_task_manager(self, index: int) -> None:
+        """``JobRun.fail_task_manager``: kill TaskExecutor ``index``."""
+        self.need_run()
+        self.run.fail_task_manager(index)
+        self.message = f"TaskExecutor-{index} will be killed at the next step"
+
+    def cancel(self) -> None:
+        """``JobMaster.cancel``."""
+        self.need_run()
+        self.run.cancel()
+        self.message = "cancel requested: step to watch CANCELING → CANCELED"
+
+    def log_since(self, start: int) -> None:
+        """Add the trace events a command caused outside ``step`` (e.g. a trigger) to the log."""
+        self.log.extend(event_row(e) for e in self.run.trace[start:])
+
+    def _next_completed_checkpoint(self) -> Any:
+        """Predicate: one more checkpoint COMPLETED than now (the runtime's, else from the frame)."""
+        from pyflowkit.runtime import predicates
+
+        ready_made = getattr(predicates, "checkpoint_completed", None)
+        if ready_made is not None:
+            return ready_made()
+
+        def completed(run: Any) -> int:
+            frame = run.checkpoints_frame()
+            return int((frame["status"] == "COMPLETED").sum()) if "status" in frame else 0
+
+        done = completed(self.run)
+        return lambda run: completed(run) > done

@@ -1,0 +1,53 @@
+"""The Stepper as static HTML and SVG, for nbconvert, GitHub and any viewer without a kernel.
+
+No Flink counterpart.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from pyflowkit.notebook.graph_view import static_svg
+
+
+def stepper_html(
+    svg: str,
+    states: dict[str, str],
+    edge_marks: dict[str, str],
+    job_status: str,
+    step_count: int,
+    tasks: list[dict[str, Any]],
+    checkpoints: dict[str, Any],
+) -> str:
+    """JobStatus, the coloured ExecutionGraph, the subtasks' states and the checkpoint history."""
+    status = escape(job_status or "not submitted")
+    rows = "".join(
+        f"<tr><td>{escape(str(r['name']))}</td><td>{escape(str(r['state']))}</td></tr>"
+        for r in tasks
+    )
+    return (
+        f"<div class='pfk-static'><b>JobStatus: {status}</b> · step {step_count}"
+        f"{svg_element(static_svg(svg, states, edge_marks))}"
+        f"<table><tr><th>subtask</th><th>state</th></tr>{rows}</table>"
+        f"{checkpoint_table(checkpoints)}</div>"
+    )
+
+
+def checkpoint_table(pane: dict[str, Any]) -> str:
+    """The checkpoint history as a static HTML table (empty when there is none)."""
+    history, columns = pane.get("history") or [], pane.get("columns") or []
+    if not history:
+        return ""
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>"
+        for r in history
+    )
+    return f"<b>Checkpoints</b><table class='pfk-ck-history'><tr>{head}</tr>{body}</table>"
+
+
+def svg_element(svg: str) -> str:
+    """The ``<svg>`` element alone (no XML prolog), for embedding in HTML."""
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 else svg
