@@ -34,6 +34,7 @@ from pyflowkit.errors import (
     IllegalStateException,
     JobExecutionException,
     ProgramAbortException,
+    UnsupportedOperationException,
 )
 from pyflowkit.graph.transformations import (
     Boundedness,
@@ -321,11 +322,21 @@ class StreamExecutionEnvironment:
             cp.enable_unaligned_checkpoints(c.get_boolean("execution.checkpointing.unaligned"))
 
     def add_jars(self, *jars_path: str) -> None:
-        """PyFlink's ``add_jars``: recorded in ``pipeline.jars`` (no JVM here)."""
-        self._append_config_list("pipeline.jars", jars_path)
+        """Refused: Java jars (connectors, Java functions) need Flink's JVM, which pyflowkit has not.
+
+        Mirrors ``StreamExecutionEnvironment.add_jars`` (``pipeline.jars``); the environment is
+        left unchanged.
+        """
+        raise UnsupportedOperationException(_java_only("add_jars", "pipeline.jars", jars_path))
 
     def add_classpaths(self, *classpaths: str) -> None:
-        self._append_config_list("pipeline.classpaths", classpaths)
+        """Refused like ``add_jars``: Java classpaths need Flink's JVM.
+
+        Mirrors ``StreamExecutionEnvironment.add_classpaths`` (``pipeline.classpaths``).
+        """
+        raise UnsupportedOperationException(
+            _java_only("add_classpaths", "pipeline.classpaths", classpaths)
+        )
 
     def add_python_file(self, file_path: str) -> None:
         self._append_config_list("python.files", [file_path])
@@ -637,3 +648,11 @@ class _StreamGraphPipeline:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._env, name)
+
+
+def _java_only(method: str, option: str, values: Iterable[str]) -> str:
+    return (
+        f"StreamExecutionEnvironment.{method}({', '.join(map(repr, values))}): pyflowkit runs "
+        f"Python functions only and has no JVM to load Java code into ({option!r}); use a Python "
+        "connector or function instead. The environment is unchanged."
+    )
