@@ -1,7 +1,8 @@
 """A tagged JSON encoding of state values for savepoints: reading one back runs no code.
 
 Plain JSON values pass through; tuples, dicts with any keys, sets, bytes, non-finite floats,
-``Row``, ``TimeWindow``, ``CountWindow`` and ``GlobalWindow`` become ``{"@": tag, ...}`` objects.
+``Row``, ``TimeWindow``, ``CountWindow``, ``GlobalWindow`` and ``TimestampedValue`` (an evictor's
+pane elements) become ``{"@": tag, ...}`` objects.
 Anything else is refused with an error naming the type (no pickle, ever).
 """
 
@@ -45,7 +46,12 @@ def encode(value: Any, where: str = "state") -> Any:
         return {TAG: "bytes", "v": base64.b64encode(bytes(value)).decode("ascii")}
     kind = type(value).__name__
     from pyflowkit.common.types import Row
-    from pyflowkit.datastream.window import CountWindow, GlobalWindow, TimeWindow
+    from pyflowkit.datastream.window import (
+        CountWindow,
+        GlobalWindow,
+        TimestampedValue,
+        TimeWindow,
+    )
 
     if isinstance(value, Row):
         fields = value._fields
@@ -61,10 +67,12 @@ def encode(value: Any, where: str = "state") -> Any:
         return {TAG: "CountWindow", "id": value.id}
     if isinstance(value, GlobalWindow):
         return {TAG: "GlobalWindow"}
+    if isinstance(value, TimestampedValue):
+        return {TAG: "TimestampedValue", "v": encode(value.value, where), "t": value.timestamp}
     raise IllegalArgumentException(
         f"Cannot write {where} to a savepoint: values of type {kind} have no JSON form. "
         "Savepoints hold plain data (numbers, strings, lists, tuples, dicts, sets, bytes, Row, "
-        "windows); keep state in those types."
+        "windows, timestamped values); keep state in those types."
     )
 
 
@@ -107,6 +115,11 @@ def decode(data: Any) -> Any:
         from pyflowkit.datastream.window import GlobalWindow
 
         return GlobalWindow.get()
+    if tag == "TimestampedValue":
+        from pyflowkit.datastream.window import TimestampedValue
+
+        t = data.get("t")
+        return TimestampedValue(decode(data["v"]), None if t is None else int(t))
     raise IllegalArgumentException(f"Unknown tag {tag!r} in savepoint state: {data!r:.80}.")
 
 
