@@ -1,0 +1,174 @@
+"""Read-only views of a simulated job: pandas frames and Flink REST-shaped dictionaries.
+
+Stands for the views of Flink's web UI / REST API (``/jobs/:jobid/vertices``, ``/taskmanagers``,
+``/jobs/:jobid/checkpoints`` + ``/details/:id``); they read the run and never change it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.graph.job_graph import JobVertex
+from pyflowkit.runtime.checkpoint.stats import HISTORY_COLUMNS
+from pyflowkit.runtime.job_stepping import SteppedRun
+from pyflowkit.runtime.task_executor import TaskExecutor
+from pyflowkit.runtime.trace import TraceEvent
+
+TASK_COLUMNS = [
+    "vertex",
+    "subtask",
+    "name",
+    "state",
+    "task_state",
+    "attempt",
+    "task_executor",
+    "slot",
+    "records_in",
+    "records_out",
+    "queued_in",
+    "queued_out",
+    "back_pressured",
+    "watermark",
+]
+SLOT_COLUMNS = ["task_executor", "slot", "alive", "state", "allocation_id", "job", "tasks"]
+
+
+def state_history(trace: list[TraceEvent]) -> list[dict[str, Any]]:
+    """Every job and task state change in ``trace``, in order (JobMaster and TaskExecutor sides)."""
+    return [
+        {
+            "step": e.step,
+            "time": e.time,
+            "component": e.component,
+            "subject": (
+                f"{e.vertex} ({e.subtask + 1})"
+                if e.vertex is not None and e.subtask is not None
+                else f"job {e.job}"
+            ),
+            "attempt": e.attempt,
+            "from": e.old_state,
+            "to": e.new_state,
+        }
+        for e in trace
+        if e.new_state is not None
+    ]
+
+
+def tasks_frame(run: SteppedRun) -> Any:
+    """One row per subtask: states, attempt, slot, records, queued buffers, back pressure."""
+    import pandas as pd
+
+    rows = []
+    jm = run.job_master
+    for ev in [] if jm is None else jm.scheduler.execution_vertices:
+        e = ev.current_execution
+        task = run._task(ev.job_vertex.id, ev.subtask_index)
+        inv = task.invokable if task is not None else None
+        rows.append(
+            {
+                "vertex": ev.job_vertex.name,
+                "subtask": ev.subtask_index,
+                "name": ev.name,
+                "state": e.state.value,
+                "task_state": task.state.value if task else None,
+                "attempt": e.attempt_number,
+                "task_executor": e.slot.task_executor.name if e.slot is not None else None,
+                "slot": e.slot.slot_index if e.slot is not None else None,
+                "records_in": inv.records_in if inv else 0,
+                "records_out": inv.records_out if inv else 0,
+                "queued_in": inv.queued_input_buffers() if inv else 0,
+                "queued_out": inv.queued_output_buffers() if inv else 0,
+                "back_pressured": bool(task.back_pressured) if task else False,
+                "watermark": inv.current_watermark if inv else None,
+            }
+        )
+    return pd.DataFrame(rows, columns=TASK_COLUMNS)
+
+
+def slots_frame(task_executors: list[TaskExecutor]) -> Any:
+    """One row per TaskExecutor slot: state, allocation, job and the tasks it hosts."""
+    import pandas as pd
+
+    rows = [
+        {
+            "task_executor": te.name,
+            "slot": s.index,
+            "alive": te.alive,
+            "state": s.state,
+            "allocation_id": s.allocation_id,
+            "job": s.job_id,
+            "tasks": ", ".join(sorted(t.name for t in s.tasks.values())),
+        }
+        for te in task_executors
+        for s in te.task_slot_table.slots
+    ]
+    return pd.DataFrame(rows, columns=SLOT_COLUMNS)
+
+
+def checkpoints_frame(coord: Any) -> Any:
+    """One row per checkpoint and savepoint, oldest first (Flink REST ``/checkpoints`` names)."""
+    import pandas as pd
+
+    rows = [] if coord is None else coord.stats.all_checkpoints()
+    return pd.DataFrame(
+        [{c: r.get(c) for c in HISTORY_COLUMNS} for r in rows], columns=HISTORY_COLUMNS
+    )
+
+
+def checkpoints_overview(coord: Any) -> dict[str, Any]:
+    """``GET /jobs/:jobid/checkpoints``: counts, summary, latest, history."""
+    if coord is None:
+        from pyflowkit.runtime.checkpoint.stats import CheckpointStatsTracker
+
+        return CheckpointStatsTracker({}).snapshot()
+    return coord.stats.snapshot()
+
+
+def checkpoint_details(coord: Any, checkpoint_id: int) -> dict[str, Any]:
+    """``GET /jobs/:jobid/checkpoints/details/:id``: per vertex and per subtask (ack time,
+    sync/async/alignment durations, state size)."""
+    if coord is None or checkpoint_id not in coord.stats.by_id:
+        known = [] if coord is None else sorted(coord.stats.by_id)
+        raise IllegalArgumentException(
+            f"checkpoint_details: no checkpoint {checkpoint_id!r} in this job; known: {known}."
+        )
+    return coord.stats.details(checkpoint_id)
+
+
+def keyed_state_at(coord: Any, checkpoint_id: int, jv: JobVertex) -> dict[str, Any]:
+    """Operator name → state name → {key: value} as snapshotted by checkpoint ``checkpoint_id``
+    (all subtasks of ``jv`` merged; keyed state outside windows)."""
+    completed = None if coord is None else coord.completed_by_id.get(checkpoint_id)
+    if completed is None:
+        known = [] if coord is None else sorted(coord.completed_by_id)
+        raise IllegalArgumentException(
+            f"keyed_state_at: checkpoint {checkpoint_id!r} has not completed in this job; "
+            f"completed: {known}."
+        )
+    names = {p.generated_operator_id: n.operator_name for p, n in _operators(jv)}
+    uids = {p.user_defined_operator_id: n.operator_name for p, n in _operators(jv)}
+    out: dict[str, Any] = {}
+    for op_id, op_state in completed.operator_states.items():
+        name = names.get(op_id) or uids.get(op_id)
+        if name is None:
+            continue
+        per_op: dict[str, dict[Any, Any]] = {}
+        for _i, snap in sorted(op_state.subtask_states.items()):
+            for _kg, states in sorted(snap.keyed_state.items()):
+                for state_name, st in states.items():
+                    for key, namespace, value in st["entries"]:
+                        if namespace is None:
+                            per_op.setdefault(state_name, {})[_hashable(key)] = value
+        if per_op:
+            out[name] = per_op
+    return out
+
+
+def _operators(jv: JobVertex) -> list[tuple[Any, Any]]:
+    pairs = list(getattr(jv, "operator_ids", []) or [])
+    return list(zip(pairs, jv.stream_nodes, strict=False))
+
+
+def _hashable(key: Any) -> Any:
+    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
