@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from pyflowkit.cli.errors import CliError
+from pyflowkit.cli.output_path import check_output_directory
 from pyflowkit.cli.program import describe_error
 
 NAME = "demo"
@@ -32,9 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from pyflowkit.examples.demo import run_demo
     from pyflowkit.render.graphviz_backend import GraphvizNotFoundError, GraphvizRenderError
 
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise CliError(f"--out {out}: exists and is not a directory")
+    out = check_output_directory(args.out, "--out")
     try:
         written = run_demo(out, args.example or EXAMPLES)
     except (PipelineError, GraphvizNotFoundError, GraphvizRenderError) as exc:

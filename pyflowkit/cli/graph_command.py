@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from pyflowkit.cli.errors import CliError
+from pyflowkit.cli.output_path import check_output_file
 from pyflowkit.cli.program import compile_graph, load_program
 
 NAME = "graph"
@@ -35,8 +35,9 @@ def run(args: argparse.Namespace) -> int:
         if fmt == "png":
             raise CliError("png output is binary: give -o OUT.png")
     else:
+        out = check_output_file(args.output)
         try:
-            fmt = export.resolve_format(Path(args.output), args.format)
+            fmt = export.resolve_format(out, args.format)
         except ValueError as exc:
             raise CliError(str(exc)) from None
     graph = compile_graph(load_program(args.file), args.level)
@@ -50,8 +51,10 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write("\n")
         sys.stdout.flush()
     else:
-        out = Path(args.output)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(data)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+        except OSError as exc:
+            raise CliError(f"-o {args.output}: cannot be written ({exc.strerror or exc})") from None
         print(f"wrote {out} ({args.level} graph, {fmt})", file=sys.stderr)
     return 0

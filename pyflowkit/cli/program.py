@@ -6,6 +6,7 @@ Flink's counterpart: ``PackagedProgramUtils.getPipelineFromProgram`` with a
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
 import traceback
@@ -38,17 +39,36 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _run_file(path: Path) -> None:
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
+class _HardExit(BaseException):
+    """``os._exit(status)`` called by the program: turned into an exception while it runs."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+def _hard_exit(status: int) -> None:
+    raise _HardExit(status)
+
+
+def _run_file(path: Path) -> str | None:
+    """Run the program; returns how it exited early (``os._exit(0)``, ``sys.exit(0)``) if it did."""
+    saved_argv, saved_path, saved_exit = sys.argv[:], sys.path[:], os._exit
     sys.argv = [str(path)]
     sys.path.insert(0, str(path.parent))
+    os._exit = _hard_exit  # type: ignore[assignment]  # would end this process, exit code 0
     try:
         runpy.run_path(str(path), run_name="__main__")
     except ProgramAbortException:
         pass  # execute() was called: the plan is captured
+    except _HardExit as exc:
+        if exc.status != 0:
+            raise CliError(f"{path.name} called os._exit({exc.status})") from None
+        return f"{path.name} called os._exit(0)"
     except SystemExit as exc:
         if exc.code not in (None, 0):
             raise CliError(f"{path.name} exited with status {exc.code}") from None
+        return f"{path.name} called sys.exit({'' if exc.code is None else 0})"
     except PipelineError as exc:
         raise CliError(f"{path.name}{_failing_line(exc, path)}: {describe_error(exc)}") from None
     except Exception as exc:  # noqa: BLE001 — a user script may raise anything
@@ -56,7 +76,8 @@ def _run_file(path: Path) -> None:
             f"{path.name} failed{_failing_line(exc, path)}: {describe_error(exc)}"
         ) from None
     finally:
-        sys.argv, sys.path[:] = saved_argv, saved_path
+        sys.argv, sys.path[:], os._exit = saved_argv, saved_path, saved_exit
+    return None
 
 
 def _pick(captured: Any) -> tuple[Any, str | None] | None:
@@ -80,11 +101,12 @@ def load_program(file: str | Path) -> CapturedProgram:
     from pyflowkit.datastream.environment_capture import capture_environments
 
     with capture_environments() as captured:
-        _run_file(path)
+        early_exit = _run_file(path)
     picked = _pick(captured)
     if picked is None:
+        how = f" ({early_exit} before building one)" if early_exit else ""
         raise CliError(
-            f"{path.name} built no pipeline: create it on "
+            f"{path.name} built no pipeline{how}: create it on "
             "StreamExecutionEnvironment.get_execution_environment() and add a source and a sink "
             "(e.g. env.from_collection([...]).map(...).print())"
         )

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from pyflowkit.runtime.file_schema import FileSchema
+
 TRACE_FORMAT_VERSION = 1
 
 
@@ -47,14 +49,37 @@ def trace_to_json(events: list[TraceEvent]) -> str:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def trace_from_json(text: str) -> list[TraceEvent]:
-    doc = json.loads(text)
-    if doc.get("version") != TRACE_FORMAT_VERSION:
-        raise ValueError(
-            f"Unsupported trace format version {doc.get('version')!r}; "
-            f"expected {TRACE_FORMAT_VERSION}."
+_INT_FIELDS = ("step", "time", "subtask", "attempt", "checkpoint")
+_REQUIRED = ("step", "time", "component", "method", "message")
+
+
+def trace_from_json(text: str | bytes, source: str = "trace") -> list[TraceEvent]:
+    """Parse a trace, checking every event's fields (names, types, ranges) against TraceEvent."""
+    schema = FileSchema(source)
+    doc = schema.obj(schema.parse(text.encode("utf-8") if isinstance(text, str) else text), "")
+    version = schema.key(doc, "version", "version", str(TRACE_FORMAT_VERSION))
+    if version != TRACE_FORMAT_VERSION or type(version) is not int:
+        schema.fail(
+            "version", f"{TRACE_FORMAT_VERSION} (the trace format this pyflowkit reads)", version
         )
-    return [TraceEvent(**e) for e in doc["events"]]
+    schema.only_keys(doc, "", ("events", "version"))
+    events = schema.lst(schema.key(doc, "events", "events", "a list of events"), "events")
+    out = []
+    for i, e in enumerate(events):
+        where = f"events[{i}]"
+        e = schema.obj(e, where)
+        schema.only_keys(e, where, tuple(TRACE_COLUMNS))
+        for name in _REQUIRED:
+            schema.key(e, name, f"{where}.{name}", "a value")
+        for name in TRACE_COLUMNS:
+            value, field = e.get(name), f"{where}.{name}"
+            if name in _INT_FIELDS:
+                if value is not None or name in _REQUIRED:
+                    schema.int_(value, field, maximum=2**63 - 1)
+            else:
+                schema.str_(value, field, empty=True, optional=name not in _REQUIRED)
+        out.append(TraceEvent(**e))
+    return out
 
 
 def save_trace(events: list[TraceEvent], path: str | Path) -> Path:
@@ -64,8 +89,9 @@ def save_trace(events: list[TraceEvent], path: str | Path) -> Path:
 
 
 def load_trace(path: str | Path) -> list[TraceEvent]:
-    """Read a trace written by ``save_trace``."""
-    return trace_from_json(Path(path).read_text(encoding="utf-8"))
+    """Read a trace written by ``save_trace``; a malformed file is refused naming the field."""
+    schema = FileSchema(f"trace {str(path)!r}")
+    return trace_from_json(schema.read_bytes(Path(path)), f"trace {str(path)!r}")
 
 
 def trace_frame(events: list[TraceEvent]) -> Any:

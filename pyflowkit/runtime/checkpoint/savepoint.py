@@ -1,4 +1,5 @@
-"""Savepoint directories: ``_metadata`` (JSON) plus a ``state`` payload (tagged JSON, no pickle).
+"""Savepoint directories: ``_metadata`` (JSON, with the state file's SHA-256) plus a ``state``
+payload (tagged JSON, no pickle).
 
 Stands for Flink's ``Checkpoints.storeCheckpointMetadata`` / ``loadCheckpointMetadata`` with a
 ``FsCheckpointStorage`` savepoint directory ``savepoint-<jobid prefix>-<random>``.
@@ -13,13 +14,17 @@ from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.runtime.checkpoint import state_codec
+from pyflowkit.runtime.checkpoint.savepoint_format import (
+    FORMAT,
+    VERSION,
+    check_metadata,
+    check_state,
+)
 from pyflowkit.runtime.checkpoint.task_state import OperatorState
-from pyflowkit.state.snapshot import OperatorSnapshot
+from pyflowkit.runtime.file_schema import FileSchema, sha256_of
 
 METADATA_FILE = "_metadata"
 STATE_FILE = "state"
-FORMAT = "pyflowkit-savepoint"
-VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ def write_savepoint(
     timestamp: int,
     operator_states: dict[str, OperatorState],
 ) -> Path:
-    """Write ``_metadata`` and ``state``; returns the savepoint directory."""
+    """Write ``state`` and then ``_metadata`` (with the state file's checksum); returns the path."""
     path = Path(directory)
     payload: dict[str, Any] = {}
     operators = []
@@ -62,6 +67,8 @@ def write_savepoint(
             str(i): state_codec.encode(s.to_dict(), f"the state of operator '{st.operator_name}'")
             for i, s in sorted(st.subtask_states.items())
         }
+    # encode first: fail before anything is written
+    state_bytes = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode("utf-8")
     metadata = {
         "format": FORMAT,
         "version": VERSION,
@@ -69,44 +76,41 @@ def write_savepoint(
         "checkpoint_id": checkpoint_id,
         "timestamp": timestamp,
         "operators": operators,
+        "state_sha256": sha256_of(state_bytes),
     }
-    state_text = json.dumps(payload, sort_keys=True, separators=(",", ":"))  # encode first: fail
-    path.mkdir(parents=True, exist_ok=True)  # before anything is written
-    (path / STATE_FILE).write_text(state_text, encoding="utf-8")
+    path.mkdir(parents=True, exist_ok=True)
+    (path / STATE_FILE).write_bytes(state_bytes)
     (path / METADATA_FILE).write_text(json.dumps(metadata, indent=1, sort_keys=True), "utf-8")
     return path
 
 
 def read_savepoint(path: str | Path) -> tuple[dict[str, Any], dict[str, OperatorState]]:
-    """Read a savepoint directory (or its ``_metadata`` file): metadata and operator states."""
+    """Read a savepoint directory (or its ``_metadata`` file): metadata and operator states.
+
+    Both files are checked against their schema and the state file against the checksum in
+    ``_metadata``; any mismatch is an ``IllegalArgumentException`` naming the file and field.
+    """
     p = Path(path)
     if p.is_file() and p.name == METADATA_FILE:
         p = p.parent
+    what = f"savepoint {str(path)!r}"
+    if not p.exists():
+        raise IllegalArgumentException(f"Cannot read {what}: no such directory.")
     meta_file = p / METADATA_FILE
     if not meta_file.is_file():
         raise IllegalArgumentException(
-            f"Cannot read savepoint {str(path)!r}: no {METADATA_FILE} file in that directory."
+            f"Cannot read {what}: no {METADATA_FILE} file in that directory."
         )
-    metadata = json.loads(meta_file.read_text(encoding="utf-8"))
-    if metadata.get("format") != FORMAT or metadata.get("version") != VERSION:
-        raise IllegalArgumentException(
-            f"Cannot read savepoint {str(path)!r}: unknown format "
-            f"{metadata.get('format')!r} version {metadata.get('version')!r}."
+    meta_schema = FileSchema(what, METADATA_FILE)
+    metadata = check_metadata(meta_schema, meta_schema.parse(meta_schema.read_bytes(meta_file)))
+    state_schema = FileSchema(what, f"{STATE_FILE} file")
+    state_bytes = state_schema.read_bytes(p / STATE_FILE, f" (written with {METADATA_FILE})")
+    if sha256_of(state_bytes) != metadata["state_sha256"]:
+        state_schema.refuse(
+            f"does not match the checksum written at save time ({METADATA_FILE} field "
+            "'state_sha256'): it was edited or truncated after the savepoint was taken"
         )
-    payload = json.loads((p / STATE_FILE).read_text(encoding="utf-8"))
-    states: dict[str, OperatorState] = {}
-    for op in metadata["operators"]:
-        op_id = op["operator_id"]
-        subtasks = {
-            int(i): OperatorSnapshot.from_dict(state_codec.decode(data))
-            for i, data in payload.get(op_id, {}).items()
-        }
-        states[op_id] = OperatorState(
-            op_id,
-            int(op["parallelism"]),
-            int(op["max_parallelism"]),
-            subtasks,
-            op.get("operator_name", ""),
-            op.get("uid"),
-        )
+    states = check_state(
+        FileSchema(what, STATE_FILE), state_schema.parse(state_bytes), metadata["operators"]
+    )
     return metadata, states
