@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.graph.job_graph import JobGraph
+from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 from pyflowkit.runtime.execution_state import ExecutionState
 from pyflowkit.runtime.job_status import JobStatus, check_job_transition
 from pyflowkit.runtime.resource_manager import ResourceManager
@@ -76,7 +77,6 @@ class JobMaster:
         """``ExecutionGraph.enableCheckpointing``: the job's CheckpointCoordinator (created once)."""
         if self.checkpoint_coordinator is None:
             from pyflowkit.runtime.checkpoint.coordinator import CheckpointCoordinator
-            from pyflowkit.runtime.checkpoint.integration import JobMasterCheckpointGateway
 
             self.checkpoint_coordinator = CheckpointCoordinator(
                 self.job_graph, self.bus, JobMasterCheckpointGateway(self)
@@ -149,6 +149,39 @@ class JobMaster:
             return
         self.scheduler.update_task_execution_state(attempt_id, state, cause, tb)
 
+    def acknowledge_checkpoint(
+        self, attempt_id: str, checkpoint_id: int, metrics: Any, snapshot: Any, location: str
+    ) -> None:
+        """``JobMaster.acknowledgeCheckpoint`` (RPC from a task) → ``SchedulerBase``'s, which
+        hands it to the CheckpointCoordinator."""
+        coord = self.checkpoint_coordinator
+        if coord is None:
+            return
+        cp = {"job": self.job_id, "checkpoint": checkpoint_id}
+        self.bus.emit(
+            "JobMaster",
+            "JobMaster.acknowledgeCheckpoint",
+            f"JobMaster received the acknowledgement of checkpoint {checkpoint_id} from "
+            f"{attempt_id} at {location}.",
+            **cp,
+        )
+        self.bus.emit(
+            "JobMaster",
+            "SchedulerBase.acknowledgeCheckpoint",
+            f"JobMaster hands the acknowledgement of checkpoint {checkpoint_id} from {attempt_id} "
+            "to the CheckpointCoordinator.",
+            **cp,
+        )
+        coord.receive_acknowledge_message(attempt_id, checkpoint_id, metrics, snapshot, location)
+
+    def decline_checkpoint(
+        self, attempt_id: str, checkpoint_id: int, cause: BaseException, location: str
+    ) -> None:
+        """``JobMaster.declineCheckpoint`` (RPC from a task) → ``SchedulerBase.declineCheckpoint``."""
+        coord = self.checkpoint_coordinator
+        if coord is not None:
+            coord.receive_decline_message(attempt_id, checkpoint_id, cause, location)
+
     def offer_slots(self, te: TaskExecutor, slot_index: int, allocation_id: str) -> None:
         """``JobMaster.offerSlots`` → ``SlotPool.offerSlot``; unknown offers are given back."""
         if self.job_status.is_globally_terminal_state() or not self.slot_pool.offer_slot(
@@ -195,6 +228,77 @@ class JobMaster:
         self.scheduler.pending_restart.clear()
         self.scheduler.cancel_all()
         self.check_job_progress()
+
+
+class JobMasterCheckpointGateway:
+    """The coordinator's view of its JobMaster: the scheduler's executions, and ``Execution``'s
+    checkpoint RPCs to the TaskExecutors (Flink: ``Execution.triggerCheckpoint`` etc. through the
+    ``TaskManagerGateway``)."""
+
+    def __init__(self, job_master: Any) -> None:
+        self.jm = job_master
+        self.bus = job_master.bus
+
+    def current_executions(self, vertex_id: str) -> list[Any]:
+        sched = self.jm.scheduler
+        jv = next(v for v in self.jm.job_graph.vertices if v.id == vertex_id)
+        return [sched.by_key[(vertex_id, i)].current_execution for i in range(jv.parallelism)]
+
+    def _send(self, e: Any, method: str, fn: Any) -> None:
+        te = e.slot.task_executor if e.slot is not None else None
+        if te is None:
+            return
+        attempt = e.attempt_id
+        self.bus.send("JobMaster", te.name, method, lambda: fn(te, attempt))
+
+    def trigger_checkpoint(
+        self, execution: Any, checkpoint_id: int, timestamp: int, options: CheckpointOptions
+    ) -> None:
+        """``Execution.triggerCheckpoint`` → ``TaskExecutor.triggerCheckpoint`` (RPC)."""
+        self._send(
+            execution,
+            "TaskExecutor.triggerCheckpoint",
+            lambda te, a: te.trigger_checkpoint(a, checkpoint_id, timestamp, options),
+        )
+
+    def trigger_synchronous_savepoint(
+        self,
+        execution: Any,
+        checkpoint_id: int,
+        timestamp: int,
+        options: CheckpointOptions,
+        advance_to_end_of_event_time: bool,
+    ) -> None:
+        """``Execution.triggerSynchronousSavepoint`` → ``TaskExecutor.triggerCheckpoint`` (RPC)."""
+        self._send(
+            execution,
+            "TaskExecutor.triggerCheckpoint",
+            lambda te, a: te.trigger_checkpoint(
+                a, checkpoint_id, timestamp, options, advance_to_end_of_event_time
+            ),
+        )
+
+    def notify_checkpoint_complete(
+        self, execution: Any, checkpoint_id: int, timestamp: int
+    ) -> None:
+        """``Execution.notifyCheckpointComplete`` → ``TaskExecutor.confirmCheckpoint`` (RPC)."""
+        self._send(
+            execution,
+            "TaskExecutor.confirmCheckpoint",
+            lambda te, a: te.confirm_checkpoint(a, checkpoint_id, timestamp),
+        )
+
+    def notify_checkpoint_aborted(self, execution: Any, checkpoint_id: int, timestamp: int) -> None:
+        """``Execution.notifyCheckpointAborted`` → ``TaskExecutor.abortCheckpoint`` (RPC)."""
+        self._send(
+            execution,
+            "TaskExecutor.abortCheckpoint",
+            lambda te, a: te.abort_checkpoint(a, checkpoint_id),
+        )
+
+    def fail_job(self, cause: BaseException) -> None:
+        """``CheckpointFailureManager``'s job failure callback: ``JobMaster.failJob``."""
+        self.jm.fail_job(cause, None)
 
 
 def is_periodic_checkpointing_enabled(job_graph: JobGraph) -> bool:

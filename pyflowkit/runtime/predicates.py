@@ -78,8 +78,7 @@ def alignment_in_progress() -> Predicate:
             if not te.alive:
                 continue
             for task in te.tasks.values():
-                driver = getattr(task, "checkpointing", None)
-                handler = None if driver is None else driver.handler
+                handler = task.checkpointing.handler
                 if handler is not None and task.state is ExecutionState.RUNNING:
                     if handler.blocked_channels():
                         return True

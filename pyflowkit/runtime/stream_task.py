@@ -20,6 +20,7 @@ from pyflowkit.state.time import MAX_WATERMARK
 from pyflowkit.state.watermark_valve import StatusWatermarkValve
 
 if TYPE_CHECKING:
+    from pyflowkit.runtime.checkpoint.task_checkpoint_driver import TaskCheckpointDriver
     from pyflowkit.runtime.task import Task
 
 LONG_MIN_VALUE = -(2**63)
@@ -109,19 +110,16 @@ class StreamTask:
         checkpointing.recover_channel_state(tdd.extra.get("channel_state"))
 
     @property
-    def checkpointing(self) -> Any:
+    def checkpointing(self) -> TaskCheckpointDriver:
         """The task's checkpoint side (``SubtaskCheckpointCoordinator``, barrier handler)."""
-        from pyflowkit.runtime.checkpoint.integration import driver
-
-        return driver(self.task)
+        return self.task.checkpointing
 
     def input_gates(self) -> list[SingleInputGate]:
         return []
 
     def suspended_by_savepoint(self) -> bool:
         """A synchronous savepoint (stop-with-savepoint) holds the task until it completes."""
-        cp = self.task.checkpointing
-        return cp is not None and cp.sync_savepoint_id is not None
+        return self.task.checkpointing.sync_savepoint_id is not None
 
     def advance_to_end_of_event_time(self) -> bool:
         """``advanceToEndOfEventTime`` (stop-with-savepoint --drain): only sources act; True if a
@@ -309,15 +307,14 @@ class _InputTask(StreamTask):
         if buffer.is_event:
             channel.recycle()
             if isinstance(buffer.event, EndOfPartitionEvent):
-                if checkpointing is not None:
-                    checkpointing.on_end_of_partition(gate, channel)
+                checkpointing.on_end_of_partition(gate, channel)
                 channel.finished = True
                 msg = f"{self.task.name} received EndOfPartitionEvent on channel {channel.index}"
                 if all(g.is_finished for g in self.gates if g.input_index == idx):
                     self.ended_inputs.add(idx)
                     chain.end_input(idx)
                     msg += f"; input {idx} ended"
-                    if checkpointing is not None and checkpointing.stopped_by_savepoint:
+                    if checkpointing.stopped_by_savepoint:
                         msg += (
                             " (after stop-with-savepoint 1.11.1 still calls endInput; 1.11.4 "
                             "skips it without --drain, FLINK-21132)"
@@ -326,14 +323,9 @@ class _InputTask(StreamTask):
                     self.end_of_input = True
                     msg += "; all input ended"
                 return msg + "."
-            handled = (
-                None
-                if checkpointing is None
-                else checkpointing.on_event(gate, channel, buffer.event)
-            )
+            handled = checkpointing.on_event(gate, channel, buffer.event)
             return handled or f"{self.task.name} received {buffer.event!r}."
-        if checkpointing is not None:
-            checkpointing.record_in_flight(gate, channel, buffer)  # iterates its elements
+        checkpointing.record_in_flight(gate, channel, buffer)  # iterates its elements
         n_records = 0
         watermarks = 0
         values: Any = buffer.values

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
+from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
+from pyflowkit.runtime.checkpoint.task_checkpoint_driver import TaskCheckpointDriver
 from pyflowkit.runtime.deployment import TaskDeploymentDescriptor
 from pyflowkit.runtime.execution_state import TASK_TRANSITIONS, ExecutionState, check_transition
 from pyflowkit.runtime.mailbox import Mail, MailboxProcessor
@@ -62,7 +64,7 @@ class Task:
         self.failure_cause: BaseException | None = None
         self.failure_traceback: str | None = None
         self.invoking = False
-        self.checkpointing: Any = None  # TaskCheckpointDriver, created by StreamTask.beforeInvoke
+        self.checkpointing = TaskCheckpointDriver(self)
         jv = tdd.job_vertex
         cls = STREAM_TASK_CLASSES.get(jv.invokable_class)
         if cls is None:
@@ -188,6 +190,27 @@ class Task:
         )
         self.schedule_mailbox()
 
+    # -- checkpoints ----------------------------------------------------------------------------
+    def trigger_checkpoint_barrier(
+        self,
+        checkpoint_id: int,
+        timestamp: int,
+        options: CheckpointOptions,
+        advance_to_end_of_event_time: bool = False,
+    ) -> None:
+        """``Task.triggerCheckpointBarrier`` → the invokable's ``triggerCheckpointAsync``."""
+        self.checkpointing.trigger_checkpoint_barrier(
+            checkpoint_id, timestamp, options, advance_to_end_of_event_time
+        )
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """``Task.notifyCheckpointComplete`` → ``notifyCheckpointCompleteAsync``."""
+        self.checkpointing.notify_checkpoint_complete(checkpoint_id)
+
+    def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
+        """``Task.notifyCheckpointAborted`` → ``notifyCheckpointAbortAsync``."""
+        self.checkpointing.notify_checkpoint_aborted(checkpoint_id)
+
     # -- mailbox loop ---------------------------------------------------------------------------
     def accepts_mail(self) -> bool:
         return self.state is S.RUNNING and self.invoking and self.process_alive
@@ -200,8 +223,7 @@ class Task:
 
     def priority_mail_only(self) -> bool:
         """True while ``StreamTask.runSynchronousSavepointMailboxLoop`` runs (ordinary mail waits)."""
-        cp = self.checkpointing
-        return cp is not None and cp.in_synchronous_savepoint_loop
+        return self.checkpointing.in_synchronous_savepoint_loop
 
     def put_mail(self, mail: Mail, priority: bool = False) -> None:
         """``MailboxExecutor.execute``: enqueue ``mail`` and wake the mailbox loop."""

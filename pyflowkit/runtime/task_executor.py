@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 from pyflowkit.runtime.deployment import TaskDeploymentDescriptor
 from pyflowkit.runtime.execution_state import ExecutionState
 from pyflowkit.runtime.rpc import RpcBus
@@ -78,6 +80,56 @@ class TaskExecutor:
         task = self.tasks.get(attempt_id)
         if task is not None and self.alive:
             task.cancel_execution()
+
+    # -- checkpoints (RPCs from the JobMaster) ------------------------------------------------
+    def _live_task(self, attempt_id: str) -> Task | None:
+        task = self.tasks.get(attempt_id) if self.alive else None
+        return None if task is None or task.state.is_terminal() else task
+
+    def trigger_checkpoint(
+        self,
+        attempt_id: str,
+        checkpoint_id: int,
+        timestamp: int,
+        options: CheckpointOptions,
+        advance_to_end_of_event_time: bool = False,
+    ) -> None:
+        """``TaskExecutor.triggerCheckpoint`` → ``Task.triggerCheckpointBarrier``."""
+        if advance_to_end_of_event_time and not options.checkpoint_type.is_synchronous:
+            raise IllegalArgumentException(
+                "Only synchronous savepoints are allowed to advance the watermark to MAX."
+            )
+        task = self._live_task(attempt_id)
+        if task is None:
+            return
+        self.bus.emit(
+            self.name,
+            "TaskExecutor.triggerCheckpoint",
+            f"Trigger checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
+            **task._subjects(checkpoint=checkpoint_id),
+        )
+        task.trigger_checkpoint_barrier(
+            checkpoint_id, timestamp, options, advance_to_end_of_event_time
+        )
+
+    def confirm_checkpoint(self, attempt_id: str, checkpoint_id: int, timestamp: int) -> None:
+        """``TaskExecutor.confirmCheckpoint`` → ``Task.notifyCheckpointComplete``."""
+        task = self._live_task(attempt_id)
+        if task is None:
+            return
+        self.bus.emit(
+            self.name,
+            "TaskExecutor.confirmCheckpoint",
+            f"Confirm checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
+            **task._subjects(checkpoint=checkpoint_id),
+        )
+        task.notify_checkpoint_complete(checkpoint_id)
+
+    def abort_checkpoint(self, attempt_id: str, checkpoint_id: int) -> None:
+        """``TaskExecutor.abortCheckpoint`` → ``Task.notifyCheckpointAborted``."""
+        task = self._live_task(attempt_id)
+        if task is not None:
+            task.notify_checkpoint_aborted(checkpoint_id)
 
     def free_slot(self, allocation_id: str) -> None:
         if self.task_slot_table.free_slot(allocation_id) is not None:

@@ -114,8 +114,6 @@ def test_same_seed_same_trace_and_rewind_replays_the_loop(tmp_path: Path) -> Non
 
 def test_an_aborted_savepoint_ends_the_loop_and_the_held_mail_runs(tmp_path: Path) -> None:
     """``notifyCheckpointAbortAsync`` is priority mail too: the loop ends, held timers fire."""
-    from pyflowkit.runtime.checkpoint.integration import driver
-
     run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(job())
     run.run_until(checkpoint_completed(1))
     sp = run.stop_with_savepoint(tmp_path)
@@ -131,7 +129,7 @@ def test_an_aborted_savepoint_ends_the_loop_and_the_held_mail_runs(tmp_path: Pat
     run.run_until(lambda r: bool(looping(r)))
     task = looping(run)[0]
     held = len(task.mailbox.mails)
-    driver(task).notify_checkpoint_aborted(sp)
+    task.notify_checkpoint_aborted(sp)
     run.run_until(lambda r: not task.priority_mail_only())
     left = [e for e in run.trace if e.method == LOOP and "leaves" in e.message]
     assert left[-1].component == task.name

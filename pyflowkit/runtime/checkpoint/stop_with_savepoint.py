@@ -3,7 +3,7 @@
 Stands for Flink 1.11's ``JobMaster.stopWithSavepoint(targetDirectory, advanceToEndOfEventTime)``
 → ``SchedulerBase.stopWithSavepoint``: stop the periodic checkpoint scheduler, trigger a
 ``SYNC_SAVEPOINT`` via ``CheckpointCoordinator.triggerSynchronousSavepoint``, restart the
-scheduler if the savepoint fails. The tasks' side lives in ``integration``.
+scheduler if the savepoint fails. The tasks' side lives in ``task_checkpoint_driver``.
 """
 
 from __future__ import annotations

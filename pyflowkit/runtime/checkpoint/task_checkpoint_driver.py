@@ -1,21 +1,16 @@
-"""The narrow hooks that wire checkpoints into the simulated cluster.
+"""A Task's checkpoint side (Flink's ``StreamTask`` checkpoint methods and barrier handling).
 
-``JobMasterCheckpointGateway`` is the coordinator's view of a JobMaster (Execution → TaskExecutor
-RPCs); ``TaskCheckpointDriver`` is one Task's checkpoint machinery (Flink's ``Task`` /
-``StreamTask`` checkpoint methods, the barrier handler of its inputs, the ack path
-``AsyncCheckpointRunnable`` → ``TaskStateManagerImpl`` → ``RpcCheckpointResponder`` →
-``JobMaster`` → ``SchedulerBase`` → ``CheckpointCoordinator``). Every hop is a trace event.
+The path of one checkpoint through a task: the trigger mail at a source, the barrier handler of
+its inputs, ``performCheckpoint`` (sync part), ``AsyncCheckpointRunnable`` (async part) and the
+ack ``TaskStateManagerImpl`` → ``RpcCheckpointResponder`` → ``JobMaster``; then the notify mails.
+Every hop is a trace event.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pyflowkit.errors import (
-    CheckpointException,
-    IllegalArgumentException,
-    IllegalStateException,
-)
+from pyflowkit.errors import CheckpointException, IllegalStateException
 from pyflowkit.runtime.checkpoint.barrier_handlers import (
     CheckpointBarrierHandler,
     CheckpointBarrierUnaligner,
@@ -30,145 +25,22 @@ from pyflowkit.runtime.checkpoint.subtask_coordinator import (
     SyncSnapshot,
 )
 from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics
+from pyflowkit.runtime.mailbox import Mail
+from pyflowkit.runtime.network import Buffer
 
-
-def _cp(checkpoint_id: int) -> dict[str, Any]:
-    return {"checkpoint": checkpoint_id}
-
-
-class JobMasterCheckpointGateway:
-    """The ``CheckpointGateway`` of a JobMaster: executions of the scheduler, RPCs to TaskExecutors."""
-
-    def __init__(self, job_master: Any) -> None:
-        self.jm = job_master
-        self.bus = job_master.bus
-
-    def current_executions(self, vertex_id: str) -> list[Any]:
-        sched = self.jm.scheduler
-        jv = next(v for v in self.jm.job_graph.vertices if v.id == vertex_id)
-        return [sched.by_key[(vertex_id, i)].current_execution for i in range(jv.parallelism)]
-
-    def _send(self, e: Any, method: str, fn: Any) -> None:
-        te = e.slot.task_executor if e.slot is not None else None
-        if te is None:
-            return
-        attempt = e.attempt_id
-        self.bus.send("JobMaster", te.name, method, lambda: fn(te, attempt))
-
-    def trigger_checkpoint(
-        self, execution: Any, checkpoint_id: int, timestamp: int, options: CheckpointOptions
-    ) -> None:
-        """``Execution.triggerCheckpoint`` → ``TaskExecutor.triggerCheckpoint`` (RPC)."""
-        self._send(
-            execution,
-            "TaskExecutor.triggerCheckpoint",
-            lambda te, a: te_trigger_checkpoint(te, a, checkpoint_id, timestamp, options),
-        )
-
-    def trigger_synchronous_savepoint(
-        self,
-        execution: Any,
-        checkpoint_id: int,
-        timestamp: int,
-        options: CheckpointOptions,
-        advance_to_end_of_event_time: bool,
-    ) -> None:
-        """``Execution.triggerSynchronousSavepoint`` → ``TaskExecutor.triggerCheckpoint`` (RPC)."""
-        self._send(
-            execution,
-            "TaskExecutor.triggerCheckpoint",
-            lambda te, a: te_trigger_checkpoint(
-                te, a, checkpoint_id, timestamp, options, advance_to_end_of_event_time
-            ),
-        )
-
-    def notify_checkpoint_complete(
-        self, execution: Any, checkpoint_id: int, timestamp: int
-    ) -> None:
-        """``Execution.notifyCheckpointComplete`` → ``TaskExecutor.confirmCheckpoint`` (RPC)."""
-        self._send(
-            execution,
-            "TaskExecutor.confirmCheckpoint",
-            lambda te, a: te_confirm_checkpoint(te, a, checkpoint_id, timestamp),
-        )
-
-    def notify_checkpoint_aborted(self, execution: Any, checkpoint_id: int, timestamp: int) -> None:
-        """``Execution.notifyCheckpointAborted`` → ``TaskExecutor.abortCheckpoint`` (RPC)."""
-        self._send(
-            execution,
-            "TaskExecutor.abortCheckpoint",
-            lambda te, a: te_abort_checkpoint(te, a, checkpoint_id),
-        )
-
-    def fail_job(self, cause: BaseException) -> None:
-        self.jm.fail_job(cause, None)
-
-
-# -- TaskExecutor side ------------------------------------------------------------------------
-def _live_task(te: Any, attempt_id: str) -> Any:
-    task = te.tasks.get(attempt_id) if te.alive else None
-    return None if task is None or task.state.is_terminal() else task
-
-
-def te_trigger_checkpoint(
-    te: Any,
-    attempt_id: str,
-    checkpoint_id: int,
-    timestamp: int,
-    options: CheckpointOptions,
-    advance_to_end_of_event_time: bool = False,
-) -> None:
-    """``TaskExecutor.triggerCheckpoint`` → ``Task.triggerCheckpointBarrier``."""
-    if advance_to_end_of_event_time and not options.checkpoint_type.is_synchronous:
-        raise IllegalArgumentException(
-            "Only synchronous savepoints are allowed to advance the watermark to MAX."
-        )
-    task = _live_task(te, attempt_id)
-    if task is None:
-        return
-    te.bus.emit(
-        te.name,
-        "TaskExecutor.triggerCheckpoint",
-        f"Trigger checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
-        **task._subjects(**_cp(checkpoint_id)),
-    )
-    driver(task).trigger_checkpoint_barrier(
-        checkpoint_id, timestamp, options, advance_to_end_of_event_time
-    )
-
-
-def te_confirm_checkpoint(te: Any, attempt_id: str, checkpoint_id: int, timestamp: int) -> None:
-    """``TaskExecutor.confirmCheckpoint`` → ``Task.notifyCheckpointComplete``."""
-    task = _live_task(te, attempt_id)
-    if task is None:
-        return
-    te.bus.emit(
-        te.name,
-        "TaskExecutor.confirmCheckpoint",
-        f"Confirm checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
-        **task._subjects(**_cp(checkpoint_id)),
-    )
-    driver(task).notify_checkpoint_complete(checkpoint_id)
-
-
-def te_abort_checkpoint(te: Any, attempt_id: str, checkpoint_id: int) -> None:
-    """``TaskExecutor.abortCheckpoint`` → ``Task.notifyCheckpointAborted``."""
-    task = _live_task(te, attempt_id)
-    if task is not None:
-        driver(task).notify_checkpoint_aborted(checkpoint_id)
-
-
-def driver(task: Any) -> TaskCheckpointDriver:
-    d = getattr(task, "checkpointing", None)
-    if d is None:
-        d = task.checkpointing = TaskCheckpointDriver(task)
-    return d
+if TYPE_CHECKING:
+    from pyflowkit.runtime.task import Task
 
 
 class TaskCheckpointDriver:
-    """One Task's checkpoint side: trigger mails, barrier handler, snapshot, ack, notify."""
+    """One Task's checkpoint side: trigger mails, barrier handler, snapshot, ack, notify.
 
-    def __init__(self, task: Any) -> None:
+    Mirrors the checkpoint methods of Flink's ``StreamTask`` (``triggerCheckpointAsync``,
+    ``performCheckpoint``, ``notifyCheckpoint{Complete,Abort}Async``) with its barrier handler;
+    owned by the ``Task``, which constructs it.
+    """
+
+    def __init__(self, task: Task) -> None:
         self.task = task
         self.bus = task.bus
         self.subtask: SubtaskCheckpointCoordinator | None = None
@@ -233,8 +105,6 @@ class TaskCheckpointDriver:
         the in-flight input is processed before anything new."""
         if channel_state is None or channel_state.is_empty:
             return
-        from pyflowkit.runtime.network import Buffer
-
         writers = self.subtask.writers if self.subtask is not None else []
         for wi, per_sub in sorted(channel_state.output.items()):
             partition = writers[wi].partition
@@ -335,8 +205,6 @@ class TaskCheckpointDriver:
         advance_to_end_of_event_time: bool = False,
     ) -> None:
         """``Task.triggerCheckpointBarrier`` → ``triggerCheckpointAsync`` (priority mail)."""
-        from pyflowkit.runtime.mailbox import Mail
-
         task = self.task
         if not task.accepts_mail():
             self.decline(checkpoint_id, R.CHECKPOINT_DECLINED_TASK_NOT_READY)
@@ -471,7 +339,9 @@ class TaskCheckpointDriver:
             te.name,
             "JobMaster",
             "JobMaster.acknowledgeCheckpoint",
-            lambda: jm_acknowledge_checkpoint(jm, attempt, checkpoint_id, metrics, snapshot, te),
+            lambda: jm.acknowledge_checkpoint(
+                attempt, checkpoint_id, metrics, snapshot, te.location
+            ),
         )
 
     def decline(self, checkpoint_id: int, reason: R) -> None:
@@ -492,14 +362,12 @@ class TaskCheckpointDriver:
             te.name,
             "JobMaster",
             "JobMaster.declineCheckpoint",
-            lambda: jm_decline_checkpoint(jm, attempt, checkpoint_id, cause, te),
+            lambda: jm.decline_checkpoint(attempt, checkpoint_id, cause, te.location),
         )
 
     # -- notifications --------------------------------------------------------------------------
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
         """``Task.notifyCheckpointComplete`` → ``notifyCheckpointCompleteAsync`` (priority mail)."""
-        from pyflowkit.runtime.mailbox import Mail
-
         task = self.task
         task.emit(
             "Task.notifyCheckpointComplete",
@@ -572,7 +440,7 @@ class TaskCheckpointDriver:
         )
 
     def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
-        from pyflowkit.runtime.mailbox import Mail
+        """``Task.notifyCheckpointAborted`` → ``notifyCheckpointAbortAsync`` (mail)."""
 
         def run() -> None:
             self.in_flight.pop(checkpoint_id, None)
@@ -586,39 +454,3 @@ class TaskCheckpointDriver:
             Mail(f"StreamTask.notifyCheckpointAbortAsync (checkpoint {checkpoint_id})", run),
             priority=True,
         )
-
-
-# -- JobMaster side -----------------------------------------------------------------------------
-def jm_acknowledge_checkpoint(
-    jm: Any, attempt_id: str, checkpoint_id: int, metrics: Any, snapshot: Any, te: Any
-) -> None:
-    """``JobMaster.acknowledgeCheckpoint`` → ``SchedulerBase.acknowledgeCheckpoint``."""
-    coord = getattr(jm, "checkpoint_coordinator", None)
-    if coord is None:
-        return
-    jm.bus.emit(
-        "JobMaster",
-        "JobMaster.acknowledgeCheckpoint",
-        f"JobMaster received the acknowledgement of checkpoint {checkpoint_id} from {attempt_id} "
-        f"at {te.location}.",
-        job=jm.job_id,
-        **_cp(checkpoint_id),
-    )
-    jm.bus.emit(
-        "JobMaster",
-        "SchedulerBase.acknowledgeCheckpoint",
-        f"JobMaster hands the acknowledgement of checkpoint {checkpoint_id} from {attempt_id} "
-        "to the CheckpointCoordinator.",
-        job=jm.job_id,
-        **_cp(checkpoint_id),
-    )
-    coord.receive_acknowledge_message(attempt_id, checkpoint_id, metrics, snapshot, te.location)
-
-
-def jm_decline_checkpoint(
-    jm: Any, attempt_id: str, checkpoint_id: int, cause: BaseException, te: Any
-) -> None:
-    """``JobMaster.declineCheckpoint`` → ``SchedulerBase.declineCheckpoint``."""
-    coord = getattr(jm, "checkpoint_coordinator", None)
-    if coord is not None:
-        coord.receive_decline_message(attempt_id, checkpoint_id, cause, te.location)
