@@ -86,11 +86,23 @@ def _is_public_method(name: str) -> bool:
     return not name.startswith("_") or name == "__init__"
 
 
-def _class(node: ast.ClassDef, prefix: str) -> list[dict[str, Any]]:
+def _type_params(node: ast.ClassDef, typevars: set[str]) -> list[str]:
+    """The TypeVars a class is generic over, in order of first appearance in its bases."""
+    found: list[str] = []
+    for base in node.bases:
+        if isinstance(base, ast.Subscript):
+            for sub in ast.walk(base.slice):
+                if isinstance(sub, ast.Name) and sub.id in typevars and sub.id not in found:
+                    found.append(sub.id)
+    return found
+
+
+def _class(node: ast.ClassDef, prefix: str, typevars: set[str]) -> list[dict[str, Any]]:
     qualname = f"{prefix}{node.name}"
     bases = [ast.unparse(b) for b in node.bases]
     is_enum = any(b.split(".")[-1] in ("Enum", "IntEnum", "Flag") for b in bases)
     generic = any(isinstance(b, ast.Subscript) for b in node.bases)
+    type_params = _type_params(node, typevars)
     methods: dict[str, dict[str, Any]] = {}
     members: list[str] = []
     nested: list[dict[str, Any]] = []
@@ -99,7 +111,7 @@ def _class(node: ast.ClassDef, prefix: str) -> list[dict[str, Any]]:
             if _is_public_method(item.name) and item.name not in methods:
                 methods[item.name] = _method(item)
         elif isinstance(item, ast.ClassDef) and not item.name.startswith("_"):
-            nested.extend(_class(item, f"{qualname}."))
+            nested.extend(_class(item, f"{qualname}.", typevars))
         elif is_enum and isinstance(item, ast.Assign):
             for target in item.targets:
                 if isinstance(target, ast.Name) and not target.id.startswith("_"):
@@ -108,6 +120,7 @@ def _class(node: ast.ClassDef, prefix: str) -> list[dict[str, Any]]:
         "name": qualname,
         "bases": bases,
         "generic": generic,
+        "type_params": type_params,
         "enum_members": members,
         "methods": list(methods.values()),
     }
@@ -126,11 +139,18 @@ def _module_all(tree: ast.Module) -> list[str] | None:
 def list_module(name: str, source: str) -> dict[str, Any]:
     """One module's public classes (with nested classes), functions and ``__all__``."""
     tree = ast.parse(source)
+    typevars = {
+        ast.unparse(node.targets[0])
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and ast.unparse(node.value.func).endswith("TypeVar")
+    }
     classes: list[dict[str, Any]] = []
     functions: list[dict[str, Any]] = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-            classes.extend(_class(node, ""))
+            classes.extend(_class(node, "", typevars))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if not node.name.startswith("_"):
                 functions.append({"name": node.name, "params": _params(node)})

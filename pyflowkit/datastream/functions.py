@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from enum import Enum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 __all__ = [
     "AggregateFunction",
@@ -38,6 +38,15 @@ __all__ = [
     "TimerService",
     "WindowFunction",
 ]
+
+
+W = TypeVar("W")
+W2 = TypeVar("W2")
+IN = TypeVar("IN")
+IN1 = TypeVar("IN1")
+IN2 = TypeVar("IN2")
+OUT = TypeVar("OUT")
+KEY = TypeVar("KEY")
 
 
 class TimeDomain(Enum):
@@ -300,24 +309,24 @@ class KeyedCoProcessFunction(Function):
         return None
 
 
-class WindowFunction(Function):
+class WindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """PyFlink's ``WindowFunction``: ``apply(key, window, inputs)`` yields outputs."""
 
     @abstractmethod
     def apply(self, key: Any, window: Any, inputs: Iterable[Any]) -> Iterable[Any] | None: ...
 
 
-class AllWindowFunction(Function):
+class AllWindowFunction(Function, Generic[IN, OUT, W]):
     """PyFlink's ``AllWindowFunction``: ``apply(window, inputs)`` yields outputs."""
 
     @abstractmethod
     def apply(self, window: Any, inputs: Iterable[Any]) -> Iterable[Any] | None: ...
 
 
-class ProcessWindowFunction(Function):
+class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """PyFlink's ``ProcessWindowFunction``: ``process(key, context, elements)`` yields outputs."""
 
-    class Context(_Clocks):
+    class Context(_Clocks, Generic[W2]):
         """``ProcessWindowFunction.Context``: window, clocks and per-window/global state."""
 
         @abstractmethod
@@ -338,7 +347,7 @@ class ProcessWindowFunction(Function):
         pass
 
 
-class ProcessAllWindowFunction(Function):
+class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
     """PyFlink's ``ProcessAllWindowFunction``: ``process(context, elements)`` yields outputs."""
 
     Context = ProcessWindowFunction.Context

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pyflowkit.errors import IllegalArgumentException
 
@@ -26,6 +26,13 @@ __all__ = [
     "ValueState",
     "ValueStateDescriptor",
 ]
+
+
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
+IN = TypeVar("IN")
+OUT = TypeVar("OUT")
 
 
 class StateDescriptor(ABC):
@@ -124,7 +131,7 @@ class State(ABC):
     def clear(self) -> None: ...
 
 
-class ValueState(State):
+class ValueState(State, Generic[T]):
     """PyFlink's ``ValueState``: ``value()`` (None when unset), ``update(v)``."""
 
     @abstractmethod
@@ -134,7 +141,27 @@ class ValueState(State):
     def update(self, value: Any) -> None: ...
 
 
-class ListState(State):
+class AppendingState(State, Generic[IN, OUT]):
+    """A state that is appended to and read as a whole.
+
+    Mirrors PyFlink's ``AppendingState`` (Flink's ``AppendingState<IN, OUT>``).
+    """
+
+    @abstractmethod
+    def get(self) -> OUT: ...
+
+    @abstractmethod
+    def add(self, value: IN) -> None: ...
+
+
+class MergingState(AppendingState[IN, OUT]):
+    """An appending state whose namespaces can be merged (session windows).
+
+    Mirrors PyFlink's ``MergingState`` (Flink's ``MergingState<IN, OUT>``).
+    """
+
+
+class ListState(MergingState[T, Iterable[T]]):
     """PyFlink's ``ListState``: ``get()``, ``add``, ``add_all``, ``update``."""
 
     @abstractmethod
@@ -153,7 +180,7 @@ class ListState(State):
         return iter(self.get())
 
 
-class MapState(State):
+class MapState(State, Generic[K, V]):
     """PyFlink's ``MapState``: a per-key dictionary."""
 
     @abstractmethod
@@ -199,7 +226,7 @@ class MapState(State):
         return iter(self.keys())
 
 
-class ReducingState(State):
+class ReducingState(MergingState[T, T]):
     """PyFlink's ``ReducingState``: ``add`` folds with the reduce function; ``get()``."""
 
     @abstractmethod
@@ -209,7 +236,7 @@ class ReducingState(State):
     def add(self, value: Any) -> None: ...
 
 
-class AggregatingState(State):
+class AggregatingState(MergingState[IN, OUT]):
     """PyFlink's ``AggregatingState``: ``add`` into the accumulator; ``get()`` the result."""
 
     @abstractmethod

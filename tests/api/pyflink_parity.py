@@ -39,6 +39,37 @@ EXCLUDED: dict[str, str] = {
     "pyflink.common.io": _JAVA_BRIDGE + " (InputFormat wraps a Java InputFormat)",
     "pyflink.common.constants": "internal constants module, no public classes or methods",
 }
+_ADAPTER = (
+    "adapter PyFlink's Python worker wraps user window functions in; pyflowkit runs Flink's own "
+    "window operator (operators/window_operator.py) instead"
+)
+_FUNCTIONS = "pyflink.datastream.functions"
+for _name in (
+    "InternalWindowFunction",
+    "InternalWindowFunction.InternalWindowContext",
+    "InternalSingleValueWindowFunction",
+    "InternalSingleValueAllWindowFunction",
+    "InternalIterableWindowFunction",
+    "InternalIterableAllWindowFunction",
+    "InternalProcessWindowContext",
+    "InternalProcessAllWindowContext",
+    "InternalSingleValueProcessWindowFunction",
+    "InternalSingleValueProcessAllWindowFunction",
+    "InternalIterableProcessWindowFunction",
+    "InternalIterableProcessAllWindowFunction",
+):
+    EXCLUDED[f"{_FUNCTIONS}:{_name}"] = _ADAPTER
+EXCLUDED.update(
+    {
+        f"{_FUNCTIONS}:FunctionWrapper": "wraps a plain callable for PyFlink's worker; pyflowkit "
+        "accepts callables directly (functions.resolve_method)",
+        f"{_FUNCTIONS}:ReduceFunctionWrapper": "wraps a plain callable for PyFlink's worker; "
+        "pyflowkit accepts callables directly",
+        f"{_FUNCTIONS}:JavaFunctionWrapper": _JAVA_BRIDGE + " (a Java function object)",
+        "pyflink.datastream.window:WindowOperationDescriptor": "PyFlink's internal bundle of "
+        "window operator arguments handed to its Python worker",
+    }
+)
 
 _JAVA_OBJECT = (
     "returns or converts the Java object behind the Python one (py4j); no JVM runs user code here"
@@ -225,12 +256,10 @@ def _our_signature(cls: Any, meth: dict[str, Any]) -> inspect.Signature | None:
     return sig
 
 
-def _is_subscriptable(cls: Any) -> bool:
-    if not hasattr(cls, "__class_getitem__"):
-        return False
+def _is_subscriptable(cls: Any, n_params: int) -> bool:
+    """``cls[object, ...]`` with PyFlink's number of type parameters works."""
     try:
-        params = getattr(cls, "__parameters__", ())
-        cls[tuple(object for _ in params) if len(params) > 1 else object]
+        cls[tuple(object for _ in range(n_params)) if n_params > 1 else object]
     except TypeError:
         return False
     return True
@@ -283,8 +312,8 @@ def compare(listing: dict[str, Any] | None = None) -> Report:
             for member in cls["enum_members"]:
                 ok = present and hasattr(mine, member)
                 count(report.members, ok, "member", f"{where}.{member}", "missing")
-            if cls["generic"]:
-                ok = present and _is_subscriptable(mine)
+            if cls["type_params"]:
+                ok = present and _is_subscriptable(mine, len(cls["type_params"]))
                 count(report.generics, ok, "generic", where, "not subscriptable")
             for meth in cls["methods"]:
                 mreason = exclusion(mname, qual, meth["name"]) or java_only_method(meth)
