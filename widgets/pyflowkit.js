@@ -1,5 +1,6 @@
 // pyflowkit widgets' front end (anywidget ES module, no build step).
-// One module for GraphView, Stepper and SparkProgress: the Python class sets the `_kind` trait.
+// One module for GraphView, Stepper, SequenceView and SparkProgress: the Python class sets the
+// `_kind` trait. sequence.js is bundled before this file (assets.widget_bundle) for seqPane.
 
 const SVG_SHAPES = "polygon, ellipse, path";
 
@@ -247,6 +248,8 @@ function renderStepper(model, root) {
   root.appendChild(grid);
   const graphBox = section(grid, "ExecutionGraph (click a subtask)", "pfk-graph-pane");
   const cleanupGraph = graphPane(model, graphBox);
+  const seqBox = section(grid, "Sequence diagram: one arrow per RPC or call", "pfk-seq-pane");
+  const cleanupSeq = seqPane(model, seqBox);
   const tasksBox = section(grid, "Tasks", "pfk-tasks-pane");
   const slotsBox = section(grid, "Slots (TaskExecutor × slot)", "pfk-slots-pane");
   const ckBox = section(grid, "Checkpoints", "pfk-checkpoint-pane");
@@ -348,6 +351,7 @@ function renderStepper(model, root) {
   return () => {
     stopPlay();
     cleanupGraph();
+    cleanupSeq();
     for (const [ev, f] of Object.entries(handlers)) model.off(ev, f);
   };
 }
@@ -392,6 +396,7 @@ function render({ model, el: root }) {
   const kind = model.get("_kind");
   if (kind === "stepper") return renderStepper(model, root);
   if (kind === "spark_progress") return renderSparkProgress(model, root);
+  if (kind === "sequence") return seqPane(model, root);
   root.classList.add("pfk-graph-view");
   return graphPane(model, root);
 }

@@ -22,3 +22,14 @@ def widget_file(name: str) -> Path:
         f"widget front-end file {name!r} not found in pyflowkit/_widgets (installed wheel) "
         f"nor in {REPO_WIDGETS} (source checkout); reinstall pyflowkit"
     )
+
+
+def widget_bundle(*names: str) -> str:
+    """One ES module from several front-end files (no build step): each file's
+    ``export default`` line is dropped except the last file's, so their functions share a scope."""
+    texts = [widget_file(name).read_text(encoding="utf-8") for name in names]
+    kept = [
+        "\n".join(line for line in text.splitlines() if not line.startswith("export default"))
+        for text in texts[:-1]
+    ]
+    return "\n".join([*kept, texts[-1]])

@@ -14,8 +14,9 @@ import anywidget
 import traitlets as t
 
 from pyflowkit.notebook import stepper_view_model as vm
-from pyflowkit.notebook.assets import widget_file
+from pyflowkit.notebook.assets import widget_bundle, widget_file
 from pyflowkit.notebook.graph_view import static_svg
+from pyflowkit.notebook.sequence_view import SequencePane
 from pyflowkit.notebook.stepper_controller import (
     NO_CHECKPOINTS,
     RUN_TO_LABELS,
@@ -44,7 +45,7 @@ __all__ = [
 class Stepper(anywidget.AnyWidget):
     """Buttons and panes around one ``JobRun``; every button is also a Python method."""
 
-    _esm = widget_file("pyflowkit.js")
+    _esm = widget_bundle("sequence.js", "pyflowkit.js")
     _css = widget_file("widgets.css")
     _kind = t.Unicode("stepper").tag(sync=True)
 
@@ -65,6 +66,8 @@ class Stepper(anywidget.AnyWidget):
     message = t.Unicode("").tag(sync=True)
     seed = t.Int(0).tag(sync=True)
     task_managers = t.Int(2).tag(sync=True)
+    seq_head = t.Unicode("").tag(sync=True)
+    seq_body = t.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -79,9 +82,9 @@ class Stepper(anywidget.AnyWidget):
         from pyflowkit.runtime.mini_cluster import to_job_graph
 
         job_graph = to_job_graph(env_or_job_graph)
-        super().__init__(
-            svg=job_graph.to_execution_graph().to_svg(), seed=seed, task_managers=task_managers
-        )
+        execution_graph = job_graph.to_execution_graph()
+        super().__init__(svg=execution_graph.to_svg(), seed=seed, task_managers=task_managers)
+        self.sequence = SequencePane(execution_graph)
         self.controller = StepperController(
             job_graph, task_managers, slots, seed, savepoint_path, allow_non_restored_state
         )
@@ -201,10 +204,19 @@ class Stepper(anywidget.AnyWidget):
             for name, value in vm.run_panes(self.run, self.controller.log).items():
                 setattr(self, name, value)
             self.message = self.controller.message
+            self.seq_head, self.seq_body = self.sequence.update(self.run)
             self._refresh_keyed_state()
 
     def _refresh_keyed_state(self) -> None:
         self.keyed_state = vm.keyed_state_pane(self.run, self.selected)
+
+    def sequence_diagram(self, last: int | None = None) -> Any:
+        """The run's sequence diagram as a static SVG object (all arrows, or the ``last`` ones)."""
+        from pyflowkit.render.sequence_model import SequenceDiagram
+
+        self._need_run()
+        self.sequence.update(self.run)
+        return SequenceDiagram(self.sequence.model, last)
 
     # -- browser messages -----------------------------------------------------------------------
     def _on_command(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:

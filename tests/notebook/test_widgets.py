@@ -354,3 +354,45 @@ def test_step_subcommand_passes_the_savepoint(ip, tmp_path):
         "pipeline", f"step wc --savepoint {tmp_path} --allow-non-restored-state"
     )
     assert stepper.savepoint_path == str(tmp_path) and stepper.allow_non_restored_state
+
+
+def test_stepper_sequence_pane_follows_steps_and_rewinds():
+    import re
+
+    from pyflowkit.notebook.sequence_view import SequenceView
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(word_count_env(), submit=True)
+    view = SequenceView(stepper)
+    assert 'class="pfk-seq-head"' in stepper.seq_head and ">client</text>" in stepper.seq_head
+    stepper.step(3)
+    steps = [int(s) for s in re.findall(r'data-step="(\d+)"', stepper.seq_body)]
+    assert steps == sorted(steps) and steps[-1] == 3
+    assert "submitJob" in stepper.seq_body and view.seq_body == stepper.seq_body
+    assert view.step_count == 3
+    current = re.findall(r'class="pfk-seq-current"', stepper.seq_body)
+    assert len(current) == sum(s == 3 for s in steps) > 0
+    while "RUNNING" not in stepper.states.values():
+        stepper.step()
+    assert "submitTask" in stepper.seq_body and "Keyed Reduce" in stepper.seq_head
+    arrows_before = stepper.sequence.model.arrows()
+    stepper.back()
+    stepper.step()
+    assert stepper.sequence.model.arrows() == arrows_before  # rebuilt from the replayed trace
+    diagram = stepper.sequence_diagram(last=10)
+    assert len(re.findall(r'<g class="pfk-seq-msg', diagram.to_svg())) == 10
+    assert diagram._repr_svg_().startswith("<svg")
+
+
+def test_sequence_view_of_a_finished_run_and_the_widget_bundle():
+    from pyflowkit.notebook.assets import widget_bundle
+    from pyflowkit.notebook.sequence_view import SequenceView
+    from pyflowkit.runtime import MiniCluster
+
+    run = MiniCluster(echo_print=False).submit(word_count_env()).run()
+    view = SequenceView(run, window=5)
+    assert view.seq_body.count('<g class="pfk-seq-msg') == 5
+    assert "CheckpointCoordinator.shutdown" in view.seq_body  # the last call of the run
+    bundle = widget_bundle("sequence.js", "pyflowkit.js")
+    assert bundle.count("export default") == 1 and "function seqPane" in bundle
+    assert "seqPane(model, seqBox)" in bundle

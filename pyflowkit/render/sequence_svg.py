@@ -1,0 +1,178 @@
+"""The sequence diagram as SVG: a header (the lifelines' names) and a body (one row per arrow).
+
+No Flink counterpart. Draws a ``SequenceModel.to_dict()``; the widget shows the header fixed above
+the scrolling body, a static render (``SequenceDiagram.to_svg()``) stacks both. Text is 14 px.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from pyflowkit.render.palette import SEQUENCE_COLOURS
+
+COLUMN = 180  # px between lifelines
+ROW = 30  # px per arrow
+HEAD = 72  # px of the header (group band + name boxes of one or two lines)
+FONT = 14  # px, the smallest text drawn
+LEFT = 64  # px for the step numbers
+_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" class="{cls}" width="{w}" height="{h}" '
+    'viewBox="0 0 {w} {h}" font-family="system-ui, sans-serif" font-size="{f}">'
+)
+_MARKERS = (
+    "<defs>"
+    + "".join(
+        f'<marker id="pfk-arrow-{kind}" viewBox="0 0 10 10" refX="10" refY="5" '
+        f'markerWidth="8" markerHeight="8" orient="auto-start-reverse">'
+        f'<path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
+        for kind, colour in SEQUENCE_COLOURS.items()
+    )
+    + "</defs>"
+)
+
+
+def _fit(text: str, px: float) -> str:
+    """Cut ``text`` to about ``px`` pixels at 14 px (≈ 7.6 px per character)."""
+    limit = max(4, int(px / 7.6))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _two_lines(label: str, px: float) -> list[str]:
+    """The label on one line, or split before its subtask ``(i/n)`` (or a word) onto two."""
+    if len(label) * 7.6 <= px:
+        return [label]
+    cut = label.rfind(" (")
+    if cut <= 0:
+        cut = label.rfind(" ", 0, int(px / 7.6))
+    if cut <= 0:
+        return [_fit(label, px)]
+    return [_fit(label[:cut], px), _fit(label[cut + 1 :], px)]
+
+
+def lifeline_x(lifelines: list[dict[str, Any]]) -> dict[str, int]:
+    """The x of each lifeline's centre."""
+    return {line["id"]: LEFT + COLUMN // 2 + i * COLUMN for i, line in enumerate(lifelines)}
+
+
+def width_of(lifelines: list[dict[str, Any]]) -> int:
+    return LEFT + COLUMN * len(lifelines)
+
+
+def header_svg(lifelines: list[dict[str, Any]]) -> str:
+    """The lifelines' name boxes, the JobMaster's parts in one labelled band."""
+    x, width = lifeline_x(lifelines), width_of(lifelines)
+    out = [_SVG.format(cls="pfk-seq-head", w=width, h=HEAD, f=FONT)]
+    out.append(f'<rect width="{width}" height="{HEAD}" fill="#ffffff"/>')
+    band = [x[line["id"]] for line in lifelines if line["group"] == "JobMaster"]
+    band += [x["JobMaster"]] if "JobMaster" in x else []
+    if band:
+        left, right = min(band) - COLUMN // 2 + 3, max(band) + COLUMN // 2 - 3
+        out.append(
+            f'<rect x="{left}" y="1" width="{right - left}" height="{HEAD - 2}" rx="6" '
+            f'fill="#eeeeee" stroke="#999999"/><text x="{left + 8}" y="17" font-weight="600">'
+            "JobMaster</text>"
+        )
+    for line in lifelines:
+        cx = x[line["id"]]
+        fill = "#ddeeff" if line["kind"] == "task" else "#ffffff"
+        out.append(
+            f'<g class="pfk-lifeline" data-id="{escape(line["id"])}"><title>'
+            f'{escape(line["title"])}</title><rect x="{cx - COLUMN // 2 + 7}" y="23" '
+            f'width="{COLUMN - 14}" height="{HEAD - 26}" rx="4" fill="{fill}" stroke="#333333"/>'
+        )
+        lines = _two_lines(line["label"], COLUMN - 20)
+        first_y = 42 if len(lines) == 2 else 50
+        out.extend(
+            f'<text x="{cx}" y="{first_y + 17 * k}" text-anchor="middle">{escape(text)}</text>'
+            for k, text in enumerate(lines)
+        )
+        out.append("</g>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+def message_row(m: dict[str, Any], x: dict[str, int], show_step: bool) -> str:
+    """One arrow at row-local coordinates (baseline y = ROW - 9)."""
+    y = ROW - 9
+    kind = m["kind"]
+    colour = SEQUENCE_COLOURS.get(kind, "#000000")
+    parts = [
+        f'<g class="pfk-seq-msg pfk-seq-{kind}" data-i="{m["i"]}" data-step="{m["step"]}">'
+        f"<title>#{m['step']} {escape(m['method'])}: {escape(m['detail'])}</title>"
+    ]
+    if show_step:
+        parts.append(f'<text x="6" y="{y + 4}" fill="#555555">#{m["step"]}</text>')
+    x1, x2 = x[m["from"]], x[m["to"]]
+    marker = f'marker-end="url(#pfk-arrow-{kind})"'
+    if x1 == x2:
+        parts.append(
+            f'<path d="M{x1},{y - 9} h26 v11 h-24" fill="none" stroke="{colour}" '
+            f'stroke-width="2" {marker}/><text x="{x1 + 32}" y="{y + 4}" fill="{colour}">'
+            f"{escape(_fit(m['label'], COLUMN * 1.6))}</text>"
+        )
+    else:
+        mid, span = (x1 + x2) / 2, abs(x2 - x1)
+        parts.append(
+            f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="2" '
+            f'{marker}/><text x="{mid}" y="{y - 5}" text-anchor="middle" fill="{colour}">'
+            f"{escape(_fit(m['label'], max(span - 10, COLUMN - 20)))}</text>"
+        )
+    parts.append("</g>")
+    return "".join(parts)
+
+
+def body_svg(
+    lifelines: list[dict[str, Any]],
+    messages: list[dict[str, Any]],
+    highlight_step: int | None = None,
+    rows: dict[int, str] | None = None,
+) -> str:
+    """The arrows, one row each, the rows of ``highlight_step`` on a yellow band.
+
+    ``rows`` caches each arrow's row SVG by its index (valid while the lifelines stay the same).
+    """
+    x, width = lifeline_x(lifelines), width_of(lifelines)
+    height = ROW * max(len(messages), 1) + 8
+    out = [_SVG.format(cls="pfk-seq-body", w=width, h=height, f=FONT), _MARKERS]
+    out.append(f'<rect width="{width}" height="{height}" fill="#ffffff"/>')
+    for k, m in enumerate(messages):
+        if m["step"] == highlight_step:
+            out.append(
+                f'<rect class="pfk-seq-current" x="0" y="{k * ROW}" width="{width}" '
+                f'height="{ROW}" fill="#fff1a8"/>'
+            )
+    out.extend(
+        f'<line x1="{cx}" y1="0" x2="{cx}" y2="{height}" stroke="#aaaaaa" stroke-dasharray="4 4"/>'
+        for cx in x.values()
+    )
+    previous = None
+    for k, m in enumerate(messages):
+        show_step = m["step"] != previous
+        previous = m["step"]
+        key = m["i"] * 2 + show_step
+        row = rows.get(key) if rows is not None else None
+        if row is None:
+            row = message_row(m, x, show_step)
+            if rows is not None:
+                rows[key] = row
+        out.append(f'<g transform="translate(0,{k * ROW})">{row}</g>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def sequence_svg(
+    model: dict[str, Any], highlight_step: int | None = None, last: int | None = None
+) -> str:
+    """Header and body stacked in one SVG: every arrow of ``model`` (or the ``last`` ones)."""
+    lifelines = model["lifelines"]
+    messages = model["messages"] if last is None else model["messages"][-last:]
+    head, body = header_svg(lifelines), body_svg(lifelines, messages, highlight_step)
+    width = width_of(lifelines)
+    height = HEAD + ROW * max(len(messages), 1) + 8
+    return (
+        _SVG.format(cls="pfk-sequence-svg", w=width, h=height, f=FONT)
+        + head.replace("<svg ", '<svg x="0" y="0" ', 1)
+        + body.replace("<svg ", f'<svg x="0" y="{HEAD}" ', 1)
+        + "</svg>"
+    )

@@ -1,0 +1,39 @@
+"""Short names for a projector: chained task names cut to their first and last operator, ids cut to
+6 hex digits. No Flink counterpart (the web UI shows the full names; the full name stays in tooltips).
+"""
+
+from __future__ import annotations
+
+import re
+
+_SUBTASK = re.compile(r"^(.*?)( \(\d+/\d+\))$")
+_PREFIXES = ("Source: ", "Sink: ")
+_KNOWN = {"Print to Std. Out": "Print", "Print to Std. Err": "Print (stderr)"}
+ID_DIGITS = 6
+
+
+def short_operator_name(name: str) -> str:
+    """``Sink: Print to Std. Out`` → ``Print``; ``Source: Collection Source`` → ``Collection Source``."""
+    for prefix in _PREFIXES:
+        if name.startswith(prefix):
+            name = name[len(prefix) :]
+    return _KNOWN.get(name, name)
+
+
+def short_task_name(name: str, max_operator: int = 22) -> str:
+    """``Keyed Reduce -> Sink: Print to Std. Out (1/2)`` → ``Keyed Reduce → Print (1/2)``.
+
+    A chain keeps its first and last operator (``A → … → C`` when more are chained).
+    """
+    found = _SUBTASK.match(name)
+    base, subtask = (found.group(1), found.group(2)) if found else (name, "")
+    ops = [short_operator_name(op) for op in base.split(" -> ")]
+    ops = [op if len(op) <= max_operator else op[: max_operator - 1] + "…" for op in ops]
+    if len(ops) > 2:
+        ops = [ops[0], "…", ops[-1]]
+    return " → ".join(ops) + subtask
+
+
+def short_id(hex_id: str) -> str:
+    """The first 6 hex digits of a 32-digit Flink id (``JobID``, ``ExecutionAttemptID``…)."""
+    return hex_id[:ID_DIGITS]

@@ -1,0 +1,143 @@
+"""The sequence diagram's model (lifelines, arrows, labels) from a golden trace, its SVG, and the
+Stepper/SequenceView panes built from it.
+
+``data/word_count_checkpoint_trace.json``: word count at parallelism 2 (source 1) on 2 TaskExecutors,
+seed 3, submitted, checkpoint 1 triggered by hand, run to FINISHED (StreamTask.processInput events
+left out: records are not calls). Regenerate the arrow list after an intended change with
+``PYFLOWKIT_REGEN_GOLDEN=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from pyflowkit.render.sequence_model import SequenceModel, sequence_model
+from pyflowkit.render.sequence_svg import FONT, sequence_svg
+from pyflowkit.runtime.trace import load_trace
+
+DATA = Path(__file__).with_name("data")
+GOLDEN = DATA / "word_count_sequence_arrows.txt"
+SUBMISSION = [
+    "client -> Dispatcher: submitJob",
+    "Dispatcher -> JobManagerRunner: JobManagerRunnerImpl.start",
+    "JobManagerRunner -> JobMaster: JobMaster.<init>",
+    "JobMaster -> Scheduler: SchedulerBase.<init>",
+    "JobManagerRunner -> JobMaster: JobMaster.start",
+    "JobMaster -> Scheduler: startScheduling",
+    "Scheduler -> SlotPool: requestNewAllocatedSlot",
+    "JobMaster -> ResourceManager: registerJobManager",
+    "SlotPool -> ResourceManager: registerSlotRequest",
+    "ResourceManager -> TaskExecutor-0: requestSlot",
+    "TaskExecutor-0 -> JobMaster: offerSlotsToJobManager",
+    "JobMaster -> SlotPool: offerSlot",
+    "Scheduler -> TaskExecutor-0: submitTask",
+    "TaskExecutor-0 -> Scheduler: updateTaskExecutionState RUNNING",
+]
+
+
+def golden_model() -> SequenceModel:
+    producers = json.loads((DATA / "word_count_channels.json").read_text())
+    channels = {
+        (k.rsplit("|", 1)[0], int(k.rsplit("|", 1)[1])): [tuple(p) for p in v]
+        for k, v in producers.items()
+    }
+    return sequence_model(load_trace(DATA / "word_count_checkpoint_trace.json"), 2, channels)
+
+
+def test_arrows_of_the_golden_trace():
+    arrows = golden_model().arrows()
+    if os.environ.get("PYFLOWKIT_REGEN_GOLDEN"):
+        GOLDEN.write_text("\n".join(arrows) + "\n", encoding="utf-8")
+    assert arrows == GOLDEN.read_text(encoding="utf-8").splitlines()
+
+
+def test_submission_arrives_in_flinks_order():
+    arrows = golden_model().arrows()
+    positions = [arrows.index(a) for a in SUBMISSION]
+    assert positions == sorted(positions), [arrows[p] for p in positions]
+    assert arrows[0] == "client -> Dispatcher: submitJob"
+
+
+def test_lifelines_are_the_cluster_components_then_each_task_after_its_task_executor():
+    model = golden_model()
+    labels = [line.label for line in model.lifelines]
+    assert labels[:8] == [
+        "client",
+        "Dispatcher",
+        "JobManagerRunner",
+        "JobMaster",
+        "Scheduler",
+        "SlotPool",
+        "CheckpointCoordinator",
+        "ResourceManager",
+    ]
+    te0 = labels.index("TaskExecutor-0")
+    tasks = [line for line in model.lifelines if line.kind == "task"]
+    assert {t.label for t in tasks} == {
+        "Collection Source (1/1)",
+        "Flat Map → Map (1/2)",
+        "Flat Map → Map (2/2)",
+        "Keyed Reduce → Print (1/2)",
+        "Keyed Reduce → Print (2/2)",
+    }
+    assert all(t.group == "TaskExecutor-0" for t in tasks)  # seed 3 put every slot on TM 0
+    assert labels[te0 + 1 : te0 + 6] == [t.label for t in tasks]
+    assert labels[-1] == "TaskExecutor-1"
+    assert {line.group for line in model.lifelines if line.kind == "component"} == {"JobMaster"}
+    full = next(t for t in tasks if t.label == "Keyed Reduce → Print (2/2)")
+    assert full.title.startswith("Task Keyed Reduce -> Sink: Print to Std. Out (2/2), attempt #0")
+
+
+def test_checkpoint_protocol_arrows_barriers_acks_and_notifications():
+    model = golden_model()
+    label = {line.id: line.label for line in model.lifelines}
+    by_kind: dict[str, list[tuple[str, str, str]]] = {}
+    for m in model.messages:
+        by_kind.setdefault(m["kind"], []).append((label[m["from"]], label[m["to"]], m["label"]))
+    barriers = [b for b in by_kind["barrier"] if b[0] != b[1]]
+    assert sorted(barriers) == sorted(
+        (f"Flat Map → Map ({p}/2)", f"Keyed Reduce → Print ({c}/2)", "CheckpointBarrier (1)")
+        for p in (1, 2)
+        for c in (1, 2)
+    )
+    acks = [a for a in by_kind["ack"] if a[1] == "JobMaster"]
+    assert len(acks) == 5 and {a[2] for a in acks} == {
+        "RpcCheckpointResponder.acknowledgeCheckpoint (1)"
+    }
+    assert sum(a[:2] == ("Scheduler", "CheckpointCoordinator") for a in by_kind["ack"]) == 5
+    notify = [n for n in by_kind["notify"] if n[0] == "CheckpointCoordinator"]
+    assert len(notify) == 5 and all(n[1] == "TaskExecutor-0" for n in notify)
+    order = [m["method"] for m in model.messages if m["checkpoint"] == 1]
+    assert order[0] == "CheckpointCoordinator.createPendingCheckpoint"
+    assert order.index("CheckpointCoordinator.completePendingCheckpoint") > max(
+        i for i, m in enumerate(order) if m == "PendingCheckpoint.acknowledgeTask"
+    )
+
+
+def test_adding_events_one_by_one_gives_the_same_model():
+    events = load_trace(DATA / "word_count_checkpoint_trace.json")
+    whole = golden_model()
+    stepwise = SequenceModel(2, whole.channel_producers)
+    for e in events:
+        stepwise.add([e])
+    assert stepwise.to_dict() == whole.to_dict()
+    assert whole.to_dict(last=3)["messages"] == whole.messages[-3:]
+    assert whole.to_dict()["total"] == len(whole.messages)
+
+
+def test_svg_has_one_group_per_arrow_text_at_14px_and_the_current_step_marked():
+    model = golden_model().to_dict()
+    svg = sequence_svg(model, highlight_step=model["messages"][-1]["step"])
+    assert len(re.findall(r'<g class="pfk-seq-msg', svg)) == len(model["messages"])
+    sizes = {int(s) for s in re.findall(r'font-size="(\d+)"', svg)}
+    assert sizes == {FONT} and FONT >= 14
+    assert svg.count('class="pfk-seq-current"') == sum(
+        m["step"] == model["messages"][-1]["step"] for m in model["messages"]
+    )
+    assert ">Keyed Reduce → Print</text>" in svg and ">(2/2)</text>" in svg
+    assert ">CheckpointBarrier (1)</text>" in svg
+    last = sequence_svg(model, last=5)
+    assert len(re.findall(r'<g class="pfk-seq-msg', last)) == 5
