@@ -111,6 +111,8 @@ class StreamGraph(Renderable):
     # GlobalDataExchangeMode name (ALL_EDGES_PIPELINED for streaming, as Flink 1.11's generator)
     global_data_exchange_mode: str = "ALL_EDGES_PIPELINED"
     all_vertices_in_same_slot_sharing_group_by_default: bool = True
+    # node id -> the id the node would have in a fresh process (see ``job_local_id``)
+    job_local_ids: dict[int, int] = field(default_factory=dict)
 
     @property
     def edges(self) -> list[StreamEdge]:
@@ -118,3 +120,16 @@ class StreamGraph(Renderable):
 
     def get_stream_node(self, node_id: int) -> StreamNode:
         return self.nodes[node_id]
+
+    def job_local_id(self, node_id: int) -> int:
+        """The node's id counted within this job alone: its rank among the job's transformations.
+
+        Flink's ids come from one static counter (``Transformation.getNewNodeId``), so they depend
+        on what the process built before; every order derived from ids (Java ``HashMap`` buckets)
+        uses these instead, which equal Flink's ids in a fresh JVM that builds only this job.
+        """
+        local = self.job_local_ids.get(node_id)
+        if local is None:  # a graph not built by the generator: rank among its nodes
+            self.job_local_ids = {n: i for i, n in enumerate(sorted(self.nodes), start=1)}
+            local = self.job_local_ids[node_id]
+        return local

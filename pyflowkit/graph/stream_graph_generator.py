@@ -113,6 +113,7 @@ class StreamGraphGenerator:
         self._virtual_side_output_nodes.clear()
         for transformation in self.transformations:
             trampoline(self._transform(transformation))
+        graph.job_local_ids = _job_local_ids(self.transformations, graph)
         self._graph = None
         return graph
 
@@ -360,6 +361,23 @@ class StreamGraphGenerator:
         )
         upstream.out_edges.append(edge)
         downstream.in_edges.append(edge)
+
+
+def _job_local_ids(transformations: list[Transformation], graph: StreamGraph) -> dict[int, int]:
+    """Node id → rank (from 1) of its transformation among every transformation of the job.
+
+    Virtual transformations (partition, union, side output) count as they take ids in Flink too,
+    so in a fresh process building one job the rank is Flink's id.
+    """
+    ids: set[int] = set()
+    stack = list(transformations)
+    while stack:
+        t = stack.pop()
+        if t.id not in ids:
+            ids.add(t.id)
+            stack.extend(t.inputs)
+    nodes = graph.nodes
+    return {i: rank for rank, i in enumerate(sorted(ids), start=1) if i in nodes}
 
 
 def generate_stream_graph(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
+from collections.abc import Callable
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException, JobException
 from pyflowkit.graph.hasher import StreamGraphHasherV2, StreamGraphUserHashHasher
@@ -86,18 +87,21 @@ def is_chainable(
     )
 
 
-def java_hash_iteration_order(keys: list[int]) -> list[int]:
+def java_hash_iteration_order(
+    keys: list[int], hash_key: Callable[[int], int] | None = None
+) -> list[int]:
     """Iteration order of a Java ``HashSet<Integer>``/``HashMap`` filled with ``keys`` in order.
 
     Buckets are ``(h ^ h >>> 16) & (capacity - 1)`` (capacity 16, doubled past 0.75 load); a
     bucket keeps insertion order. Flink iterates its source ids and job vertices this way.
+    ``hash_key`` maps a key to the Integer Java would hash (default: the key itself).
     """
     capacity = 16
     while len(keys) > capacity * 3 // 4:
         capacity *= 2
 
     def bucket(key: int) -> int:
-        h = key & 0xFFFFFFFF
+        h = (key if hash_key is None else hash_key(key)) & 0xFFFFFFFF
         return (h ^ (h >> 16)) & (capacity - 1)
 
     return sorted(dict.fromkeys(keys), key=bucket)  # sorted() is stable: insertion order kept
@@ -140,7 +144,8 @@ class StreamingJobGraphGenerator:
         self._legacy_hashes = StreamGraphUserHashHasher().traverse_stream_graph_and_generate_hashes(
             graph
         )
-        for source_id in java_hash_iteration_order(graph.sources):  # Flink's HashSet order
+        # Flink's HashSet order, over ids counted within the job (never the process-wide counter)
+        for source_id in java_hash_iteration_order(graph.sources, graph.job_local_id):
             trampoline(self._create_chain(source_id, source_id, 0))
         self._check_unreachable_nodes()
         flink_order = list(self._job_vertices.values())
@@ -356,7 +361,7 @@ class StreamingJobGraphGenerator:
         cfg = _checkpoint_settings(self.stream_graph)
         interval = cfg.interval if cfg.interval >= MINIMAL_CHECKPOINT_TIME else LONG_MAX_VALUE
         # Flink iterates its HashMap<Integer, JobVertex> keyed by the chain heads' node ids
-        order = java_hash_iteration_order(list(self._job_vertices))
+        order = java_hash_iteration_order(list(self._job_vertices), self.stream_graph.job_local_id)
         by_head_id = [self._job_vertices[head_id] for head_id in order]
         trigger = [v.id for v in by_head_id if v.is_input_vertex]
         all_ids = [v.id for v in by_head_id]
