@@ -5,12 +5,10 @@ Regenerate the golden file after an intended change with ``PYFLOWKIT_REGEN_GOLDE
 
 from __future__ import annotations
 
-import itertools
 import os
 from pathlib import Path
 from typing import Any
 
-from pyflowkit.graph import transformations
 from pyflowkit.runtime import MiniCluster
 from pyflowkit.runtime.predicates import checkpoint_completed
 from pyflowkit.runtime.trace import TraceEvent
@@ -30,16 +28,11 @@ def _about_checkpoint_1(e: TraceEvent) -> bool:
 
 
 def checkpoint_1_run() -> Any:
-    """The job compiled with node ids from 1 (Flink's static id counter would otherwise make the
-    HashMap order of the vertices, and so the notification order, depend on earlier tests)."""
+    """The job as the process's n-th pipeline: orders come from job-local ids, so whatever earlier
+    tests built, the HashMap order of the vertices (and of the notifications) is a fresh JVM's."""
     store = TransactionStore()
-    saved = transformations._id_counter
-    transformations._id_counter = itertools.count(1)
-    try:
-        env = word_count(store, parallelism=2, interval=20)
-        run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(env)
-    finally:
-        transformations._id_counter = saved
+    env = word_count(store, parallelism=2, interval=20)
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(env)
     run.run_until(checkpoint_completed(1))
     run.run_until(
         lambda r: sum(1 for e in r.trace if e.checkpoint == 1 and e.method == NOTIFIED) == 5

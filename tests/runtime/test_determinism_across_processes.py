@@ -25,7 +25,13 @@ def _files(directory: Path) -> dict[str, bytes]:
 def _assert_same(expected: dict[str, bytes], actual: dict[str, bytes], where: str) -> None:
     assert sorted(actual) == sorted(expected)
     differing = [name for name in expected if expected[name] != actual[name]]
-    assert not differing, f"{where}: {differing} differ"
+    if differing:
+        a, b = expected[differing[0]], actual[differing[0]]
+        at = next(
+            (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+        )
+        context = f"{a[max(0, at - 300) : at + 200]!r}\nvs\n{b[max(0, at - 300) : at + 200]!r}"
+        raise AssertionError(f"{where}: {differing} differ; first at byte {at}:\n{context}")
 
 
 def test_scenarios_equal_after_building_other_pipelines(tmp_path: Path) -> None:
