@@ -50,3 +50,12 @@ class CheckpointException(Exception):
 
 class ProgramAbortException(Exception):
     """Raised by ``execute()`` in a plan-capturing context (Flink's ``ProgramAbortException``)."""
+
+
+class MalformedPatternException(PipelineError):
+    """Flink CEP's ``MalformedPatternException``: a pattern that cannot be compiled into an NFA."""
+
+
+class FlinkRuntimeException(Exception):
+    """Flink's ``FlinkRuntimeException`` (e.g. a CEP condition that raised); ``__cause__`` is the
+    user's exception."""

@@ -23,6 +23,7 @@ _BUILTIN_MODULES = (
     "pyflowkit.operators.window_operator",
     "pyflowkit.operators.source_operator",
     "pyflowkit.operators.sink_operators",
+    "pyflowkit.operators.cep.cep_operator",
 )
 _loaded = False
 

@@ -1,0 +1,282 @@
+"""The CEP operator: one NFA per key (Flink 1.11's ``org.apache.flink.cep.operator.CepOperator``).
+
+Event time: elements wait in ``eventQueuesStateName`` (timestamp → events) until the watermark
+passes them (a timer at ``watermark + 1``), then go through the NFA in timestamp order (then by the
+comparator); elements at or below the watermark are late (dropped, ``numLateRecordsDropped``, or
+sent to the late-data side output). Processing time: each element goes through the NFA on arrival
+(with a comparator: buffered and sorted at the next millisecond). ``nfaStateName`` and the shared
+buffer's maps are keyed state, so checkpoints, savepoints and rescaling carry partial matches.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from pyflowkit.graph.transformations import ChainingStrategy
+from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator, split_process_output
+from pyflowkit.operators.cep.after_match_skip_strategy import AfterMatchSkipStrategy
+from pyflowkit.operators.cep.functions import TimedOutPartialMatchHandler
+from pyflowkit.operators.cep.nfa import NFA, NFAState
+from pyflowkit.operators.cep.nfa_compiler import compile_states
+from pyflowkit.operators.cep.shared_buffer import SharedBufferAccessor
+from pyflowkit.operators.process_contexts import is_output_tag
+from pyflowkit.operators.registry import register_operator
+from pyflowkit.state.time import LONG_MIN_VALUE, VOID_NAMESPACE
+from pyflowkit.state.timer_service import InternalTimer
+
+NFA_STATE_NAME = "nfaStateName"
+EVENT_QUEUE_STATE_NAME = "eventQueuesStateName"
+ENTRIES_STATE_NAME = "sharedBuffer-entries"
+EVENTS_STATE_NAME = "sharedBuffer-events"
+EVENTS_COUNT_STATE_NAME = "sharedBuffer-events-count"
+WATERMARK_CALLBACKS = "watermark-callbacks"
+LATE_ELEMENTS_DROPPED_METRIC_NAME = "numLateRecordsDropped"
+_LONG_MAX = (1 << 63) - 1
+
+
+class PatternContext:
+    """Flink's ``CepOperator.ContextFunctionImpl``: the match's timestamp, the clock, side outputs."""
+
+    __slots__ = ("_operator", "_timestamp")
+
+    def __init__(self, operator: CepOperator) -> None:
+        self._operator = operator
+        self._timestamp = 0
+
+    def timestamp(self) -> int:
+        return self._timestamp
+
+    def current_processing_time(self) -> int:
+        return self._operator.get_processing_time()
+
+    def output(self, output_tag: Any, value: Any) -> None:
+        op = self._operator
+        ts = None if op.is_processing_time else self._timestamp
+        op.output.collect_side(output_tag, value, ts)  # type: ignore[union-attr]
+
+
+class _TimerServiceImpl:
+    """Flink's ``CepOperator.TimerServiceImpl``: the clock conditions see."""
+
+    __slots__ = ("_operator",)
+
+    def __init__(self, operator: CepOperator) -> None:
+        self._operator = operator
+
+    def current_processing_time(self) -> int:
+        return self._operator.get_processing_time()
+
+
+class CepOperator(AbstractUdfStreamOperator):
+    """Flink's ``CepOperator`` around a ``PatternProcessFunction`` (keyed; one NFA per key)."""
+
+    chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.HEAD
+
+    def __init__(
+        self,
+        function: Any,
+        pattern: Any,
+        is_processing_time: bool,
+        comparator: Any = None,
+        late_data_output_tag: Any = None,
+        timeout_handling: bool | None = None,
+    ) -> None:
+        super().__init__(function)
+        self.pattern = pattern
+        self.is_processing_time = bool(is_processing_time)
+        self.comparator = comparator
+        self.late_data_output_tag = late_data_output_tag
+        strategy = getattr(pattern, "after_match_skip_strategy", None)
+        self.after_match_skip_strategy = strategy or AfterMatchSkipStrategy.no_skip()
+        if timeout_handling is None:
+            timeout_handling = isinstance(function, TimedOutPartialMatchHandler)
+        self.states, self.window_time = compile_states(pattern)
+        self.nfa = NFA(self.states, self.window_time, timeout_handling)
+        self._sort_key = None if comparator is None else functools.cmp_to_key(_compare(comparator))
+        self._timer_service: Any = None
+        self._ctx = PatternContext(self)
+        self._cep_timer_service = _TimerServiceImpl(self)
+        self._tables: tuple[Any, ...] = ()
+        self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME] = 0
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
+        return cls(
+            params["function"],
+            params["pattern"],
+            params.get("is_processing_time", False),
+            params.get("comparator"),
+            params.get("late_data_output_tag"),
+            params.get("timeout_handling"),
+        )
+
+    # ---- lifecycle ----
+    def initialize_operator_state(self, is_restored: bool) -> None:
+        backend = self.keyed_state_backend
+        if backend is None:
+            return
+        descriptors = (
+            ValueStateDescriptor(NFA_STATE_NAME),
+            MapStateDescriptor(EVENTS_STATE_NAME),
+            MapStateDescriptor(ENTRIES_STATE_NAME),
+            MapStateDescriptor(EVENTS_COUNT_STATE_NAME),
+            MapStateDescriptor(EVENT_QUEUE_STATE_NAME),
+        )
+        self._tables = tuple(backend.get_or_create_keyed_state(d).table for d in descriptors)
+
+    def open(self) -> None:
+        super().open()
+        self._timer_service = self.get_internal_timer_service(WATERMARK_CALLBACKS, self)
+        self.nfa.open(self.runtime_context)
+
+    def close(self) -> None:
+        super().close()
+        self.nfa.close()
+
+    # ---- per-key state ----
+    def _get(self, index: int) -> Any:
+        b = self.keyed_state_backend
+        return self._tables[index].get(b.current_key_group, VOID_NAMESPACE, b.current_key)  # type: ignore[union-attr]
+
+    def _set(self, index: int, value: Any) -> None:
+        """Store ``value`` for the current key, or remove the entry when it is empty."""
+        b = self.keyed_state_backend
+        table = self._tables[index]
+        if value:
+            table.put(b.current_key_group, VOID_NAMESPACE, b.current_key, value)  # type: ignore[union-attr]
+        else:
+            table.remove(b.current_key_group, VOID_NAMESPACE, b.current_key)  # type: ignore[union-attr]
+
+    def _accessor(self) -> SharedBufferAccessor:
+        """``SharedBuffer.getAccessor`` for the current key."""
+        return SharedBufferAccessor(self._get(1) or {}, self._get(2) or {}, self._get(3) or {})
+
+    def _flush(self, accessor: SharedBufferAccessor) -> None:
+        """``SharedBufferAccessor.close``: write the key's maps back (empty ones are removed)."""
+        self._set(1, accessor.events)
+        self._set(2, accessor.entries)
+        self._set(3, accessor.events_count)
+
+    def _get_nfa_state(self) -> NFAState:
+        state = self._get(0)
+        return state if state is not None else self.nfa.create_initial_nfa_state()
+
+    def _update_nfa(self, nfa_state: NFAState) -> None:
+        if nfa_state[2]:
+            nfa_state[2] = False
+            self._set(0, nfa_state)
+
+    # ---- elements ----
+    def process_element(self, value: Any, timestamp: int | None) -> None:
+        if self.is_processing_time:
+            if self.comparator is None:
+                nfa_state = self._get_nfa_state()
+                now = self._timer_service.current_processing_time()
+                accessor = self._accessor()
+                self._advance_time(accessor, nfa_state, now)
+                self._process_event(accessor, nfa_state, value, now)
+                self._flush(accessor)
+                self._update_nfa(nfa_state)
+            else:
+                now = self._timer_service.current_processing_time()
+                self._buffer_event(value, now)
+                self._timer_service.register_processing_time_timer(VOID_NAMESPACE, now + 1)
+            return
+        ts = LONG_MIN_VALUE if timestamp is None else timestamp
+        if ts > self._timer_service.current_watermark():
+            self._save_register_watermark_timer()
+            self._buffer_event(value, ts)
+        elif self.late_data_output_tag is not None:
+            self.output.collect_side(self.late_data_output_tag, value, timestamp)  # type: ignore[union-attr]
+        else:
+            self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME] += 1
+
+    def _save_register_watermark_timer(self) -> None:
+        watermark = self._timer_service.current_watermark()
+        if watermark < _LONG_MAX:  # protect against overflow
+            self._timer_service.register_event_time_timer(VOID_NAMESPACE, watermark + 1)
+
+    def _buffer_event(self, event: Any, timestamp: int) -> None:
+        queue = self._get(4)
+        if queue is None:
+            queue = {}
+        queue.setdefault(timestamp, []).append(event)
+        self._set(4, queue)
+
+    # ---- timers ----
+    def on_event_time(self, timer: InternalTimer) -> None:
+        queue = self._get(4) or {}
+        nfa_state = self._get_nfa_state()
+        accessor = self._accessor()
+        watermark = self._timer_service.current_watermark()
+        for ts in sorted(t for t in queue if t <= watermark):
+            self._advance_time(accessor, nfa_state, ts)
+            for event in self._sort(queue.pop(ts)):
+                self._process_event(accessor, nfa_state, event, ts)
+        self._set(4, queue)
+        self._advance_time(accessor, nfa_state, watermark)
+        self._flush(accessor)
+        self._update_nfa(nfa_state)
+        if queue or not accessor.is_empty():
+            self._save_register_watermark_timer()
+
+    def on_processing_time(self, timer: InternalTimer) -> None:
+        queue = self._get(4) or {}
+        nfa_state = self._get_nfa_state()
+        accessor = self._accessor()
+        for ts in sorted(queue):
+            self._advance_time(accessor, nfa_state, ts)
+            for event in self._sort(queue.pop(ts)):
+                self._process_event(accessor, nfa_state, event, ts)
+        self._set(4, queue)
+        self._flush(accessor)
+        self._update_nfa(nfa_state)
+
+    def _sort(self, events: list[Any]) -> list[Any]:
+        return events if self._sort_key is None else sorted(events, key=self._sort_key)
+
+    # ---- NFA ----
+    def _process_event(
+        self, accessor: SharedBufferAccessor, nfa_state: NFAState, event: Any, timestamp: int
+    ) -> None:
+        matches = self.nfa.process(
+            accessor,
+            nfa_state,
+            event,
+            timestamp,
+            self.after_match_skip_strategy,
+            self._cep_timer_service,
+        )
+        if matches:
+            self._ctx._timestamp = timestamp
+            out_ts = None if self.is_processing_time else timestamp
+            process = self.user_function.process_match
+            for match in matches:
+                split_process_output(process(match, self._ctx), self.output, out_ts, is_output_tag)  # type: ignore[arg-type]
+
+    def _advance_time(
+        self, accessor: SharedBufferAccessor, nfa_state: NFAState, timestamp: int
+    ) -> None:
+        timed_out = self.nfa.advance_time(accessor, nfa_state, timestamp)
+        if timed_out and isinstance(self.user_function, TimedOutPartialMatchHandler):
+            handler = self.user_function
+            for match, ts in timed_out:
+                self._ctx._timestamp = ts
+                handler.process_timed_out_match(match, self._ctx)
+
+    # ---- inspection ----
+    @property
+    def num_late_records_dropped(self) -> int:
+        return self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME]
+
+
+def _compare(comparator: Any) -> Any:
+    """An ``EventComparator``: an object with ``compare(a, b)`` or a callable ``(a, b) -> int``."""
+    method = getattr(comparator, "compare", None)
+    return method if callable(method) else comparator
+
+
+register_operator("CepOperator", CepOperator)
