@@ -7,6 +7,7 @@ Flink 1.11's ``org.apache.flink.util.TimeUtils.parseDuration`` and the wrapping 
 from __future__ import annotations
 
 from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 
 # TimeUtils.TimeUnit: (name, nanoseconds, labels); plural(...) labels also accept a trailing "s"
 _TIME_UNITS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
@@ -27,7 +28,6 @@ _TIME_UNITS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("NANOSECONDS", 1, ("ns", "nano", "nanos", "nanosecond", "nanoseconds")),
 )
 _NANOS_BY_LABEL = {label: nanos for _, nanos, labels in _TIME_UNITS for label in labels}
-_LONG_MAX = 2**63 - 1
 
 
 def _all_units() -> str:
@@ -47,7 +47,7 @@ def parse_duration(text: str) -> int:
     if not number:
         raise IllegalArgumentException("text does not start with a number")
     value = int(number)
-    if value > _LONG_MAX:
+    if value > LONG_MAX_VALUE:
         raise IllegalArgumentException(
             f"The value '{number}' cannot be re represented as 64bit number (numeric overflow)."
         )

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pyflowkit.common.time import Duration
-
-LONG_MIN_VALUE = -(2**63)
+from pyflowkit.java_semantics import LONG_MIN_VALUE
 
 
 class TimestampAssigner:

@@ -11,9 +11,10 @@ from typing import Any
 
 from pyflowkit.datastream.checkpointing_mode import CheckpointingMode
 from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.java_semantics import INT_MAX_VALUE
 
 MINIMAL_CHECKPOINT_TIME = 10  # CheckpointConfig / CheckpointCoordinatorConfiguration (ms)
-UNLIMITED_TOLERABLE_FAILURE_NUMBER = 2**31 - 1  # Integer.MAX_VALUE
+UNLIMITED_TOLERABLE_FAILURE_NUMBER = INT_MAX_VALUE
 
 
 class ExternalizedCheckpointCleanup(Enum):

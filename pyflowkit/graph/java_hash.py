@@ -7,6 +7,7 @@ import struct
 from typing import Any
 
 from pyflowkit.errors import InvalidTypesException
+from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE
 
 _MASK = 0xFFFFFFFF
 
@@ -57,7 +58,7 @@ def java_hash_code(key: Any) -> int:
     if isinstance(key, bool):
         return 1231 if key else 1237
     if isinstance(key, int):
-        if -(2**31) <= key < 2**31:
+        if INT_MIN_VALUE <= key <= INT_MAX_VALUE:
             return key
         return long_hash(key)
     if isinstance(key, float):

@@ -8,6 +8,7 @@ from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.java_hash import java_hash_code, to_int32
+from pyflowkit.java_semantics import INT_MIN_VALUE, SELF_IDENTIFYING_KEY_TYPES
 
 DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 1 << 7
 UPPER_BOUND_MAX_PARALLELISM = 1 << 15
@@ -40,7 +41,7 @@ def murmur_hash(code: int) -> int:
     signed = murmur3_hash_int(code)
     if signed >= 0:
         return signed
-    return 0 if signed == -(2**31) else -signed
+    return 0 if signed == INT_MIN_VALUE else -signed
 
 
 def assign_to_key_group(key: Any, max_parallelism: int) -> int:
@@ -73,8 +74,7 @@ def assign_keys_to_parallel_operator(
     out: list[int] = []
     append = out.append
     for key in keys:
-        tk = type(key)
-        if tk is str or tk is int:
+        if type(key) in SELF_IDENTIFYING_KEY_TYPES:
             index = known.get(key)
             if index is None:
                 index = known[key] = assign_key_to_parallel_operator(

@@ -19,8 +19,8 @@ from pyflowkit.common.restart_strategy import (
 )
 from pyflowkit.common.time_utils import parse_duration_option
 from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.java_semantics import INT_MAX_VALUE
 
-INTEGER_MAX_VALUE = 2**31 - 1
 DEFAULT_RESTART_DELAY_MS = 1000
 
 
@@ -77,5 +77,5 @@ def resolve_restart_strategy(
     if from_cluster is not None:
         return from_cluster
     if checkpointing_enabled:
-        return FixedDelayRestartStrategyConfiguration(INTEGER_MAX_VALUE, DEFAULT_RESTART_DELAY_MS)
+        return FixedDelayRestartStrategyConfiguration(INT_MAX_VALUE, DEFAULT_RESTART_DELAY_MS)
     return NoRestartStrategyConfiguration()

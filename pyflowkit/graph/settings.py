@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-LONG_MAX_VALUE = 2**63 - 1
 MINIMAL_CHECKPOINT_TIME = 10  # CheckpointCoordinatorConfiguration.MINIMAL_CHECKPOINT_TIME (ms)
 DEFAULT_JOB_NAME = "Flink Streaming Job"
 

@@ -27,7 +27,6 @@ from pyflowkit.graph.job_graph import (
 from pyflowkit.graph.restart_strategy_resolver import resolve_restart_strategy
 from pyflowkit.graph.settings import (
     DEFAULT_JOB_NAME,
-    LONG_MAX_VALUE,
     MINIMAL_CHECKPOINT_TIME,
     CheckpointSettings,
 )
@@ -38,6 +37,7 @@ from pyflowkit.graph.stream_graph_generator import (
     trampoline,
 )
 from pyflowkit.graph.transformations import ChainingStrategy, ShuffleMode
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 
 LOG = logging.getLogger(__name__)
 

@@ -18,8 +18,8 @@ from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.window import MAX_LONG_VALUE, MIN_LONG_VALUE, TimeWindow
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
 from pyflowkit.operators.window_functions import InternalWindowFunction, PassThroughWindowFunction
-from pyflowkit.state.heap_keyed_state_backend import key_cache_key
 
 if TYPE_CHECKING:
     from pyflowkit.operators.window_operator import WindowOperator
@@ -101,8 +101,7 @@ class TumblingBatchProcessor:
                         break
                     late.append((v, ts))
                     continue
-                tk = type(key)
-                ck = key if tk is str or tk is int else key_cache_key(key)
+                ck = key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
                 g = window_groups.get(ck)
                 if g is None:
                     kg = kg_cache.get(ck)
@@ -188,8 +187,8 @@ class TumblingBatchProcessor:
         try:
             while heap and heap[0][0] <= time:
                 ts, _, key, window = heappop(heap)
-                tk = type(key)
-                ck = key if tk is str or tk is int else key_cache_key(key)  # timer_ident's key
+                # the key as timer_ident holds it
+                ck = key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
                 try:
                     live.remove((ts, ck, window))
                 except KeyError:
@@ -272,8 +271,8 @@ class TumblingBatchProcessor:
         kind, reduce, agg = self.kind, self.reduce, self.agg
         windows = self.windows
         for key, kg, start, vals in groups:
-            tk = type(key)
-            ck = key if tk is str or tk is int else key_cache_key(key)  # timer_ident's key
+            # the key as timer_ident holds it
+            ck = key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
             window = windows.get(start) or self.window(start)
             by_ns = key_groups.get(kg)  # StateTable.namespace_map, inlined
             if by_ns is None:

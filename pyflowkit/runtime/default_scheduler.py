@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyflowkit.errors import JobException, NoResourceAvailableException
 from pyflowkit.graph.execution_graph import ExecutionGraph
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.runtime.deployment import (
     InputGateDeploymentDescriptor,
@@ -67,7 +68,7 @@ class DefaultScheduler:
             for region in self.execution_graph.failover_regions
         ]
         settings = jg.checkpointing_settings
-        checkpointing = settings is not None and 0 < settings.checkpoint_interval < 2**63 - 1
+        checkpointing = settings is not None and 0 < settings.checkpoint_interval < LONG_MAX_VALUE
         self.restart_strategy = create_restart_backoff_strategy(jg.restart_strategy, checkpointing)
         self.strategy = EagerSchedulingStrategy(self)
         self.waiting: list[Execution] = []  # scheduled, waiting for all slots (waitForAllSlots)

@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from pyflowkit.errors import IllegalArgumentException
-
-MAX_INT = 2**31 - 1  # Java's Integer.MAX_VALUE: the range of Flink's int fields
+from pyflowkit.java_semantics import INT_MAX_VALUE
 
 
 def describe(value: Any) -> str:
@@ -103,9 +102,11 @@ class FileSchema:
             )
         return doc[key]
 
-    def int_(self, value: Any, field: str, minimum: int = 0, maximum: int = MAX_INT) -> int:
+    def int_(self, value: Any, field: str, minimum: int = 0, maximum: int = INT_MAX_VALUE) -> int:
         if type(value) is not int or not minimum <= value <= maximum:
-            bounds = f">= {minimum}" if maximum > MAX_INT else f"between {minimum} and {maximum}"
+            bounds = (
+                f">= {minimum}" if maximum > INT_MAX_VALUE else f"between {minimum} and {maximum}"
+            )
             self.fail(field, f"an int {bounds}", value)
         return value
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.graph.job_graph import JobGraph
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 from pyflowkit.runtime.execution_state import ExecutionState
 from pyflowkit.runtime.job_status import JobStatus, check_job_transition
@@ -304,4 +305,4 @@ class JobMasterCheckpointGateway:
 def is_periodic_checkpointing_enabled(job_graph: JobGraph) -> bool:
     """``CheckpointCoordinatorConfiguration.isCheckpointingEnabled`` (interval < Long.MAX_VALUE)."""
     settings = job_graph.checkpointing_settings
-    return settings is not None and 0 < settings.checkpoint_interval < 2**63 - 1
+    return settings is not None and 0 < settings.checkpoint_interval < LONG_MAX_VALUE

@@ -11,8 +11,8 @@ from pyflowkit.graph.partitioner import (
     RescalePartitioner,
     StreamPartitioner,
 )
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
 from pyflowkit.runtime.network import Buffer, ResultPartition, Watermark
-from pyflowkit.state.heap_keyed_state_backend import key_cache_key
 
 _KEY_CACHE_LIMIT = 1 << 16  # key → channel entries kept before the cache starts over
 
@@ -55,7 +55,7 @@ class RecordWriter:
         cache = self._key_cache
         if cache is not None:
             p = self.partitioner
-            key = key_cache_key(p.key_selector(value))  # type: ignore[attr-defined]
+            key = key_identity(p.key_selector(value))  # type: ignore[attr-defined]
             try:
                 return cache[key]
             except KeyError:
@@ -187,6 +187,7 @@ class RecordWriter:
             get = cache.get
             str_get = str_cache.get
             tappends = [b.append for b in tbuckets]
+            self_identifying = SELF_IDENTIFYING_KEY_TYPES
             k = None
             if timestamps is None and self._str_keys:
                 # str keys only in str_cache: a hit needs no type check (only a str equals a str)
@@ -197,7 +198,7 @@ class RecordWriter:
                         if type(k) is str:
                             ch = str_cache[k] = p.select_channel(v)
                         else:
-                            ck = key_cache_key(k)
+                            ck = key_identity(k)
                             ch = get(ck)
                             if ch is None:
                                 ch = cache[ck] = p.select_channel(v)
@@ -205,9 +206,8 @@ class RecordWriter:
             elif timestamps is None:
                 for v in values:
                     k = select_key(v)
-                    tk = type(k)
-                    if tk is not str and tk is not int:  # 1, True and 1.0 hash apart in Java
-                        k = key_cache_key(k)
+                    if type(k) not in self_identifying:  # 1, True and 1.0 hash apart in Java
+                        k = key_identity(k)
                     ch = get(k)
                     if ch is None:
                         ch = cache[k] = p.select_channel(v)
@@ -215,9 +215,8 @@ class RecordWriter:
             else:
                 for v, ts in zip(values, timestamps, strict=True):
                     k = select_key(v)
-                    tk = type(k)
-                    if tk is not str and tk is not int:
-                        k = key_cache_key(k)
+                    if type(k) not in self_identifying:
+                        k = key_identity(k)
                     ch = get(k)
                     if ch is None:
                         ch = cache[k] = p.select_channel(v)

@@ -10,8 +10,7 @@ from pyflowkit.common.restart_strategy import (
     FixedDelayRestartStrategyConfiguration,
     NoRestartStrategyConfiguration,
 )
-
-INTEGER_MAX_VALUE = 2**31 - 1
+from pyflowkit.java_semantics import INT_MAX_VALUE
 
 
 class RestartBackoffTimeStrategy:
@@ -107,5 +106,5 @@ def create_restart_backoff_strategy(
         )
     # None or Fallback: the cluster default of Flink 1.11.
     if checkpointing_enabled:
-        return FixedDelayRestartBackoffTimeStrategy(INTEGER_MAX_VALUE, 1000)
+        return FixedDelayRestartBackoffTimeStrategy(INT_MAX_VALUE, 1000)
     return NoRestartBackoffTimeStrategy()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.graph.job_graph import JobVertex
+from pyflowkit.java_semantics import LONG_MIN_VALUE
 from pyflowkit.operators.execution_mode import job_runtime_mode
 from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
 from pyflowkit.runtime.record_writer import RecordWriter
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from pyflowkit.runtime.checkpoint.task_checkpoint_driver import TaskCheckpointDriver
     from pyflowkit.runtime.task import Task
 
-LONG_MIN_VALUE = -(2**63)
 
 ChainFactory = Callable[[JobVertex, Any, dict[Any, Any], Any], Any]
 

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.runtime.file_schema import FileSchema
 
 TRACE_FORMAT_VERSION = 1
@@ -75,7 +76,7 @@ def trace_from_json(text: str | bytes, source: str = "trace") -> list[TraceEvent
             value, field = e.get(name), f"{where}.{name}"
             if name in _INT_FIELDS:
                 if value is not None or name in _REQUIRED:
-                    schema.int_(value, field, maximum=2**63 - 1)
+                    schema.int_(value, field, maximum=LONG_MAX_VALUE)
             else:
                 schema.str_(value, field, empty=True, optional=name not in _REQUIRED)
         out.append(TraceEvent(**e))

@@ -17,6 +17,7 @@ from pyflowkit.graph.key_groups import (
     compute_default_max_parallelism,
     murmur3_hash_int,
 )
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES
 
 _KEY_CACHE_LIMIT = 1 << 16
 SPARK_HASH_SEED = 42  # HashPartitioning: pmod(Murmur3Hash(exprs, 42), numPartitions)
@@ -114,8 +115,7 @@ class ChannelSelector:
             return self._single
         if self._hash:
             key = self._key_selector(value)  # type: ignore[misc]
-            tk = type(key)
-            if tk is str or tk is int:
+            if type(key) in SELF_IDENTIFYING_KEY_TYPES:
                 index = self._index_of_key.get(key)
                 if index is not None:
                     return self.channels[index]

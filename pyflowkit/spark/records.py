@@ -15,6 +15,7 @@ from typing import Any
 
 from pyflowkit.operators.output import Output
 from pyflowkit.spark.partitioning import ChannelSelector
+from pyflowkit.state.time import MAX_WATERMARK
 
 # Row layout of every stage's output (a Spark/Arrow schema); typed edges add one column each.
 SCHEMA_DDL = "edge int, target int, producer int, seq long, payload binary"
@@ -27,7 +28,6 @@ PRINT_ERR = -2  # ... to stderr
 COLLECT = -3  # edge code of collect-sink records (target = the sink's StreamNode id)
 CHUNK_RECORDS = 2048
 END_OF_PARTITION = b"E"  # payload of the end-of-partition marker row
-MAX_WATERMARK = 2**63 - 1  # Watermark.MAX_WATERMARK
 
 
 def dumps(obj: Any) -> bytes:

@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pyflowkit.java_semantics import LONG_MAX_VALUE, LONG_MIN_VALUE
 from pyflowkit.operators.gc_tuning import raised_gc_thresholds
 from pyflowkit.spark import records
 from pyflowkit.spark.partitioning import ChannelSelector, pointwise_sources
 
-LONG_MIN = -(2**63)
-LONG_MAX = 2**63 - 1
 ERROR_BEGIN = "<<<pyflowkit-user-error>>>"
 ERROR_END = "<<<end-pyflowkit-user-error>>>"
 _BATCH_ROWS = 512
@@ -99,11 +98,11 @@ class StatusWatermarkValve:
     """Flink's ``StatusWatermarkValve``: min over channels, emitted only when it increases."""
 
     def __init__(self, channels: list[tuple[int, int]]) -> None:
-        self.channel_watermarks = {c: LONG_MIN for c in channels}
-        self.last_output = LONG_MIN
+        self.channel_watermarks = {c: LONG_MIN_VALUE for c in channels}
+        self.last_output = LONG_MIN_VALUE
 
     def input_watermark(self, channel: tuple[int, int], watermark: int) -> int | None:
-        if watermark <= self.channel_watermarks.get(channel, LONG_MIN):
+        if watermark <= self.channel_watermarks.get(channel, LONG_MIN_VALUE):
             return None
         self.channel_watermarks[channel] = watermark
         new_min = min(self.channel_watermarks.values())
@@ -205,7 +204,7 @@ class SubtaskRunner:
             channels = [(inp.edge_index, p) for p in producers]
             valve = self.gates.setdefault(inp.type_number, StatusWatermarkValve([]))
             for c in channels:
-                valve.channel_watermarks[c] = LONG_MIN
+                valve.channel_watermarks[c] = LONG_MIN_VALUE
             self.input_of_edge[inp.edge_index] = inp.type_number
 
     # --- host hooks ----------------------------------------------------------------------------
@@ -266,7 +265,7 @@ class SubtaskRunner:
         for batch_output in self.batch_outputs:
             batch_output.flush()
         if self.spec.runtime_mode == "BATCH":
-            self.clock.set_current_time(LONG_MAX)  # BATCH: processing time jumps to the end
+            self.clock.set_current_time(LONG_MAX_VALUE)  # BATCH: processing time jumps to the end
         chain.close()  # closes the RecordWriterOutputs too (flushes their buffers)
         self._flush_sinks()
         yield self.sink.drain()

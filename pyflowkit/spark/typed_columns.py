@@ -13,12 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE, LONG_MAX_VALUE, LONG_MIN_VALUE
+
 # BasicType value → (Arrow type factory name, Spark DDL type, exact Python type, int range)
 _INT_RANGES = {
     "Byte": (-(2**7), 2**7 - 1),
     "Short": (-(2**15), 2**15 - 1),
-    "Integer": (-(2**31), 2**31 - 1),
-    "Long": (-(2**63), 2**63 - 1),
+    "Integer": (INT_MIN_VALUE, INT_MAX_VALUE),
+    "Long": (LONG_MIN_VALUE, LONG_MAX_VALUE),
 }
 _BASIC = {
     "String": ("string", "string", str),

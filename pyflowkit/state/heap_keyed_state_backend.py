@@ -12,6 +12,7 @@ from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
 from pyflowkit.graph.key_groups import KeyGroupRange, assign_to_key_group
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
 from pyflowkit.state.heap_states import STATE_CLASSES
 from pyflowkit.state.time import VOID_NAMESPACE
 
@@ -28,23 +29,6 @@ def snapshot_copy(value: Any) -> Any:
     if tv is tuple and all(type(v) in _ATOMS for v in value):
         return value
     return copy.deepcopy(value)
-
-
-def key_cache_key(key: Any) -> Any:
-    """A dict key that tells apart keys Python finds equal but Java does not (``1``/``True``/``1.0``).
-
-    ``str`` and ``int`` keys are their own cache key; others are paired with their type signature.
-    """
-    tk = type(key)
-    if tk is str or tk is int:
-        return key
-    return (_type_signature(key), key)
-
-
-def _type_signature(key: Any) -> Any:
-    if isinstance(key, tuple):
-        return (type(key), *(_type_signature(k) for k in key))
-    return type(key)
 
 
 class StateTable:
@@ -128,12 +112,12 @@ class HeapKeyedStateBackend:
     # ---- key context ----
     def key_group_of(self, key: Any) -> int:
         """``KeyGroupRangeAssignment.assignToKeyGroup`` (not checked against this subtask)."""
-        kg = self._kg_cache.get(key_cache_key(key))
+        kg = self._kg_cache.get(key_identity(key))
         return assign_to_key_group(key, self.max_parallelism) if kg is None else kg
 
     def checked_key_group(self, key: Any) -> int:
         """The key's key group, which must belong to this subtask's range (cached per key)."""
-        ck = key_cache_key(key)
+        ck = key_identity(key)
         kg = self._kg_cache.get(ck)
         if kg is not None:
             return kg
@@ -151,8 +135,7 @@ class HeapKeyedStateBackend:
 
     def set_current_key(self, key: Any) -> None:
         """``setCurrentKey``: later state accesses read/write this key's entries."""
-        tk = type(key)
-        kg = self._kg_cache.get(key) if tk is str or tk is int else None
+        kg = self._kg_cache.get(key) if type(key) in SELF_IDENTIFYING_KEY_TYPES else None
         if kg is None:
             kg = self.checked_key_group(key)
         self.current_key = key

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-LONG_MIN_VALUE = -(2**63)
-LONG_MAX_VALUE = 2**63 - 1
+from pyflowkit.java_semantics import LONG_MAX_VALUE, LONG_MIN_VALUE
+
 MAX_WATERMARK = LONG_MAX_VALUE  # Watermark.MAX_WATERMARK: end of event time
 MIN_WATERMARK = LONG_MIN_VALUE  # an operator's watermark before any arrived
 VOID_NAMESPACE = None  # Flink's VoidNamespace.INSTANCE: keyed state outside windows

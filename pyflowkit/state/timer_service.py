@@ -7,7 +7,7 @@ host's ``ProcessingTimeService`` (the earliest one at a time, as Flink does). In
 mode the end of input (the ``MAX`` watermark) also fires every processing-time timer, as Flink
 1.12's ``BatchExecutionInternalTimeService`` does at the end of a key.
 
-A timer's key is told apart as the keyed state backend tells keys apart (``key_cache_key``):
+A timer's key is told apart as the keyed state backend tells keys apart (``key_identity``):
 ``1``, ``True`` and ``1.0`` are equal in Python but three keys (three Java key groups) in Flink,
 so each has its own timers.
 """
@@ -19,7 +19,8 @@ import itertools
 from typing import Any, NamedTuple, Protocol
 
 from pyflowkit.errors import IllegalStateException
-from pyflowkit.state.heap_keyed_state_backend import _restore_key, key_cache_key
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
+from pyflowkit.state.heap_keyed_state_backend import _restore_key
 from pyflowkit.state.time import LONG_MIN_VALUE, MAX_WATERMARK
 
 EVENT_TIME = "event"
@@ -54,11 +55,14 @@ class Triggerable(Protocol):
 def timer_ident(timestamp: int, key: Any, namespace: Any) -> tuple[int, Any, Any]:
     """A timer's identity: equal iff Flink's ``TimerHeapInternalTimer.equals`` holds.
 
-    The key is compared as the keyed state backend compares keys (``key_cache_key``: type-aware,
-    so ``1``, ``True`` and ``1.0`` differ); ``str``/``int`` keys stand for themselves.
+    The key is compared as Java compares keys (``key_identity``: type-aware, so ``1``, ``True``
+    and ``1.0`` differ); ``str``/``int`` keys stand for themselves.
     """
-    tk = type(key)
-    return (timestamp, key if tk is str or tk is int else key_cache_key(key), namespace)
+    return (
+        timestamp,
+        key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key),
+        namespace,
+    )
 
 
 class _TimerQueue:
@@ -186,10 +190,9 @@ class InternalTimerService:
         fire = None
         while heap and heap[0][0] <= time:
             ts, _, key, ns = heappop(heap)
-            tk = type(key)
             try:
                 live.remove(
-                    (ts, key, ns) if tk is str or tk is int else (ts, key_cache_key(key), ns)
+                    (ts, key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key), ns)
                 )
             except KeyError:
                 continue  # deleted

@@ -15,12 +15,12 @@ from pyflowkit.graph.partitioner import (
     RebalancePartitioner,
     RescalePartitioner,
 )
-from pyflowkit.graph.settings import LONG_MAX_VALUE
 from pyflowkit.graph.streaming_job_graph_generator import (
     create_job_graph,
     java_hash_iteration_order,
 )
 from pyflowkit.graph.transformations import ChainingStrategy, PartitionTransformation, ShuffleMode
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 
 from .builders import (
     HEAD,

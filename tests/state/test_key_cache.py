@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from pyflowkit.datastream.state import ValueStateDescriptor
 from pyflowkit.graph.key_groups import KeyGroupRange, assign_to_key_group
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
 from pyflowkit.state import HeapKeyedStateBackend
-from pyflowkit.state.heap_keyed_state_backend import key_cache_key
 from pyflowkit.state.time import VOID_NAMESPACE
 
 
 def test_cache_keys_tell_apart_keys_java_hashes_differently() -> None:
     keys = [1, True, 1.0, (1, "a"), (True, "a"), ((1,),), ((True,),)]
-    assert len({key_cache_key(k) for k in keys}) == len(keys)
-    assert key_cache_key("a") == "a" and key_cache_key(7) == 7
+    assert len({key_identity(k) for k in keys}) == len(keys)
+    assert key_identity("a") == "a" and key_identity(7) == 7
+    assert key_identity(True) != 1 and key_identity(1.0) != 1
+    assert key_identity((1, "a")) == key_identity((1, "a"))  # equal keys: one identity
+    assert [t for t in (str, int, bool, float, tuple) if t in SELF_IDENTIFYING_KEY_TYPES] == [
+        str,
+        int,
+    ]
 
 
 def test_current_key_group_follows_java_hash_not_python_equality() -> None:

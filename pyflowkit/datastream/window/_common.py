@@ -6,9 +6,10 @@ import datetime
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.java_semantics import LONG_MAX_VALUE, LONG_MIN_VALUE
 
-MIN_LONG_VALUE = -(2**63)
-MAX_LONG_VALUE = 2**63 - 1
+MIN_LONG_VALUE = LONG_MIN_VALUE  # PyFlink's names in pyflink.datastream.window
+MAX_LONG_VALUE = LONG_MAX_VALUE
 
 NO_TIMESTAMP_MESSAGE = (
     "Record has Long.MIN_VALUE timestamp (= no timestamp marker). Is the time characteristic "

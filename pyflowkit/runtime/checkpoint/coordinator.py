@@ -18,6 +18,7 @@ from pyflowkit.errors import (
     IllegalArgumentException,
     IllegalStateException,
 )
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.runtime.checkpoint.completed_checkpoint import (
     CompletedCheckpoint,
@@ -43,8 +44,6 @@ from pyflowkit.runtime.checkpoint.request_decider import (
 from pyflowkit.runtime.checkpoint.state_assignment import StateAssignmentOperation, TaskRestore
 from pyflowkit.runtime.checkpoint.stats import CheckpointStatsTracker
 from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics, TaskStateSnapshot
-
-LONG_MAX_VALUE = 2**63 - 1
 
 
 class CheckpointGateway(Protocol):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.graph.key_groups import compute_key_group_range_for_operator_index
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.runtime.checkpoint import state_codec
 from pyflowkit.runtime.checkpoint.task_state import OperatorState
 from pyflowkit.runtime.file_schema import FileSchema, describe
@@ -54,7 +55,9 @@ def check_metadata(schema: FileSchema, doc: Any) -> dict[str, Any]:
     schema.only_keys(doc, "", METADATA_KEYS)
     schema.str_(schema.key(doc, "job_id", "job_id", "a string"), "job_id")
     schema.int_(schema.key(doc, "checkpoint_id", "checkpoint_id", "an int"), "checkpoint_id")
-    schema.int_(schema.key(doc, "timestamp", "timestamp", "an int"), "timestamp", maximum=2**63 - 1)
+    schema.int_(
+        schema.key(doc, "timestamp", "timestamp", "an int"), "timestamp", maximum=LONG_MAX_VALUE
+    )
     digest = schema.key(doc, "state_sha256", "state_sha256", "a SHA-256 hex digest")
     if not isinstance(digest, str) or len(digest) != 64 or digest.strip("0123456789abcdef"):
         schema.fail("state_sha256", "a SHA-256 hex digest (64 lowercase hex digits)", digest)
