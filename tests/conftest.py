@@ -41,6 +41,9 @@ warnings.filterwarnings(
 )
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no 'hostname resolves to loopback' WARN
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+# `%load_ext pyflowkit` and `pyflowkit run` start Spark in the background; in tests (and the
+# notebook kernels they start) only tests/spark/test_warmup.py turns that on.
+os.environ.setdefault("PYFLOWKIT_SPARK_PREWARM", "0")
 
 
 def spark_log4j_path() -> Path:

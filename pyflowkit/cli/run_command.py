@@ -81,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
     from pyflowkit.datastream.stream_execution_environment import EXECUTION_TARGETS
     from pyflowkit.errors import JobExecutionException, PipelineError
 
+    if args.target in (None, "spark"):  # start Spark while the program loads and compiles
+        from pyflowkit.examples.warm_up import warm_up_job_graph
+        from pyflowkit.spark.warmup import prewarm
+
+        master = args.master
+        key = "spark.remote" if master and master.startswith("sc://") else "spark.master"
+        prewarm({key: master} if master else None, reason="pyflowkit run", job=warm_up_job_graph)
     program = load_program(args.file)
     target = configure_target(program.env, args.target, args.master, not args.no_progress)
     # The captured environment's own execute() only records (plan capture): run its executor.

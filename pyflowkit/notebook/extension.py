@@ -20,6 +20,15 @@ def load_ipython_extension(ipython: Any) -> None:
     ipython.register_magics(magics)
     ipython.events.register("pre_run_cell", magics.pre_run_cell)
     _LOADED[id(ipython)] = magics
+    _prewarm_spark()
+
+
+def _prewarm_spark() -> None:
+    """A notebook that loads pyflowkit is likely to run on Spark: start it in the background."""
+    from pyflowkit.examples.warm_up import warm_up_job_graph
+    from pyflowkit.spark.warmup import prewarm
+
+    prewarm(reason="%load_ext pyflowkit", job=warm_up_job_graph)
 
 
 def unload_ipython_extension(ipython: Any) -> None:

@@ -12,6 +12,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Mapping
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ _LOG4J = Path(__file__).resolve().parent.parent / "_spark_log4j2.properties"
 _lock = threading.Lock()
 _embedded: Any = None  # the SparkSession pyflowkit started itself
 _embedded_key: tuple | None = None
+_starting: dict[tuple, Future] = {}  # sessions being built (by a background warm-up), by key
 _atexit_registered = False
 
 
@@ -83,15 +85,20 @@ def stop() -> None:
     _stop_embedded()
 
 
-def get_session(configuration: Mapping[str, str] | None = None, spark: Any = None) -> Any:
-    """The session to run on: ``spark`` if given; else the one ``spark.master``/``spark.remote``
-    configure; else the active session; else an embedded ``local[*]`` one (started once, reused)."""
-    global _embedded, _embedded_key, _atexit_registered
-    if spark is not None:
-        return spark
+def resolve_master(configuration: Mapping[str, str] | None) -> tuple[str | None, dict[str, str]]:
+    """``(master or remote, other spark.* keys)`` a configuration asks for; master None = default."""
     conf = spark_conf_from(configuration)
     remote = conf.pop("spark.remote", None)
-    master = remote or conf.pop("spark.master", None)
+    return remote or conf.pop("spark.master", None), conf
+
+
+def get_session(configuration: Mapping[str, str] | None = None, spark: Any = None) -> Any:
+    """The session to run on: ``spark`` if given; else the one ``spark.master``/``spark.remote``
+    configure; else the active session; else an embedded ``local[*]`` one (started once, reused).
+    A session a background warm-up is still starting for the same settings is waited for."""
+    if spark is not None:
+        return spark
+    master, conf = resolve_master(configuration)
     _prepare_process()
     preflight.check_python_packages()
     if master is None:
@@ -101,21 +108,40 @@ def get_session(configuration: Mapping[str, str] | None = None, spark: Any = Non
         if active is not None and not conf:
             return active
         master = DEFAULT_MASTER
+    return _embedded_session(master, conf)
+
+
+def _embedded_session(master: str, conf: dict[str, str]) -> Any:
+    global _embedded, _embedded_key, _atexit_registered
     key = (master, tuple(sorted(conf.items())))
     with _lock:
         if _embedded is not None and _embedded_key == key:
             return _embedded
-    if _embedded is not None:
-        _stop_embedded()  # a different master/conf: getOrCreate would silently reuse the old one
-    if not master.startswith("sc://"):
-        preflight.check_java()
-    preflight.check_master_reachable(master)
-    session = _build(master, conf)
+        pending = _starting.get(key)
+        owner = pending is None
+        if owner:
+            pending = _starting[key] = Future()
+    if not owner:
+        return pending.result()  # another thread is starting this very session: share it
+    try:
+        if _embedded is not None:
+            _stop_embedded()  # a different master/conf: getOrCreate would silently reuse the old one
+        if not master.startswith("sc://"):
+            preflight.check_java()
+        preflight.check_master_reachable(master)
+        session = _build(master, conf)
+    except BaseException as exc:
+        with _lock:
+            _starting.pop(key, None)
+        pending.set_exception(exc)
+        raise
     with _lock:
         _embedded, _embedded_key = session, key
+        _starting.pop(key, None)
         if not _atexit_registered:
             atexit.register(_stop_embedded)
             _atexit_registered = True
+    pending.set_result(session)
     return session
 
 
