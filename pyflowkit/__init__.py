@@ -54,6 +54,17 @@ def __dir__() -> list[str]:
 __all__ = ["__version__", *_EXPORTS]
 
 
+def _install_display_hook() -> None:
+    """Graphs reach the render layer only through the hook it registers (cheap: export loads
+    on first use)."""
+    from pyflowkit.render.display_hook import install
+
+    install()
+
+
+_install_display_hook()
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext pyflowkit`` (lazy: IPython is imported only here)."""
     from pyflowkit.notebook.extension import load_ipython_extension as load

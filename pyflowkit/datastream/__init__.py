@@ -1,7 +1,7 @@
 """PyFlink's ``pyflink.datastream``: the DataStream API.
 
-The function, state, window and connector classes live in modules written alongside
-(``functions``, ``state``, ``window``, ``connectors``) and are re-exported lazily.
+Every name is re-exported lazily: importing a module of this package (e.g. ``functions``, which
+the operators implement) does not load the environment, the streams or the graph compiler.
 """
 
 from __future__ import annotations
@@ -9,17 +9,23 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from pyflowkit.datastream.checkpoint_config import CheckpointConfig, ExternalizedCheckpointCleanup
-from pyflowkit.datastream.checkpointing_mode import CheckpointingMode
-from pyflowkit.datastream.connected_streams import ConnectedStreams
-from pyflowkit.datastream.data_stream import CloseableIterator, DataStream, DataStreamSink
-from pyflowkit.datastream.execution_mode import RuntimeExecutionMode
-from pyflowkit.datastream.keyed_stream import KeyedStream
-from pyflowkit.datastream.output_tag import OutputTag
-from pyflowkit.datastream.stream_execution_environment import StreamExecutionEnvironment
-from pyflowkit.datastream.time_characteristic import TimeCharacteristic
-from pyflowkit.datastream.windowed_stream import AllWindowedStream, WindowedStream
-
+_EXPORTS = {
+    "AllWindowedStream": "pyflowkit.datastream.windowed_stream",
+    "CheckpointConfig": "pyflowkit.datastream.checkpoint_config",
+    "CheckpointingMode": "pyflowkit.datastream.checkpointing_mode",
+    "CloseableIterator": "pyflowkit.datastream.data_stream",
+    "ConnectedStreams": "pyflowkit.datastream.connected_streams",
+    "DataStream": "pyflowkit.datastream.data_stream",
+    "DataStreamSink": "pyflowkit.datastream.data_stream",
+    "ExternalizedCheckpointCleanup": "pyflowkit.datastream.checkpoint_config",
+    "KeyedStream": "pyflowkit.datastream.keyed_stream",
+    "OutputTag": "pyflowkit.datastream.output_tag",
+    "RuntimeExecutionMode": "pyflowkit.datastream.execution_mode",
+    "StreamExecutionEnvironment": "pyflowkit.datastream.stream_execution_environment",
+    "TimeCharacteristic": "pyflowkit.datastream.time_characteristic",
+    "WindowedStream": "pyflowkit.datastream.windowed_stream",
+}
+# PyFlink also re-exports the function, window and state classes from pyflink.datastream
 _LAZY_MODULES = (
     "pyflowkit.datastream.functions",
     "pyflowkit.datastream.window",
@@ -28,9 +34,14 @@ _LAZY_MODULES = (
 
 
 def __getattr__(name: str) -> Any:
-    """PyFlink re-exports function/window/state classes here; resolve them on first use."""
+    """Resolve a re-exported name on first use (then cache it in the module)."""
     if name.startswith("_"):
         raise AttributeError(name)
+    module_name = _EXPORTS.get(name)
+    if module_name is not None:
+        value = getattr(importlib.import_module(module_name), name)
+        globals()[name] = value
+        return value
     for module_name in _LAZY_MODULES:
         try:
             module = importlib.import_module(module_name)
@@ -43,19 +54,8 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'pyflowkit.datastream' has no attribute {name!r}")
 
 
-__all__ = [
-    "AllWindowedStream",
-    "CheckpointConfig",
-    "CheckpointingMode",
-    "CloseableIterator",
-    "ConnectedStreams",
-    "DataStream",
-    "DataStreamSink",
-    "ExternalizedCheckpointCleanup",
-    "KeyedStream",
-    "OutputTag",
-    "RuntimeExecutionMode",
-    "StreamExecutionEnvironment",
-    "TimeCharacteristic",
-    "WindowedStream",
-]
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_EXPORTS))
+
+
+__all__ = sorted(_EXPORTS)

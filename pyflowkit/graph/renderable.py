@@ -1,12 +1,49 @@
-"""Rendering hooks shared by the three graph levels (pyflowkit's own, no Flink counterpart).
+"""Rendering of the three graph levels through a display hook (pyflowkit's own, no Flink counterpart).
 
-The methods import ``pyflowkit.render`` lazily, so ``graph`` never loads it (nor graphviz) at
-import time; rendering reads the graph and never computes structure.
+The graph layer never imports ``pyflowkit.render``: the render layer registers a
+``DisplayHook`` here (``pyflowkit.render.display_hook.install``, done by ``import pyflowkit``),
+and the graph objects reach rendering only through it. Rendering reads the graph and never
+computes structure.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
+
+from pyflowkit.errors import IllegalStateException
+
+
+class DisplayHook(Protocol):
+    """What the render layer offers the graphs: DOT, SVG, files and Jupyter's display bundle."""
+
+    def to_dot(self, graph: Any, states: dict[str, Any] | None) -> str: ...
+
+    def to_svg(self, graph: Any, states: dict[str, Any] | None) -> str: ...
+
+    def save(
+        self, graph: Any, path: Any, format: str | None, states: dict[str, Any] | None
+    ) -> Any: ...
+
+    def repr_mimebundle(self, graph: Any, include: Any, exclude: Any) -> dict[str, str]: ...
+
+
+_display_hook: DisplayHook | None = None
+
+
+def register_display_hook(hook: DisplayHook) -> None:
+    """Install the render layer's hook (the last one registered wins)."""
+    global _display_hook
+    _display_hook = hook
+
+
+def display_hook() -> DisplayHook:
+    """The registered hook; a clear error when no render layer registered one."""
+    if _display_hook is None:
+        raise IllegalStateException(
+            "No display hook is registered for graphs: import pyflowkit.render.display_hook and "
+            "call install() (import pyflowkit does it)."
+        )
+    return _display_hook
 
 
 class Renderable:
@@ -20,25 +57,17 @@ class Renderable:
         Ids: ``sn_<id>`` (StreamGraph), ``jv_<vertex id>`` (JobGraph),
         ``ev_<vertex id>_<subtask>`` (ExecutionGraph).
         """
-        from pyflowkit.render.export import to_dot
-
-        return to_dot(self, states)
+        return display_hook().to_dot(self, states)
 
     def to_svg(self, states: dict[str, Any] | None = None) -> str:
         """SVG drawn by Graphviz (system ``dot`` or ``graphviz-pure``)."""
-        from pyflowkit.render.export import to_svg
-
-        return to_svg(self, states)
+        return display_hook().to_svg(self, states)
 
     def save(
         self, path: Any, format: str | None = None, states: dict[str, Any] | None = None
     ) -> Any:
         """Write svg/png/dot/json (by ``format=`` or the path's suffix); returns the path."""
-        from pyflowkit.render.export import save
-
-        return save(self, path, format, states)
+        return display_hook().save(self, path, format, states)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        from pyflowkit.render.export import repr_mimebundle
-
-        return repr_mimebundle(self, include, exclude)
+        return display_hook().repr_mimebundle(self, include, exclude)

@@ -2,30 +2,25 @@
 
 This module is the contract between the API (``pyflowkit.datastream``), the graph compiler and the
 runtimes. A transformation names its operator with an ``OperatorFactory`` (the Flink operator class
-name plus its parameters); ``pyflowkit.operators`` turns a factory into a live operator per subtask.
+name plus its parameters, defined with the operators, as Flink's ``StreamOperatorFactory``); the
+operators' registry turns a factory into a live operator per subtask.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.key_groups import UPPER_BOUND_MAX_PARALLELISM
 from pyflowkit.graph.partitioner import StreamPartitioner
+from pyflowkit.operators.boundedness import Boundedness
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
+from pyflowkit.operators.factory import OperatorFactory
 
 PARALLELISM_DEFAULT = -1  # ExecutionConfig.PARALLELISM_DEFAULT
-
-
-class ChainingStrategy(Enum):
-    """Flink 1.11's ``ChainingStrategy``."""
-
-    ALWAYS = "ALWAYS"
-    NEVER = "NEVER"
-    HEAD = "HEAD"
 
 
 class ShuffleMode(Enum):
@@ -34,90 +29,6 @@ class ShuffleMode(Enum):
     PIPELINED = "PIPELINED"
     BATCH = "BATCH"
     UNDEFINED = "UNDEFINED"
-
-
-class Boundedness(Enum):
-    """Flink's ``Boundedness`` of a source."""
-
-    BOUNDED = "BOUNDED"
-    CONTINUOUS_UNBOUNDED = "CONTINUOUS_UNBOUNDED"
-
-
-@dataclass(eq=False)
-class OperatorFactory:
-    """Flink's ``StreamOperatorFactory``: which operator class to build, with its parameters.
-
-    ``operator_class`` is Flink's class name (``StreamMap``, ``StreamGroupedReduce``, …);
-    ``params`` hold the user function(s) and settings. ``create()`` builds a fresh operator
-    with its own copy of them.
-
-    Params contract (written by ``pyflowkit.datastream``, read by ``pyflowkit.operators``):
-
-    ===============================  ========  =================================================
-    operator_class                   strategy  params
-    ===============================  ========  =================================================
-    StreamSource                     HEAD      ``source`` (reader: ``CollectionSource``,
-                                               ``NumberSequenceSource``, a user SourceFunction),
-                                               ``function`` (the user SourceFunction for
-                                               ``add_source``, else None)
-    SourceOperator                   HEAD      ``from_source``: ``source`` (FLIP-27 source, e.g.
-                                               ``FileSource``), ``watermark_strategy``
-    StatefulWriterOperator /         ALWAYS    ``sink_to``: ``sink`` (a unified Sink with
-    StreamingCommitterOperator /               ``create_writer``/``create_committer``)
-    BatchCommitterOperator
-    StreamMap / StreamFlatMap /      ALWAYS    ``function`` (user Function object or plain
-    StreamFilter                               callable, unchanged)
-    ProcessOperator /                ALWAYS    ``function``; side outputs are what the function
-    KeyedProcessOperator                       yields as ``(output_tag, value)``
-    StreamGroupedReduce              HEAD      ``function`` (reduce) or ``aggregation`` =
-                                               dict(kind="sum"|"min"|"max"|"min_by"|"max_by",
-                                               field=int position or Row field name, first=True)
-    TimestampsAndWatermarksOperator  ALWAYS    ``watermark_strategy``
-    WindowOperator /                 ALWAYS    ``window_assigner``, ``trigger``, ``evictor``
-    EvictingWindowOperator                     (None for WindowOperator), ``allowed_lateness``
-                                               (ms), ``late_data_output_tag`` (OutputTag|None),
-                                               ``function``, ``window_function_kind``
-                                               ("reduce"|"aggregate"|"apply"|"process"),
-                                               ``window_function`` (second stage after reduce /
-                                               aggregate, None = PassThroughWindowFunction),
-                                               ``window_function_type`` ("apply"|"process"|
-                                               "pass_through": how to call ``window_function``,
-                                               or ``function`` for apply/process),
-                                               ``aggregation`` (window sum/min/max, else None)
-    StreamSink                       ALWAYS    print: ``sink_identifier``, ``print_to_err``;
-                                               add_sink: ``function``;
-                                               execute_and_collect: ``collect=True``
-    CoStreamMap / CoStreamFlatMap /  HEAD      ``function`` (CoMapFunction / CoFlatMapFunction /
-    CoProcessOperator /                        CoProcessFunction / KeyedCoProcessFunction)
-    KeyedCoProcessOperator
-    ===============================  ========  =================================================
-
-    Keyed operators carry ``state_key_selector``/``state_key_type`` on the transformation
-    (two-input: ``state_key_selector1``/``state_key_selector2``); ``output_type`` is the
-    transformation's (a ``pyflowkit.common.Types`` TypeInformation or None = pickled).
-    """
-
-    operator_class: str
-    chaining_strategy: ChainingStrategy = ChainingStrategy.ALWAYS
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def create(self) -> Any:
-        """``createStreamOperator``: a fresh operator with its own copy of the user code.
-
-        As Flink deserialises the factory per subtask and attempt, every call gets private
-        copies of the user function(s) and sources (see ``pyflowkit.operators.user_code_copy``).
-        """
-        from pyflowkit.operators.registry import create_operator
-        from pyflowkit.operators.user_code_copy import copy_user_code
-
-        own = OperatorFactory(
-            self.operator_class, self.chaining_strategy, copy_user_code(self.params)
-        )
-        return create_operator(own)
-
-    @property
-    def user_function(self) -> Any:
-        return self.params.get("function")
 
 
 _id_counter = itertools.count(1)

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import CheckpointListener
 from pyflowkit.errors import IllegalStateException, UnsupportedOperationException
-from pyflowkit.graph.transformations import ChainingStrategy
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.output import Output
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import resolve_method
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import (
     AbstractUdfStreamOperator,
     TwoInputStreamOperator,
     split_process_output,
 )
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.process import USER_TIMERS, OnTimerTriggerable
 from pyflowkit.operators.process_contexts import (
     KeyedProcessContext,

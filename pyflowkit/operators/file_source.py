@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.transformations import Boundedness
+from pyflowkit.operators.boundedness import Boundedness
 from pyflowkit.operators.sources import Source, SourceReader
 
 

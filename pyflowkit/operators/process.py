@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import TimeDomain, resolve_method
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import AbstractUdfStreamOperator, split_process_output
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.process_contexts import (
     KeyedProcessContext,
     NonKeyedTimerService,

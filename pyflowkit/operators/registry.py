@@ -1,4 +1,4 @@
-"""Flink operator class name → pyflowkit operator class (used by ``OperatorFactory.create``).
+"""Flink operator class name → pyflowkit operator class: where operators are created.
 
 Operator modules register themselves with ``register_operator``; the built-in modules are
 imported on first lookup. The windows engineer's module registers ``WindowOperator`` and
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 from typing import Any
+
+from pyflowkit.operators.user_code_copy import copy_user_code
 
 _REGISTRY: dict[str, type] = {}
 _BUILTIN_MODULES = (
@@ -59,8 +61,12 @@ def operator_class(name: str) -> type:
 
 
 def create_operator(factory: Any) -> Any:
-    """``StreamOperatorFactory.createStreamOperator``: a fresh operator for one subtask."""
-    return operator_class(factory.operator_class).from_params(factory.params)
+    """``StreamOperatorFactory.createStreamOperator``: a fresh operator for one subtask.
+
+    As Flink deserialises the factory per subtask and attempt, every operator gets private
+    copies of the user function(s) and sources (``user_code_copy.copy_user_code``).
+    """
+    return operator_class(factory.operator_class).from_params(copy_user_code(factory.params))
 
 
 def registered_operators() -> list[str]:

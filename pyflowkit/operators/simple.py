@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import resolve_method
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import AbstractUdfStreamOperator
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
 
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import ProcessingTimeCallbackOperator, StreamOperator
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
 
 WRITER_STATE = "writer_raw_states"

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import SinkFunction
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.print_format import format_value, print_prefix
 from pyflowkit.operators.registry import register_operator
 

@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 from pyflowkit.common.watermark_strategy import WatermarkGenerator, WatermarkOutput
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import ProcessingTimeCallbackOperator, StreamOperator
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.file_source import FileSource, FileSourceReader
 from pyflowkit.operators.registry import register_operator
 from pyflowkit.operators.sources import SourceReader, as_source

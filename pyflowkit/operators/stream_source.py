@@ -14,8 +14,8 @@ from enum import Enum
 from typing import Any, ClassVar
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
 from pyflowkit.operators.sources import SourceReader, SourceWatermark, as_source
 from pyflowkit.state.time import MAX_WATERMARK

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import ProcessingTimeCallbackOperator, StreamOperator
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
 from pyflowkit.state.time import LONG_MIN_VALUE, MAX_WATERMARK
 

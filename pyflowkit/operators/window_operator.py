@@ -40,8 +40,8 @@ from pyflowkit.errors import (
     IllegalStateException,
     UnsupportedOperationException,
 )
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.merging_window_set import MergingWindowSet
 from pyflowkit.operators.output import Output
