@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
-from pyflowkit.graph.transformations import ChainingStrategy
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator, split_process_output
 from pyflowkit.operators.cep.after_match_skip_strategy import AfterMatchSkipStrategy
 from pyflowkit.operators.cep.functions import TimedOutPartialMatchHandler
 from pyflowkit.operators.cep.nfa import NFA, NFAState
 from pyflowkit.operators.cep.nfa_compiler import compile_states
 from pyflowkit.operators.cep.shared_buffer import SharedBufferAccessor
+from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.process_contexts import is_output_tag
 from pyflowkit.operators.registry import register_operator
 from pyflowkit.state.time import LONG_MIN_VALUE, VOID_NAMESPACE
