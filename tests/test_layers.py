@@ -53,7 +53,7 @@ ALLOWED: dict[str, set[str]] = {
     "runtime": {"errors", "common", "state", "operators", "graph", *DEFINITIONS},
     "spark": {"errors", "common", "state", "operators", "graph", *DEFINITIONS},
     "render": {"errors", "common", "graph"},
-    "notebook": EVERYTHING - {"cli", "examples"},
+    "notebook": EVERYTHING - {"cli"},
     "cli": EVERYTHING - {"notebook"},
     "examples": {"errors", "common", "datastream", "cep", "runtime", "spark", "render"},
     # the package root wires the render layer's display hook and loads the notebook extension
