@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
+from pyflowkit.errors import IllegalArgumentException, InvalidTypesException
+
 
 class TypeInformation:
     """PyFlink's ``TypeInformation``: describes the type of the records of a stream."""
@@ -31,6 +33,18 @@ class TypeInformation:
     def is_key_type(self) -> bool:
         """Flink's ``isKeyType`` + ``validateKeyTypeIsHashable``: usable as a ``key_by`` key."""
         return True
+
+    def need_conversion(self) -> bool:
+        """Whether Python values convert to an internal form (PyFlink's ``need_conversion``)."""
+        return False
+
+    def to_internal_type(self, obj: Any) -> Any:
+        """A Python value in its internal form (PyFlink's ``to_internal_type``)."""
+        return obj
+
+    def from_internal_type(self, obj: Any) -> Any:
+        """An internal value as Python sees it (PyFlink's ``from_internal_type``)."""
+        return obj
 
 
 class BasicType(Enum):
@@ -123,6 +137,73 @@ class RowTypeInfo(TypeInformation):
 
     def is_key_type(self) -> bool:
         return all(t.is_key_type() for t in self.field_types)
+
+    def need_conversion(self) -> bool:
+        return True
+
+    def to_internal_type(self, obj: Any) -> tuple[Any, ...] | None:
+        """``(row_kind, *values)`` in field order, from a Row, dict, tuple/list or object.
+
+        Mirrors PyFlink's ``RowTypeInfo.to_internal_type``.
+        """
+        from pyflowkit.common.types import Row, RowKind
+
+        if obj is None:
+            return None
+        names = self.field_names
+        if isinstance(obj, dict):
+            return (RowKind.INSERT.value, *(obj.get(n) for n in names))
+        if isinstance(obj, Row):
+            values = obj._values if obj._fields is None else [obj[n] for n in names]
+            return (obj.get_row_kind().value, *values)
+        if isinstance(obj, (list, tuple)):
+            return (RowKind.INSERT.value, *obj)
+        if hasattr(obj, "__dict__"):
+            return (RowKind.INSERT.value, *(obj.__dict__.get(n) for n in names))
+        raise ValueError(f"Unexpected tuple {obj!r} with RowTypeInfo")
+
+    def from_internal_type(self, obj: Any) -> Any:
+        """The field values as a tuple (PyFlink's ``RowTypeInfo.from_internal_type``)."""
+        if obj is None or isinstance(obj, (tuple, list)):
+            return obj
+        return tuple(obj)
+
+    def row_of(self, value: Any, operator: str) -> Any:
+        """``value`` as the Row a user function sees: named by this type, arity checked.
+
+        PyFlink's ``RowCoder`` hands functions ``Row`` objects carrying the type's field names;
+        a tuple or list of the right arity becomes one. The error names the operator.
+        """
+        from pyflowkit.common.types import Row
+
+        if isinstance(value, Row):
+            values, kind = value._values, value._row_kind
+        elif isinstance(value, (tuple, list)):
+            values, kind = list(value), None
+        else:
+            raise InvalidTypesException(
+                f"{operator}: record {value!r} ({type(value).__name__}) does not fit its declared "
+                f"type {self}: a Row, tuple or list of {self.get_arity()} fields is required."
+            )
+        if len(values) != len(self.field_types):
+            raise IllegalArgumentException(
+                f"{operator}: record {value!r} has {len(values)} fields, its declared type "
+                f"{self} has {len(self.field_types)}."
+            )
+        if isinstance(value, Row) and value._fields == self.field_names:
+            return value
+        if isinstance(value, Row) and value._fields is not None:
+            if sorted(value._fields) != sorted(self.field_names):
+                raise IllegalArgumentException(
+                    f"{operator}: record {value!r} has fields {value._fields}, its declared "
+                    f"type {self} has {self.field_names}."
+                )
+            values = [value[n] for n in self.field_names]
+        row = Row(*values)
+        row._fields = list(self.field_names)
+        if kind is not None:
+            row._row_kind = kind
+        return row
 
     def __str__(self) -> str:
         fields = ", ".join(

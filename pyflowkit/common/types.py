@@ -74,17 +74,32 @@ class Row:
             return {k: conv(v) for k, v in zip(self._fields, self._values, strict=False)}
         return dict(zip(self._fields, self._values, strict=False))
 
+    @staticmethod
+    def of_kind(row_kind: RowKind, *args: Any, **kwargs: Any) -> Row:
+        """A Row of the given ``RowKind`` (PyFlink's ``Row.of_kind``)."""
+        row = Row(*args, **kwargs)
+        row.set_row_kind(row_kind)
+        return row
+
     def get_row_kind(self) -> RowKind:
         return self._row_kind
 
     def set_row_kind(self, row_kind: RowKind) -> None:
+        if not isinstance(row_kind, RowKind):
+            raise TypeError(f"Row.set_row_kind needs a RowKind, got {row_kind!r}.")
         self._row_kind = row_kind
 
     def set_field_names(self, field_names: list[str]) -> None:
         self._fields = list(field_names)
 
     def get_fields_by_names(self, names: list[str]) -> list[Any]:
-        return [self[n] for n in names]
+        """The values of ``names`` in that order (all values when the names are the row's)."""
+        if self._fields is None or list(names) == self._fields:
+            return self._values
+        missing = [n for n in names if n not in self._fields]
+        if missing:
+            raise KeyError(f"Field names {missing} not exist in {self._fields}.")
+        return [self._values[self._fields.index(n)] for n in names]
 
     def _flink_row_fields(self) -> list[Any]:
         """The field values in order (``pyflowkit.graph.java_hash`` hashes them as Flink)."""
@@ -131,12 +146,18 @@ class Row:
         return item in self._values
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Row):
+        """PyFlink's: same kind; named rows compare field by field name (any order), a named
+        row never equals an unnamed one."""
+        if not isinstance(other, Row) or self._row_kind != other._row_kind:
             return False
-        if self._fields is not None and other._fields is not None:
-            if self._fields != other._fields:
-                return False
-        return self._row_kind == other._row_kind and self._values == other._values
+        if self._fields is None or other._fields is None:
+            return self._fields is None and other._fields is None and self._values == other._values
+        if sorted(self._fields) != sorted(other._fields):
+            return False
+        if self._fields == other._fields:
+            return self._values == other._values
+        theirs = dict(zip(other._fields, other._values, strict=True))
+        return all(theirs[f] == v for f, v in zip(self._fields, self._values, strict=True))
 
     def __hash__(self) -> int:
         return hash(tuple(self._values))

@@ -21,7 +21,7 @@ from pyflowkit.common.restart_strategy import (
     RestartStrategyConfiguration,
 )
 from pyflowkit.common.time_utils import parse_duration_option
-from pyflowkit.common.typeinfo import TypeInformation
+from pyflowkit.common.typeinfo import RowTypeInfo, TypeInformation
 from pyflowkit.datastream._util import check_type_info, has_class_in_mro
 from pyflowkit.datastream.checkpoint_config import CheckpointConfig, _check_int
 from pyflowkit.datastream.checkpointing_mode import CheckpointingMode
@@ -386,6 +386,9 @@ class StreamExecutionEnvironment:
         elements = list(collection)
         if not elements:
             raise IllegalArgumentException("Collection must not be empty (from_collection()).")
+        if isinstance(type_info, RowTypeInfo):
+            # PyFlink reads the collection with its RowTypeInfo: functions get named Rows.
+            elements = [type_info.row_of(e, "Source: Collection Source") for e in elements]
         reader = _source("pyflowkit.operators.sources", "CollectionSource", elements)
         params = {"source": reader, "function": None, "elements": elements}
         return self._legacy_source(

@@ -164,7 +164,7 @@ def test_keyed_stream_settings_raise_pyflinks_messages(env, call, message) -> No
 
 def test_row_field_names_in_aggregations(env) -> None:
     row_type = Types.ROW_NAMED(["word", "n"], [Types.STRING(), Types.INT()])
-    keyed = env.from_collection([1], type_info=row_type).key_by(lambda r: r[0])
+    keyed = env.from_collection([("a", 1)], type_info=row_type).key_by(lambda r: r[0])
     t = keyed.sum("n").get_transformation()
     # Flink's FieldAccessor resolves the name against the declared RowTypeInfo: position 1.
     assert t.operator_factory.params["aggregation"]["field"] == 1
