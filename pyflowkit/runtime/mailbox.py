@@ -1,4 +1,10 @@
-"""The task's mailbox (Flink's ``TaskMailbox`` + ``MailboxProcessor``)."""
+"""The task's mailbox (Flink 1.11's ``TaskMailboxImpl`` + ``MailboxProcessor``).
+
+One queue, first in first out: the mailbox loop runs the oldest mail whatever its priority
+(``processMail`` drains a batch in order). A priority only lets a ``yield`` at that priority
+skip lower mails (``TaskMailboxImpl.take(priority)``): what the synchronous savepoint loop does
+with ``getMailboxExecutor(MAX_PRIORITY).yield()``.
+"""
 
 from __future__ import annotations
 
@@ -6,43 +12,51 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+MIN_PRIORITY = -1  # TaskMailbox.MIN_PRIORITY: the main mailbox executor (checkpoint triggers)
+MAX_PRIORITY = 2**31 - 1  # TaskMailbox.MAX_PRIORITY: checkpoint notifications
+
 
 @dataclass
 class Mail:
-    """Flink's ``Mail``: a piece of work run on the task thread between default actions."""
+    """Flink's ``Mail``: a piece of work run on the task thread between default actions.
+
+    Mirrors ``org.apache.flink.streaming.runtime.tasks.mailbox.Mail`` (with its priority).
+    """
 
     description: str
     action: Callable[[], None]
+    priority: int = MIN_PRIORITY
 
 
 class MailboxProcessor:
-    """Flink's ``MailboxProcessor``: priority mails first, then mails, else the default action.
+    """Flink's ``MailboxProcessor`` over a ``TaskMailboxImpl``: mail first (oldest first), else
+    the default action (processing input).
 
-    Priority mails (``TaskMailbox.MAX_PRIORITY``) carry checkpoint triggers and notifications;
-    timers are ordinary mails. ``priority_only`` is ``getMailboxExecutor(MAX_PRIORITY).yield()``:
-    what the synchronous savepoint loop runs while ordinary mail waits.
+    ``take_mail(priority)`` is ``TaskMailboxImpl.tryTake(priority)``: the oldest mail whose
+    priority is at least ``priority``; ``MIN_PRIORITY`` (the loop) takes the head.
     """
 
     def __init__(self) -> None:
-        self.priority_mails: deque[Mail] = deque()
         self.mails: deque[Mail] = deque()
         self.mails_processed = 0
 
-    def put(self, mail: Mail, priority: bool = False) -> None:
-        (self.priority_mails if priority else self.mails).append(mail)
+    def put(self, mail: Mail) -> None:
+        """``TaskMailbox.put``: at the end of the queue."""
+        self.mails.append(mail)
 
-    def has_mail(self, priority_only: bool = False) -> bool:
-        if priority_only:
-            return bool(self.priority_mails)
-        return bool(self.priority_mails or self.mails)
+    def has_mail(self, priority: int = MIN_PRIORITY) -> bool:
+        return any(m.priority >= priority for m in self.mails)
 
-    def take_mail(self, priority_only: bool = False) -> Mail | None:
-        if self.priority_mails:
-            return self.priority_mails.popleft()
-        if self.mails and not priority_only:
-            return self.mails.popleft()
+    def take_mail(self, priority: int = MIN_PRIORITY) -> Mail | None:
+        for i, mail in enumerate(self.mails):
+            if mail.priority >= priority:
+                del self.mails[i]
+                return mail
         return None
 
+    def held(self, priority: int) -> int:
+        """How many queued mails a yield at ``priority`` leaves waiting."""
+        return sum(1 for m in self.mails if m.priority < priority)
+
     def clear(self) -> None:
-        self.priority_mails.clear()
         self.mails.clear()

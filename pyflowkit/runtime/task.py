@@ -11,7 +11,7 @@ from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 from pyflowkit.runtime.checkpoint.task_checkpoint_driver import TaskCheckpointDriver
 from pyflowkit.runtime.deployment import TaskDeploymentDescriptor
 from pyflowkit.runtime.execution_state import TASK_TRANSITIONS, ExecutionState, check_transition
-from pyflowkit.runtime.mailbox import Mail, MailboxProcessor
+from pyflowkit.runtime.mailbox import MAX_PRIORITY, MIN_PRIORITY, Mail, MailboxProcessor
 from pyflowkit.runtime.network import ResultPartition, SingleInputGate
 from pyflowkit.runtime.processing_time import SimulatedProcessingTimeService
 from pyflowkit.runtime.record_writer import RecordWriter
@@ -217,7 +217,7 @@ class Task:
 
     def has_work(self) -> bool:
         return self.accepts_mail() and (
-            self.mailbox.has_mail(self.priority_mail_only())
+            self.mailbox.has_mail(self.mailbox_priority())
             or self.invokable.is_default_action_available()
         )
 
@@ -225,10 +225,15 @@ class Task:
         """True while ``StreamTask.runSynchronousSavepointMailboxLoop`` runs (ordinary mail waits)."""
         return self.checkpointing.in_synchronous_savepoint_loop
 
-    def put_mail(self, mail: Mail, priority: bool = False) -> None:
-        """``MailboxExecutor.execute``: enqueue ``mail`` and wake the mailbox loop."""
-        self.mailbox.put(mail, priority)
-        if not priority and self.priority_mail_only():
+    def mailbox_priority(self) -> int:
+        """The priority the mailbox is taken at: MAX_PRIORITY in the synchronous savepoint loop
+        (``getMailboxExecutor(MAX_PRIORITY).yield()``), else MIN_PRIORITY (the loop, FIFO)."""
+        return MAX_PRIORITY if self.priority_mail_only() else MIN_PRIORITY
+
+    def put_mail(self, mail: Mail) -> None:
+        """``MailboxExecutor.execute``: enqueue ``mail`` (last) and wake the mailbox loop."""
+        self.mailbox.put(mail)
+        if mail.priority < MAX_PRIORITY and self.priority_mail_only():
             self.emit(
                 "StreamTask.runSynchronousSavepointMailboxLoop",
                 f"{self.name} holds mail '{mail.description}' until savepoint "
@@ -249,7 +254,7 @@ class Task:
         if not self.accepts_mail():
             return
         fast = self.bus.fast
-        mail = self.mailbox.take_mail(self.priority_mail_only())
+        mail = self.mailbox.take_mail(self.mailbox_priority())
         if mail is not None:
             mail.action()
             self.mailbox.mails_processed += 1

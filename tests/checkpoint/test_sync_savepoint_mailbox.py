@@ -10,7 +10,7 @@ from typing import Any
 
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import KeyedProcessFunction
-from pyflowkit.runtime.mailbox import Mail, MailboxProcessor
+from pyflowkit.runtime.mailbox import MAX_PRIORITY, Mail, MailboxProcessor
 from pyflowkit.runtime.mini_cluster import MiniCluster
 from pyflowkit.runtime.predicates import checkpoint_completed, job_finished
 
@@ -58,11 +58,11 @@ def test_priority_only_mailbox_takes_priority_mail_and_leaves_the_rest() -> None
     box = MailboxProcessor()
     ran: list[str] = []
     box.put(Mail("timer", lambda: ran.append("timer")))
-    box.put(Mail("notify", lambda: ran.append("notify")), priority=True)
-    assert box.has_mail(priority_only=True)
-    box.take_mail(priority_only=True).action()  # type: ignore[union-attr]
-    assert not box.has_mail(priority_only=True) and box.has_mail()
-    assert box.take_mail(priority_only=True) is None
+    box.put(Mail("notify", lambda: ran.append("notify"), MAX_PRIORITY))
+    assert box.has_mail(MAX_PRIORITY) and box.held(MAX_PRIORITY) == 1
+    box.take_mail(MAX_PRIORITY).action()  # type: ignore[union-attr]
+    assert not box.has_mail(MAX_PRIORITY) and box.has_mail()
+    assert box.take_mail(MAX_PRIORITY) is None
     box.take_mail().action()  # type: ignore[union-attr]
     assert ran == ["notify", "timer"]
 

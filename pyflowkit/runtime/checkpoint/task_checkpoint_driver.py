@@ -25,7 +25,7 @@ from pyflowkit.runtime.checkpoint.subtask_coordinator import (
     SyncSnapshot,
 )
 from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics
-from pyflowkit.runtime.mailbox import Mail
+from pyflowkit.runtime.mailbox import MAX_PRIORITY, Mail
 from pyflowkit.runtime.network import Buffer
 
 if TYPE_CHECKING:
@@ -204,7 +204,8 @@ class TaskCheckpointDriver:
         options: CheckpointOptions,
         advance_to_end_of_event_time: bool = False,
     ) -> None:
-        """``Task.triggerCheckpointBarrier`` → ``triggerCheckpointAsync`` (priority mail)."""
+        """``Task.triggerCheckpointBarrier`` → ``triggerCheckpointAsync``: a mail of the main
+        mailbox executor (MIN_PRIORITY), run after the mail queued before it."""
         task = self.task
         if not task.accepts_mail():
             self.decline(checkpoint_id, R.CHECKPOINT_DECLINED_TASK_NOT_READY)
@@ -213,15 +214,14 @@ class TaskCheckpointDriver:
         task.emit(
             "Task.triggerCheckpointBarrier",
             f"{task.name} puts triggerCheckpointAsync for checkpoint {checkpoint_id} into its "
-            "mailbox (priority mail).",
+            f"mailbox {_in_line(task)}.",
             checkpoint=checkpoint_id,
         )
         task.put_mail(
             Mail(
                 f"StreamTask.triggerCheckpointAsync (checkpoint {checkpoint_id})",
                 lambda: self.perform_checkpoint(barrier, advance_to_end_of_event_time),
-            ),
-            priority=True,
+            )
         )
 
     # -- snapshot -------------------------------------------------------------------------------
@@ -258,7 +258,7 @@ class TaskCheckpointDriver:
         self.in_flight[barrier.id] = sync
         if synchronous and task.tdd.input_gates:
             self.sync_savepoint_loop = barrier.id
-            held = len(task.mailbox.mails)
+            held = task.mailbox.held(MAX_PRIORITY)
             task.emit(
                 "StreamTask.runSynchronousSavepointMailboxLoop",
                 f"{task.name} waits for savepoint {barrier.id} to complete: it processes no "
@@ -367,12 +367,13 @@ class TaskCheckpointDriver:
 
     # -- notifications --------------------------------------------------------------------------
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
-        """``Task.notifyCheckpointComplete`` → ``notifyCheckpointCompleteAsync`` (priority mail)."""
+        """``Task.notifyCheckpointComplete`` → ``notifyCheckpointCompleteAsync``: a MAX_PRIORITY
+        mail (first in first out in the loop; the synchronous savepoint loop takes it alone)."""
         task = self.task
         task.emit(
             "Task.notifyCheckpointComplete",
             f"{task.name} puts notifyCheckpointCompleteAsync for checkpoint {checkpoint_id} into "
-            "its mailbox (priority mail).",
+            f"its mailbox (priority mail) {_in_line(task)}.",
             checkpoint=checkpoint_id,
         )
 
@@ -391,8 +392,11 @@ class TaskCheckpointDriver:
                 self._finish_after_sync_savepoint(checkpoint_id)
 
         task.put_mail(
-            Mail(f"StreamTask.notifyCheckpointCompleteAsync (checkpoint {checkpoint_id})", run),
-            priority=True,
+            Mail(
+                f"StreamTask.notifyCheckpointCompleteAsync (checkpoint {checkpoint_id})",
+                run,
+                MAX_PRIORITY,
+            )
         )
 
     def _set_synchronous_savepoint_id(self, checkpoint_id: int) -> None:
@@ -430,17 +434,18 @@ class TaskCheckpointDriver:
             return
         self.sync_savepoint_loop = None
         task = self.task
-        if outcome == "completed" and not task.mailbox.mails:
+        held = task.mailbox.held(MAX_PRIORITY)
+        if outcome == "completed" and not held:
             return  # finishTask's trace line already says the loop is left
         task.emit(
             "StreamTask.runSynchronousSavepointMailboxLoop",
             f"{task.name} leaves the synchronous savepoint loop: savepoint {checkpoint_id} "
-            f"{outcome}; {len(task.mailbox.mails)} held mail(s) run from now on.",
+            f"{outcome}; {held} held mail(s) run from now on.",
             checkpoint=checkpoint_id,
         )
 
     def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
-        """``Task.notifyCheckpointAborted`` → ``notifyCheckpointAbortAsync`` (mail)."""
+        """``Task.notifyCheckpointAborted`` → ``notifyCheckpointAbortAsync``: a MAX_PRIORITY mail."""
 
         def run() -> None:
             self.in_flight.pop(checkpoint_id, None)
@@ -451,6 +456,15 @@ class TaskCheckpointDriver:
                 self.subtask.notify_checkpoint_aborted(checkpoint_id)
 
         self.task.put_mail(
-            Mail(f"StreamTask.notifyCheckpointAbortAsync (checkpoint {checkpoint_id})", run),
-            priority=True,
+            Mail(
+                f"StreamTask.notifyCheckpointAbortAsync (checkpoint {checkpoint_id})",
+                run,
+                MAX_PRIORITY,
+            )
         )
+
+
+def _in_line(task: Task) -> str:
+    """Where a new mail stands in the task's mailbox (first in, first out)."""
+    queued = len(task.mailbox.mails)
+    return "(next in line)" if not queued else f"behind {queued} queued mail(s)"
