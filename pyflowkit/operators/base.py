@@ -214,6 +214,28 @@ class StreamOperator:
         return f"{type(self).__name__}({self.config.operator_name!r})"
 
 
+class CloseOnce:
+    """Closes one resource of an operator (a SourceReader, SinkWriter or Committer) exactly once:
+    by the operator's close(), or by dispose() when the task failed or was canceled first.
+
+    As ``AbstractUdfStreamOperator``'s function (``FunctionUtils.closeFunction`` in close, again
+    in dispose only if not closed): a close() that raises is not retried by dispose.
+    """
+
+    __slots__ = ("closed",)
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def close(self, resource: Any) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        closer = getattr(resource, "close", None)
+        if callable(closer):
+            closer()
+
+
 class ProcessingTimeCallbackOperator(StreamOperator):
     """An operator with one periodic processing-time callback pending at a time.
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.operators.base import ProcessingTimeCallbackOperator, StreamOperator
+from pyflowkit.operators.base import CloseOnce, ProcessingTimeCallbackOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
 
@@ -43,6 +43,7 @@ class SinkWriterOperator(ProcessingTimeCallbackOperator):
         super().__init__()
         self.sink = check_sink(sink, "Sink Writer")
         self.writer: Any = None
+        self._writer_closer = CloseOnce()
         self._state: Any = None
 
     @classmethod
@@ -89,13 +90,14 @@ class SinkWriterOperator(ProcessingTimeCallbackOperator):
         self._emit_committables(True)
 
     def close(self) -> None:
+        """``close``: stop the processing-time ticks, close the ``SinkWriter``."""
         self._cancel()
-        closer = getattr(self.writer, "close", None)
-        if callable(closer):
-            closer()
+        self._writer_closer.close(self.writer)
 
     def dispose(self) -> None:
+        """After a failure or cancel: the writer is closed unless close() did it already."""
         self._cancel()
+        self._writer_closer.close(self.writer)
         super().dispose()
 
 
@@ -109,6 +111,7 @@ class CommitterOperator(StreamOperator):
         super().__init__()
         self.sink = check_sink(sink, "Sink Committer")
         self.committer: Any = None
+        self._committer_closer = CloseOnce()
         self.pending: list[Any] = []  # received since the last snapshot
         self.per_checkpoint: dict[int, list[Any]] = {}
         self.committed: list[Any] = []
@@ -175,9 +178,13 @@ class CommitterOperator(StreamOperator):
         self.committed.extend(committables)
 
     def close(self) -> None:
-        closer = getattr(self.committer, "close", None)
-        if callable(closer):
-            closer()
+        """``close``: close the ``Committer``."""
+        self._committer_closer.close(self.committer)
+
+    def dispose(self) -> None:
+        """After a failure or cancel: the committer is closed unless close() did it already."""
+        self._committer_closer.close(self.committer)
+        super().dispose()
 
 
 register_operator("StatefulWriterOperator", SinkWriterOperator)

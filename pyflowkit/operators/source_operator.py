@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from pyflowkit.common.watermark_strategy import WatermarkGenerator, WatermarkOutput
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.operators.base import ProcessingTimeCallbackOperator, StreamOperator
+from pyflowkit.operators.base import CloseOnce, ProcessingTimeCallbackOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.file_source import FileSource, FileSourceReader
 from pyflowkit.operators.registry import register_operator
@@ -64,6 +64,7 @@ class SourceOperator(ProcessingTimeCallbackOperator):
         self.source = source
         self.watermark_strategy = watermark_strategy
         self.reader: SourceReader | None = None
+        self._reader_closer = CloseOnce()
         self.records_emitted = 0
         self._splits_state: Any = None
         self._seen_state: Any = None
@@ -201,16 +202,14 @@ class SourceOperator(ProcessingTimeCallbackOperator):
 
     # ---- lifecycle ----
     def close(self) -> None:
+        """``SourceOperator.close``: stop the periodic watermarks, close the reader."""
         self._cancel()
-        closer = getattr(self.reader, "close", None)
-        if callable(closer):
-            closer()
+        self._reader_closer.close(self.reader)
 
     def dispose(self) -> None:
+        """After a failure or cancel: the reader is closed unless close() did it already."""
         self._cancel()
-        closer = getattr(self.reader, "close", None)
-        if callable(closer):
-            closer()
+        self._reader_closer.close(self.reader)
         super().dispose()
 
 

@@ -15,7 +15,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from pyflowkit.datastream.functions import CheckpointListener
 from pyflowkit.datastream.state import (
     AggregatingStateDescriptor,
     ListStateDescriptor,
@@ -273,7 +272,10 @@ class WindowOperator(AbstractUdfStreamOperator):
     """Flink's ``WindowOperator``: keyed windows, triggers, lateness, cleanup and merging.
 
     As in 1.11 it is an ``AbstractUdfStreamOperator`` over the ``InternalWindowFunction``: the
-    user function is opened once, closed once by close() or, on failure/cancel, by dispose()."""
+    user function is opened once, closed once by close() or, on failure/cancel, by dispose().
+    Checkpoint notifications (complete and aborted) go to the ``InternalWindowFunction``, which,
+    like Flink's ``WrappingFunction`` subclasses, is no ``CheckpointListener``: a window function
+    never hears of checkpoints, whatever it implements (1.11 forwards only open/close)."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
     evicting: ClassVar[bool] = False
@@ -340,11 +342,6 @@ class WindowOperator(AbstractUdfStreamOperator):
         closer = getattr(user, "close", None)
         if callable(closer) and not isinstance(user, type):
             closer()
-
-    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
-        user = self.internal_function.user_function
-        if isinstance(user, CheckpointListener):
-            user.notify_checkpoint_complete(checkpoint_id)
 
     @property
     def backend(self) -> Any:
