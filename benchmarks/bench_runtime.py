@@ -1,12 +1,16 @@
 """Simulated-cluster throughput: word count in fast mode vs a plain Python loop (same run).
 
 Prints a table. Goals (issue 3 §5): ≥ 500,000 words/s and ≤ 3× the plain loop calling the same
-user functions; plus steps per second in step mode.
+user functions; plus steps per second in step mode. Print rows (issue 13 §1): the same job with
+``.print()`` (one line per running count, stdout captured in memory, or ``echo_print=False``)
+≤ 1.5× the job with a discarding sink.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import random
 import time
 from typing import Any
@@ -51,19 +55,16 @@ def plain_loop(lines: list[str]) -> dict[str, tuple[str, int]]:
     return counts
 
 
-def word_count_job(lines: list[str], parallelism: int) -> Any:
+def word_count_job(lines: list[str], parallelism: int, sink: str = "discard") -> Any:
     conf = Configuration()
     conf.set_string("execution.target", "local")
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
-    (
-        env.from_collection(lines)
-        .flat_map(split)
-        .map(pair)
-        .key_by(key)
-        .reduce(add)
-        .add_sink(lambda value: None)
-    )
+    counts = env.from_collection(lines).flat_map(split).map(pair).key_by(key).reduce(add)
+    if sink == "print":
+        counts.print()
+    else:
+        counts.add_sink(lambda value: None)
     return env.get_job_graph("word count")
 
 
@@ -158,22 +159,39 @@ def main() -> None:
     lines = make_lines(args.words)
     job = word_count_job(lines, args.parallelism)
 
-    def fast() -> Any:
-        run = MiniCluster(
-            task_managers=1, slots_per_task_manager=args.parallelism, echo_print=False
-        ).submit(job)
-        return run.run()
+    print_job = word_count_job(lines, args.parallelism, "print")
+
+    def fast(job: Any = job, echo: bool = False) -> Any:
+        cluster = MiniCluster(
+            task_managers=1, slots_per_task_manager=args.parallelism, echo_print=echo
+        )
+        captured = io.StringIO()  # as a notebook captures a cell's stdout
+        with contextlib.redirect_stdout(captured):
+            run = cluster.submit(job).run()
+        return run, captured.tell()
 
     times = timed(
         {
             "loop": lambda: plain_loop(lines),
             "fast": fast,
             "ops": lambda: operators_only(job, lines),
+            "print": lambda: fast(print_job, echo=True),
+            "print_quiet": lambda: fast(print_job, echo=False),
         },
         args.runs,
     )
-    (loop_s, expected), (fast_s, run), (ops_s, _) = times["loop"], times["fast"], times["ops"]
+    (loop_s, expected), (fast_s, (run, _)), (ops_s, _) = (
+        times["loop"],
+        times["fast"],
+        times["ops"],
+    )
     assert run.job_status is JobStatus.FINISHED, run.failure_traceback
+    print_s, (print_run, chars) = times["print"]
+    quiet_s, (quiet_run, _) = times["print_quiet"]
+    for r in (print_run, quiet_run):
+        assert r.job_status is JobStatus.FINISHED, r.failure_traceback
+        assert r.printed_count == args.words  # one running count per word
+    assert chars > args.words * 8  # every line reached the captured stdout
     step_job = word_count_job(make_lines(args.step_words), args.parallelism)
     step_run = MiniCluster(
         task_managers=1, slots_per_task_manager=args.parallelism, echo_print=False
@@ -203,6 +221,18 @@ def main() -> None:
             f"{wps:,.0f}",
             f"{fast_s / loop_s:.2f}x",
         ),
+        (
+            "  same with .print(), stdout captured",
+            f"{print_s:.3f} s",
+            f"{args.words / print_s:,.0f}",
+            f"{print_s / loop_s:.2f}x",
+        ),
+        (
+            "  same with .print(), echo_print=False",
+            f"{quiet_s:.3f} s",
+            f"{args.words / quiet_s:,.0f}",
+            f"{quiet_s / loop_s:.2f}x",
+        ),
     ]
     print(
         f"Word count over {args.words:,} words ({len(expected)} distinct); "
@@ -218,9 +248,12 @@ def main() -> None:
     )
     ok_rate = wps >= 500_000
     ok_ratio = fast_s / loop_s <= 3.0
+    ok_print = max(print_s, quiet_s) / fast_s <= 1.5
     print(
         f"Goals: ≥ 500,000 words/s: {'met' if ok_rate else 'NOT met'}; "
-        f"≤ 3× the loop: {'met' if ok_ratio else 'NOT met'}"
+        f"≤ 3× the loop: {'met' if ok_ratio else 'NOT met'}; "
+        f".print() ≤ 1.5× the discarding sink ({print_s / fast_s:.2f}x captured, "
+        f"{quiet_s / fast_s:.2f}x echo_print=False): {'met' if ok_print else 'NOT met'}"
     )
 
 

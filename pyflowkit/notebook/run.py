@@ -53,10 +53,9 @@ def run_pipeline(env: Any, job_name: str, target: str, master: str | None = None
             raise ValueError("%pipeline run: --master only applies to --target spark")
         from pyflowkit.runtime.mini_cluster import MiniCluster
 
-        run = MiniCluster(echo_print=False).submit(env, job_name).run()
+        # print-sink lines are written as they are printed (run.printed() keeps a window only)
+        run = MiniCluster(echo_print=True).submit(env, job_name).run()
         run.raise_if_failed()
-        for line in run.printed():
-            print(line)
         return RunResults("local", job_name, run.results(), run)
     from pyflowkit.notebook.spark_progress import SparkProgressView
     from pyflowkit.spark.executor import execute

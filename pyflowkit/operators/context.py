@@ -23,7 +23,9 @@ from pyflowkit.operators.processing_time import ManualProcessingTimeService, Pro
 class TaskEnvironment:
     """Flink's ``RuntimeEnvironment``/``TaskInfo`` for one subtask, plus the host's I/O hooks.
 
-    ``print_line(line, to_err)`` writes one line of a print sink (hosts capture or forward it);
+    ``print_lines(lines, to_err)`` writes a batch of a print sink's lines (hosts capture or forward
+    them; a host with only ``print_writer`` gets them line by line, one without either writes
+    them to stdout/stderr);
     ``collect(sink_node_id, value)`` appends to a collect sink's buffer; ``accumulators`` are the
     job's accumulators (name → value) this subtask contributes to.
     """
@@ -38,6 +40,7 @@ class TaskEnvironment:
         default_factory=ManualProcessingTimeService
     )
     print_writer: Callable[[str, bool], None] | None = None
+    print_lines_writer: Callable[[list[str], bool], None] | None = None
     collect_writer: Callable[[int, Any], None] | None = None
     accumulators: dict[str, Any] = field(default_factory=dict)
     job_parameters: dict[str, str] = field(default_factory=dict)
@@ -57,6 +60,15 @@ class TaskEnvironment:
             self.print_writer(line, to_err)
         else:
             print(line, file=sys.stderr if to_err else sys.stdout)
+
+    def print_lines(self, lines: list[str], to_err: bool) -> None:
+        if self.print_lines_writer is not None:
+            self.print_lines_writer(lines, to_err)
+        elif self.print_writer is not None:
+            for line in lines:
+                self.print_writer(line, to_err)
+        elif lines:
+            (sys.stderr if to_err else sys.stdout).write("\n".join(lines) + "\n")
 
     def collect(self, sink_node_id: int, value: Any) -> None:
         if self.collect_writer is None:

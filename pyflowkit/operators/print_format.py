@@ -10,16 +10,19 @@ Choice (documented): PyFlink prints untyped (pickled) streams via Python's ``str
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
 from pyflowkit.common.typeinfo import (
+    BasicType,
     BasicTypeInfo,
     ListTypeInfo,
     RowTypeInfo,
     TupleTypeInfo,
     TypeInformation,
 )
+from pyflowkit.common.types import Row
 
 
 def print_prefix(sink_identifier: str | None, subtask_index: int, parallelism: int) -> str:
@@ -36,6 +39,8 @@ def print_prefix(sink_identifier: str | None, subtask_index: int, parallelism: i
 
 def java_double_to_string(x: float) -> str:
     """``Double.toString``: plain between 1e-3 and 1e7, else ``d.dddE±n``."""
+    if 1e-3 <= x < 1e7 or -1e7 < x <= -1e-3:
+        return repr(x)  # Python's shortest repr is plain in this range, as Java's text is
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
@@ -45,44 +50,153 @@ def java_double_to_string(x: float) -> str:
     sign, digits, exp = Decimal(repr(x)).as_tuple()
     text = "".join(map(str, digits)).rstrip("0") or "0"
     point = len(digits) + int(exp)  # digits before the decimal point
-    a = abs(x)
-    if 1e-3 <= a < 1e7:
-        if point <= 0:
-            body = "0." + "0" * (-point) + text
-        elif point >= len(text):
-            body = text + "0" * (point - len(text)) + ".0"
-        else:
-            body = text[:point] + "." + text[point:]
-    else:
-        body = text[0] + "." + (text[1:] or "0") + "E" + str(point - 1)
+    body = text[0] + "." + (text[1:] or "0") + "E" + str(point - 1)
     return ("-" if sign else "") + body
+
+
+def _java_tuple(value: tuple) -> str:
+    return "(" + ",".join(map(java_to_string, value)) + ")"
+
+
+def _java_list(value: list) -> str:
+    return "[" + ", ".join(map(java_to_string, value)) + "]"
+
+
+def _java_dict(value: dict) -> str:
+    return (
+        "{" + ", ".join(f"{java_to_string(k)}={java_to_string(v)}" for k, v in value.items()) + "}"
+    )
+
+
+# exact type → Java text; subclasses (and Rows) take the isinstance chain below
+_JAVA_BY_TYPE: dict[type, Callable[[Any], str]] = {
+    str: str.__str__,
+    int: int.__repr__,
+    bool: lambda b: "true" if b else "false",
+    float: java_double_to_string,
+    type(None): lambda _: "null",
+    tuple: _java_tuple,
+    list: _java_list,
+    dict: _java_dict,
+}
 
 
 def java_to_string(value: Any) -> str:
     """Java's ``toString`` of a value as Flink's Tuple fields show it (``StringUtils.arrayAwareToString``)."""
-    if value is None:
-        return "null"
+    fn = _JAVA_BY_TYPE.get(type(value))
+    if fn is not None:
+        return fn(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return java_double_to_string(value)
     if isinstance(value, tuple):
-        return "(" + ",".join(java_to_string(v) for v in value) + ")"
+        return _java_tuple(value)
     if isinstance(value, list):
-        return "[" + ", ".join(java_to_string(v) for v in value) + "]"
+        return _java_list(value)
     if hasattr(value, "_flink_row_fields"):
-        return ",".join(java_to_string(v) for v in value._flink_row_fields())
+        return ",".join(map(java_to_string, value._flink_row_fields()))
     if isinstance(value, dict):
-        return (
-            "{"
-            + ", ".join(f"{java_to_string(k)}={java_to_string(v)}" for k, v in value.items())
-            + "}"
-        )
+        return _java_dict(value)
     return str(value)
+
+
+def _uses_java_text(type_info: TypeInformation | None) -> bool:
+    return isinstance(type_info, TupleTypeInfo | RowTypeInfo | BasicTypeInfo | ListTypeInfo)
 
 
 def format_value(value: Any, type_info: TypeInformation | None) -> str:
     """The text the print sink writes for ``value`` of a stream declared as ``type_info``."""
-    if isinstance(type_info, TupleTypeInfo | RowTypeInfo | BasicTypeInfo | ListTypeInfo):
+    if _uses_java_text(type_info):
         return java_to_string(value)
     return value if isinstance(value, str) else str(value)
+
+
+_INT_TYPES = frozenset(
+    (BasicType.BYTE, BasicType.SHORT, BasicType.INT, BasicType.LONG, BasicType.BIG_INT)
+)
+
+
+def _field_text(type_info: TypeInformation) -> Callable[[Any], str]:
+    """One declared field's ``toString``: a guarded shortcut for strings and integers."""
+    basic = getattr(type_info, "basic_type", None)
+    if basic is BasicType.STRING:
+        return lambda x: x if type(x) is str else java_to_string(x)
+    if basic in _INT_TYPES:
+        return lambda x: int.__repr__(x) if type(x) is int else java_to_string(x)
+    return java_to_string
+
+
+def value_formatter(type_info: TypeInformation | None) -> Callable[[Any], str]:
+    """``format_value`` compiled for one declared type: the per-record text function."""
+    if isinstance(type_info, TupleTypeInfo):
+        fields = [_field_text(t) for t in type_info.field_types]
+        arity = len(fields)
+
+        def tuple_text(value: Any) -> str:
+            if type(value) is tuple and len(value) == arity:
+                return "(" + ",".join([f(x) for f, x in zip(fields, value, strict=True)]) + ")"
+            return java_to_string(value)
+
+        return tuple_text
+    if isinstance(type_info, RowTypeInfo):
+        fields = [_field_text(t) for t in type_info.field_types]
+
+        def row_text(value: Any) -> str:
+            if type(value) is Row:
+                values = value._flink_row_fields()
+                if len(values) == len(fields):
+                    return ",".join([f(x) for f, x in zip(fields, values, strict=True)])
+            return java_to_string(value)
+
+        return row_text
+    if _uses_java_text(type_info):
+        return java_to_string
+    return str  # PyFlink's str(); a str value is returned as it is
+
+
+def _tuple_template(prefix: str, arity: int) -> str:
+    """``prefix`` + ``repr`` of a plain tuple of ``arity`` fields as one ``%`` template."""
+    fields = ", ".join(["%r"] * arity) + ("," if arity == 1 else "")
+    return prefix.replace("%", "%%") + "(" + fields + ")"
+
+
+def print_batch_formatter(
+    type_info: TypeInformation | None, prefix: str
+) -> Callable[[Sequence[Any]], list[str]]:
+    """The lines a print sink writes for a batch of values (``prefix`` + text), compiled once.
+
+    Declared types use the compiled ``value_formatter``. Undeclared streams print ``str(value)``;
+    a batch of plain tuples of one arity (the common ``(word, count)`` shape) is rendered by one
+    ``%`` template, which is ``tuple.__repr__`` field by field, and a batch of strings is the
+    strings themselves.
+    """
+    text = value_formatter(type_info)
+    add_prefix = prefix.__add__
+    if text is not str:
+        if prefix:
+            return lambda values: list(map(add_prefix, map(text, values)))
+        return lambda values: list(map(text, values))
+    templates: dict[int, Callable[[Any], str]] = {}
+
+    def untyped(values: Sequence[Any]) -> list[str]:
+        if values:
+            first = type(values[0])
+            if first is tuple or first is str:
+                kinds = set(map(type, values))
+                if len(kinds) == 1:
+                    if first is str:
+                        return list(map(add_prefix, values)) if prefix else list(values)
+                    arity = len(values[0])
+                    template = templates.get(arity)
+                    if template is None:
+                        template = templates[arity] = _tuple_template(prefix, arity).__mod__
+                    try:
+                        return list(map(template, values))
+                    except TypeError:  # tuples of several arities: not one template
+                        pass
+        if prefix:
+            return list(map(add_prefix, map(str, values)))
+        return list(map(str, values))
+
+    return untyped

@@ -15,7 +15,7 @@ from pyflowkit.datastream.functions import SinkFunction
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
-from pyflowkit.operators.print_format import format_value, print_prefix
+from pyflowkit.operators.print_format import print_batch_formatter, print_prefix
 from pyflowkit.operators.registry import register_operator
 
 
@@ -96,6 +96,7 @@ class StreamSink(AbstractUdfStreamOperator):
             self._invoke = invoke
         self._ctx = _SinkContext(self)
         self.lines: int = 0
+        self._print_batch: Any = None  # print sink: values → lines, compiled at open()
 
     def end_input(self) -> None:
         """End of input: the function's ``finish()`` if it has one (Flink 1.14's
@@ -120,11 +121,17 @@ class StreamSink(AbstractUdfStreamOperator):
         env = self._env
         in_type = self.config.input_types[0] if self.config.input_types else None
         if isinstance(fn, PrintSinkFunction):
-            prefix, to_err, write = fn.prefix, fn.print_to_err, env.print_line
+            to_err, write = fn.print_to_err, env.print_lines
+            lines_of = print_batch_formatter(in_type, fn.prefix)
+
+            def print_batch(values: Sequence[Any]) -> None:  # one write per batch
+                if values:
+                    write(lines_of(values), to_err)
 
             def print_record(value: Any, timestamp: int | None) -> None:
-                write(prefix + format_value(value, in_type), to_err)
+                write(lines_of((value,)), to_err)
 
+            self._print_batch = print_batch
             self._write = print_record
         elif isinstance(fn, CollectSinkFunction):
             node_id, collect = self.config.node_id, env.collect
@@ -143,6 +150,9 @@ class StreamSink(AbstractUdfStreamOperator):
         self._write(value, timestamp)
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        if self._print_batch is not None:
+            self._print_batch(values)
+            return
         plain = self._plain
         if plain is not None:  # no context to fill in: call the function straight, in order
             _consume(map(plain, values))

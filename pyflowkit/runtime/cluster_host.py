@@ -8,6 +8,7 @@ from typing import Any
 
 from pyflowkit.graph.job_graph import JobGraph
 from pyflowkit.runtime.network import ShuffleEnvironment
+from pyflowkit.runtime.printed_lines import PrintedLines
 from pyflowkit.runtime.rpc import RpcBus
 from pyflowkit.runtime.stream_task import ChainFactory
 
@@ -30,7 +31,8 @@ class ClusterHost:
         self.shuffle = ShuffleEnvironment()
         self.echo = bus.config.echo_print
         self.capacity = bus.config.buffer_size
-        self.printed: list[str] = []
+        self.printed = PrintedLines(bus.config.printed_window)
+        self.print_sinks: set[str] = set()  # result names that hold printed lines
         self.results: dict[str, list[Any]] = {}
         self.results_by_node: dict[int, list[Any]] = {}
         self._sink_names = sink_names(job_graph)
@@ -38,11 +40,24 @@ class ClusterHost:
             n.id: n.operator_name for v in job_graph.vertices for n in v.stream_nodes
         }
 
-    def print_line(self, vertex: str, subtask: int, line: str, to_err: bool) -> None:
-        self.printed.append(line)
-        self.results.setdefault(self._sink_names.get(vertex, vertex), []).append(line)
-        if self.echo:
-            print(line, file=sys.stderr if to_err else sys.stdout)
+    def print_lines(self, vertex: str, subtask: int, lines: list[str], to_err: bool) -> None:
+        """A batch of print-sink lines: kept in the printed window, echoed if asked (one write)."""
+        name = self._sink_names.get(vertex, vertex)
+        if name not in self.print_sinks:
+            self.print_sinks.add(name)
+            self.results.setdefault(name, [])  # the results' order: first output of each sink
+        self.printed.add(name, lines)
+        if self.echo and lines:
+            (sys.stderr if to_err else sys.stdout).write("\n".join(lines) + "\n")
+
+    def sink_results(self) -> dict[str, list[Any]]:
+        """Per sink (by name), what it collected or printed (the printed window), in order."""
+        out = {}
+        for name, values in self.results.items():
+            out[name] = (
+                self.printed.lines(name) + values if name in self.print_sinks else list(values)
+            )
+        return out
 
     def collect(self, sink_node_id: int, value: Any) -> None:
         name = self._node_names.get(sink_node_id, str(sink_node_id))

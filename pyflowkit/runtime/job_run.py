@@ -201,11 +201,19 @@ class JobRun(SteppedRun):
         return jm.scheduler.by_key[(jv.id, subtask)].current_execution.state
 
     def results(self) -> dict[str, list[Any]]:
-        """Per sink (by name), what it received or printed, in order."""
-        return {k: list(v) for k, v in self.host.results.items()}
+        """Per sink (by name), what it received or printed, in order (print sinks: the lines
+        in the printed window, see ``printed()``)."""
+        return self.host.sink_results()
 
     def printed(self) -> list[str]:
-        return list(self.host.printed)
+        """The print sinks' lines in print order: the last ``printed_window`` of them (a
+        MiniCluster option, 100,000 by default; ``printed_window=None`` keeps every line)."""
+        return self.host.printed.lines()
+
+    @property
+    def printed_count(self) -> int:
+        """How many lines the print sinks wrote in this run, kept in the window or not."""
+        return self.host.printed.total
 
     def keyed_state(self, vertex: str, subtask: int) -> dict[str, Any]:
         """Operator name → state name → {key: value} of the running task."""

@@ -42,6 +42,14 @@ class MiniCluster:
                 f"MiniCluster: unknown option(s) {sorted(unknown)}; known: "
                 f"{sorted(ClusterConfig.__dataclass_fields__)}."
             )
+        window = options.get("printed_window", 0)
+        if window is not None and (
+            isinstance(window, bool) or not isinstance(window, int) or window < 0
+        ):
+            raise IllegalArgumentException(
+                "MiniCluster: printed_window (lines run.printed() keeps) must be an int >= 0 or "
+                f"None to keep every line, got {window!r}."
+            )
         self.config = replace(
             ClusterConfig(),
             task_managers=task_managers,

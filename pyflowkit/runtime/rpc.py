@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyflowkit.runtime.environment import SimEnvironment
+from pyflowkit.runtime.printed_lines import DEFAULT_PRINTED_WINDOW
 from pyflowkit.runtime.trace import TraceEvent
 
 
@@ -27,6 +28,7 @@ class ClusterConfig:
     fast_source_batch: int = 512
     slot_request_timeout: int = 300_000  # slot.request.timeout (ms)
     echo_print: bool = True  # also write print-sink lines to stdout
+    printed_window: int | None = DEFAULT_PRINTED_WINDOW  # lines run.printed() keeps; None: all
 
 
 class RpcBus:

@@ -82,7 +82,9 @@ class Task:
             max_parallelism=tdd.max_parallelism,
             attempt_number=tdd.attempt_number,
             processing_time_service=SimulatedProcessingTimeService(self),
-            print_writer=lambda line, to_err: self.host.print_line(vertex, subtask, line, to_err),
+            print_lines_writer=lambda lines, to_err: self.host.print_lines(
+                vertex, subtask, lines, to_err
+            ),
             collect_writer=self.host.collect,
         )
 

@@ -137,16 +137,16 @@ def execute(
     net_runtime = int((time.perf_counter() - started) * 1000)
     final = tracker.finish("FINISHED")
     plan.physical_plan = physical_plan_text(df)
-    results, lines, types, by_node = _gather(job_graph, table)
-    if print_output:
-        for line, to_err in lines:
-            print(line, file=sys.stderr if to_err else sys.stdout)
+    results, printed, types, by_node = _gather(job_graph, table)
+    if print_output:  # one write per chunk of lines a subtask flushed
+        for to_err, chunk in printed:
+            (sys.stderr if to_err else sys.stdout).write("\n".join(chunk) + "\n")
     result = SparkJobExecutionResult(
         job_id,
         net_runtime,
         results,
         job_name=name,
-        print_lines=[line for line, _ in lines],
+        print_lines=[line for _, chunk in printed for line in chunk],
         spark_plan=plan,
         sink_types=types,
         progress=final,
@@ -183,13 +183,14 @@ class TextProgressLine:
         self.width = 0
 
 
-def _gather(job_graph: Any, table: Any) -> tuple[dict, list[tuple[str, bool]], dict, dict]:
-    """Decode sink rows (stage order, subtask, emission order) into per-sink results."""
+def _gather(job_graph: Any, table: Any) -> tuple[dict, list[tuple[bool, list[str]]], dict, dict]:
+    """Decode sink rows (stage order, subtask, emission order) into per-sink results and the
+    printed chunks ``(to_err, lines)``."""
     nodes = {n.id: n for v in job_graph.vertices for n in v.stream_nodes}
     results: dict[str, list[Any]] = {}
     by_node: dict[int, list[Any]] = {}
     types: dict[str, Any] = {}
-    lines: list[tuple[str, bool]] = []
+    printed: list[tuple[bool, list[str]]] = []
     print_sinks = [
         n
         for n in nodes.values()
@@ -206,11 +207,11 @@ def _gather(job_graph: Any, table: Any) -> tuple[dict, list[tuple[str, bool]], d
             by_node.setdefault(target, []).extend(values)
             if node is not None and node.in_edges:
                 types.setdefault(name, node.in_edges[0].source.output_type)
-        else:
-            lines.extend((line, edge == records.PRINT_ERR) for line in values)
+        elif values:
+            printed.append((edge == records.PRINT_ERR, values))
     for node in print_sinks:
         results.setdefault(node.operator_name, [])
     if print_sinks:
         name = print_sinks[0].operator_name
-        results[name] = [line for line, _ in lines]
-    return results, lines, types, by_node
+        results[name] = [line for _, chunk in printed for line in chunk]
+    return results, printed, types, by_node

@@ -143,7 +143,8 @@ class SubtaskRunner:
         self.sink = records.RowSink(subtask, tuple(x.column for x in spec.out_layouts()))
         self.decoders = {e: decoder(layout) for e, layout in spec.typed.items()}
         self.clock = ManualProcessingTimeService(0)
-        self.prints: list[tuple[str, bool]] = []
+        self.prints_out: list[str] = []  # print-sink lines since the last flush
+        self.prints_err: list[str] = []
         self.collected: dict[int, list[Any]] = {}
         self.env = TaskEnvironment(
             job_name=spec.job_name,
@@ -153,6 +154,7 @@ class SubtaskRunner:
             max_parallelism=default_max_parallelism(vertex.max_parallelism, vertex.parallelism),
             processing_time_service=self.clock,
             print_writer=self._print,
+            print_lines_writer=self._print_lines,
             collect_writer=self._collect,
             job_parameters={"execution.runtime-mode": spec.runtime_mode},
         )
@@ -209,20 +211,21 @@ class SubtaskRunner:
 
     # --- host hooks ----------------------------------------------------------------------------
     def _print(self, line: str, to_err: bool) -> None:
-        self.prints.append((line, to_err))
+        (self.prints_err if to_err else self.prints_out).append(line)
+
+    def _print_lines(self, lines: list[str], to_err: bool) -> None:
+        (self.prints_err if to_err else self.prints_out).extend(lines)
 
     def _collect(self, sink_node_id: int, value: Any) -> None:
         self.collected.setdefault(sink_node_id, []).append(value)
 
     def _flush_sinks(self) -> None:
-        if self.prints:
-            out = [line for line, err in self.prints if not err]
-            err = [line for line, e in self.prints if e]
-            if out:
-                self.sink.emit(records.PRINT_OUT, 0, records.dumps(out))
-            if err:
-                self.sink.emit(records.PRINT_ERR, 0, records.dumps(err))
-            self.prints = []
+        if self.prints_out:
+            self.sink.emit(records.PRINT_OUT, 0, records.dumps(self.prints_out))
+            self.prints_out = []
+        if self.prints_err:
+            self.sink.emit(records.PRINT_ERR, 0, records.dumps(self.prints_err))
+            self.prints_err = []
         for node_id, values in self.collected.items():
             if values:
                 self.sink.emit(records.COLLECT, node_id, records.dumps(values))
