@@ -3,6 +3,9 @@
 // `_kind` trait. sequence.js is bundled before this file (assets.widget_bundle) for seqPane.
 
 const SVG_SHAPES = "polygon, ellipse, path";
+const MIN_FONT_PX = 14; // the smallest text on screen, also inside the scaled graph
+const PROJECTOR_BELOW = 1400; // px of widget width: projector layout below, desk layout above
+const STATE_ORDER = ["CREATED", "SCHEDULED", "DEPLOYING", "RUNNING", "FINISHED", "CANCELING", "CANCELED", "FAILED"];
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -11,22 +14,59 @@ function el(tag, cls, text) {
   return e;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+function svgEl(tag, attrs) {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+  return e;
+}
+
+// The smallest font-size (in SVG user units) of the drawing's text.
+function minFontUnits(svg) {
+  let min = Infinity;
+  svg.querySelectorAll("text").forEach((t) => {
+    const v = parseFloat(t.getAttribute("font-size") || "14");
+    if (v > 0 && v < min) min = v;
+  });
+  return Number.isFinite(min) ? min : 14;
+}
+
 // ---- graph pane: SVG laid out once, recoloured by state, click to select, zoom and pan ----------
-function graphPane(model, root) {
+// The drawing is scaled so that it fits the frame's height (and width) but never below 14 px text;
+// then the reader zooms (+ − fit, Ctrl/⌘+wheel) and pans (drag) with controls outside the drawing.
+function graphPane(model, root, opts) {
+  const options = opts || {};
+  const controls = el("div", "pfk-graph-controls");
   const frame = el("div", "pfk-graph-frame");
   const canvas = el("div", "pfk-graph-canvas");
   const legend = el("div", "pfk-legend");
   frame.appendChild(canvas);
-  root.appendChild(frame);
-  root.appendChild(legend);
-  let view = { x: 0, y: 0, k: 1 };
+  root.append(controls, frame, legend);
+  let view = { x: 0, y: 0, z: 1 };
+  let base = 1; // px per SVG unit at zoom 1
   const applyView = () => {
-    canvas.style.transform = `translate(${view.x}px, ${view.y}px) scale(${view.k})`;
+    canvas.style.transform = `translate(${view.x}px, ${view.y}px) scale(${view.z})`;
+  };
+  const fit = () => {
+    const svg = canvas.querySelector("svg");
+    if (!svg || !svg.viewBox || !svg.viewBox.baseVal) return;
+    const vb = svg.viewBox.baseVal;
+    if (!vb.width || !vb.height) return;
+    const w = frame.clientWidth || 800;
+    const h = frame.clientHeight || 300;
+    const floor = (MIN_FONT_PX + 0.05) / minFontUnits(svg); // + a rounding margin
+    base = Math.max(Math.min(w / vb.width, h / vb.height), floor);
+    svg.style.width = `${vb.width * base}px`;
+    svg.style.height = `${vb.height * base}px`;
+    view = { x: Math.max(0, (w - vb.width * base) / 2), y: 0, z: 1 };
+    applyView();
+    zoomLabel.textContent = `${Math.round(100 * view.z)}%`;
   };
 
   const paintStates = () => {
     const states = model.get("states") || {};
     const colours = model.get("colours") || {};
+    const textColours = model.get("text_colours") || {};
     canvas.querySelectorAll("g[data-pfk-state]").forEach((g) => {
       if (!(g.id in states)) {
         g.removeAttribute("data-pfk-state");
@@ -43,18 +83,19 @@ function graphPane(model, root) {
       g.setAttribute("data-pfk-state", state);
       g.classList.add(`pfk-state-${state}`);
       g.querySelectorAll(SVG_SHAPES).forEach((s) => (s.style.fill = colours[state] || "#ffffff"));
-      g.querySelectorAll("text").forEach((s) => (s.style.fill = "#ffffff"));
+      g.querySelectorAll("text").forEach((s) => (s.style.fill = textColours[state] || "#ffffff"));
     }
-    const used = new Set(Object.values(states));
-    legend.replaceChildren(
-      ...Object.entries(colours)
-        .filter(([name]) => used.has(name) || ["CREATED", "SCHEDULED", "DEPLOYING", "RUNNING", "FINISHED", "CANCELED", "FAILED"].includes(name))
-        .map(([name, colour]) => {
-          const item = el("span", `pfk-legend-item pfk-state-${name}`, name);
-          item.style.background = colour;
-          return item;
-        }),
-    );
+    const items = STATE_ORDER.filter((name) => name in colours).map((name) => {
+      const item = el("span", `pfk-legend-item pfk-state-${name}`, name);
+      item.style.background = colours[name];
+      item.style.color = textColours[name] || "#ffffff";
+      return item;
+    });
+    const marks = [
+      ["pfk-legend-barrier", "● n = barrier n"],
+      ["pfk-legend-blocked", "━ ━ blocked (aligning)"],
+    ].map(([cls, text]) => el("span", `pfk-legend-mark ${cls}`, text));
+    legend.replaceChildren(...items, ...(options.marks === false ? [] : marks));
   };
 
   const paintEdges = () => {
@@ -65,6 +106,56 @@ function graphPane(model, root) {
     for (const [id, mark] of Object.entries(marks)) {
       const g = canvas.querySelector(`g[id="${CSS.escape(id)}"]`);
       if (g) g.classList.add(`pfk-${mark}`);
+    }
+  };
+
+  // A barrier is a token on its edge: at `pos` along the path (0 producer, 1 consumer).
+  const paintTokens = () => {
+    const svg = canvas.querySelector("svg");
+    if (!svg) return;
+    svg.querySelectorAll("g.pfk-token").forEach((t) => t.remove());
+    const tokens = model.get("edge_tokens") || {};
+    const top = svg.querySelector("g.graph") || svg;
+    for (const [id, list] of Object.entries(tokens)) {
+      const path = svg.querySelector(`g[id="${CSS.escape(id)}"] path`);
+      if (!path || !path.getTotalLength) continue;
+      const length = path.getTotalLength();
+      for (const tok of list) {
+        const p = path.getPointAtLength(length * tok.pos);
+        const g = svgEl("g", { class: "pfk-token", "data-edge": id, "data-checkpoint": tok.id, "data-pos": tok.pos });
+        const title = svgEl("title");
+        title.textContent = `CheckpointBarrier ${tok.id}: ${tok.ahead} record(s) ahead of it in this channel`;
+        g.append(title, svgEl("circle", { cx: p.x, cy: p.y, r: 9 }));
+        const label = svgEl("text", { x: p.x, y: p.y + 4, "text-anchor": "middle", "font-size": 11 });
+        label.textContent = String(tok.id);
+        g.appendChild(label);
+        top.appendChild(g);
+      }
+    }
+  };
+
+  // A subtask's phase in the newest checkpoint, as a badge under its box.
+  const paintBadges = () => {
+    const svg = canvas.querySelector("svg");
+    if (!svg) return;
+    svg.querySelectorAll("g.pfk-badge-svg").forEach((t) => t.remove());
+    const badges = model.get("badges") || {};
+    const top = svg.querySelector("g.graph") || svg;
+    const text = { aligning: "aligning", async: "async part", acknowledged: "acked ✓" };
+    for (const [id, phase] of Object.entries(badges)) {
+      const node = svg.querySelector(`g[id="${CSS.escape(id)}"]`);
+      if (!node) continue;
+      const shape = node.querySelector("path, polygon, ellipse");
+      if (!shape) continue;
+      const box = shape.getBBox();
+      const g = svgEl("g", { class: `pfk-badge-svg pfk-phase-${phase}`, "data-id": id });
+      const label = text[phase] || phase;
+      const w = 7 * label.length + 10;
+      g.append(
+        svgEl("rect", { x: box.x + box.width - w + 4, y: box.y - 8, width: w, height: 14, rx: 7 }),
+        Object.assign(svgEl("text", { x: box.x + box.width - w / 2 + 4, y: box.y + 3, "text-anchor": "middle", "font-size": 10 }), { textContent: label }),
+      );
+      top.appendChild(g);
     }
   };
 
@@ -79,75 +170,86 @@ function graphPane(model, root) {
   const drawSvg = () => {
     canvas.innerHTML = model.get("svg") || "";
     const svg = canvas.querySelector("svg");
-    if (svg) svg.removeAttribute("width"), svg.setAttribute("class", "pfk-svg");
+    if (svg) svg.removeAttribute("width"), svg.removeAttribute("height"), svg.setAttribute("class", "pfk-svg");
     paintStates();
     paintEdges();
     paintSelection();
+    requestAnimationFrame(() => (fit(), paintTokens(), paintBadges()));
   };
 
-  canvas.addEventListener("click", (ev) => {
-    const g = ev.target.closest("g.node, g.cluster");
+  // drag pans, a click without movement selects a subtask
+  let drag = null;
+  frame.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0 && ev.button !== 1) return;
+    drag = { x: ev.clientX, y: ev.clientY, vx: view.x, vy: view.y, moved: false };
+  });
+  frame.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x;
+    const dy = ev.clientY - drag.y;
+    if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 5) return;
+    if (!drag.moved) frame.setPointerCapture(ev.pointerId);
+    drag.moved = true;
+    view = { ...view, x: drag.vx + dx, y: drag.vy + dy };
+    applyView();
+  });
+  frame.addEventListener("pointerup", (ev) => {
+    const wasDrag = drag && drag.moved;
+    drag = null;
+    if (wasDrag) return;
+    const g = ev.target.closest && ev.target.closest("g.node, g.cluster");
     if (!g || !g.id) return;
     model.set("selected", g.id);
     model.save_changes();
   });
   frame.addEventListener("wheel", (ev) => {
-    if (!ev.ctrlKey && !ev.shiftKey) return; // plain wheel scrolls the notebook
+    if (!ev.ctrlKey && !ev.metaKey) return; // a plain wheel scrolls the notebook
     ev.preventDefault();
-    const k = Math.min(8, Math.max(0.2, view.k * (ev.deltaY < 0 ? 1.1 : 1 / 1.1)));
-    view = { ...view, k };
+    zoomBy(ev.deltaY < 0 ? 1.15 : 1 / 1.15);
+  });
+  const zoomLabel = el("span", "pfk-zoom-level", "100%");
+  const zoomBy = (f) => {
+    view = { ...view, z: Math.min(6, Math.max(0.3, view.z * f)) };
     applyView();
-  });
-  let drag = null;
-  frame.addEventListener("pointerdown", (ev) => {
-    if (ev.button !== 1 && !ev.altKey) return; // middle button or Alt+drag pans
-    drag = { x: ev.clientX - view.x, y: ev.clientY - view.y };
-    frame.setPointerCapture(ev.pointerId);
-  });
-  frame.addEventListener("pointermove", (ev) => {
-    if (!drag) return;
-    view = { ...view, x: ev.clientX - drag.x, y: ev.clientY - drag.y };
-    applyView();
-  });
-  frame.addEventListener("pointerup", () => (drag = null));
-  const zoom = el("div", "pfk-zoom");
-  for (const [label, f] of [["+", 1.25], ["−", 0.8], ["fit", 0]]) {
+    zoomLabel.textContent = `${Math.round(100 * view.z)}%`;
+  };
+  for (const [label, title, f] of [["+", "zoom in", 1.25], ["−", "zoom out", 0.8], ["fit", "fit the graph (text at least 14 px)", 0]]) {
     const b = el("button", "pfk-btn pfk-zoom-btn", label);
-    b.onclick = () => {
-      view = f ? { ...view, k: view.k * f } : { x: 0, y: 0, k: 1 };
-      applyView();
-    };
-    zoom.appendChild(b);
+    b.title = title;
+    b.onclick = () => (f ? zoomBy(f) : fit());
+    controls.appendChild(b);
   }
-  frame.appendChild(zoom);
+  controls.append(zoomLabel, el("span", "pfk-hint", "drag to pan · Ctrl+wheel zooms · click a subtask to select it · colours: the JobMaster's view"));
 
-  model.on("change:svg", drawSvg);
-  model.on("change:states", paintStates);
-  model.on("change:colours", paintStates);
-  model.on("change:edge_marks", paintEdges);
-  model.on("change:selected", paintSelection);
+  const handlers = {
+    "change:svg": drawSvg, "change:states": paintStates, "change:colours": paintStates,
+    "change:edge_marks": paintEdges, "change:selected": paintSelection,
+    "change:edge_tokens": paintTokens, "change:badges": paintBadges,
+  };
+  for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
+  const resize = new ResizeObserver(() => fit());
+  resize.observe(frame);
   drawSvg();
   return () => {
-    model.off("change:svg", drawSvg);
-    model.off("change:states", paintStates);
-    model.off("change:colours", paintStates);
-    model.off("change:edge_marks", paintEdges);
-    model.off("change:selected", paintSelection);
+    resize.disconnect();
+    for (const [ev, f] of Object.entries(handlers)) model.off(ev, f);
   };
 }
 
 // ---- tables -------------------------------------------------------------------------------------
-function table(rows, columns, cls) {
+function table(rows, columns, cls, headers, titles) {
   const t = el("table", `pfk-table ${cls || ""}`);
   const cols = columns || (rows.length ? Object.keys(rows[0]) : []);
   const head = el("tr");
-  cols.forEach((c) => head.appendChild(el("th", "", c)));
+  cols.forEach((c) => head.appendChild(el("th", "", (headers && headers[c]) || c)));
   t.appendChild(head);
   for (const row of rows) {
     const tr = el("tr");
     for (const c of cols) {
-      const cls = c === "state" ? `pfk-state-${row[c]}` : c === "status" ? `pfk-ck-status pfk-ck-status-${row[c]}` : "";
-      const td = el("td", cls, row[c] === null || row[c] === undefined ? "" : String(row[c]));
+      const v = row[c];
+      const cls = c === "state" ? `pfk-state-${v}` : c === "status" ? `pfk-ck-status pfk-ck-status-${v}` : "";
+      const td = el("td", cls, v === null || v === undefined ? "" : String(v));
+      if (titles && titles[c] && row[titles[c]]) td.title = String(row[titles[c]]);
       tr.appendChild(td);
     }
     t.appendChild(tr);
@@ -155,23 +257,40 @@ function table(rows, columns, cls) {
   return t;
 }
 
-function section(root, title, cls) {
-  const box = el("div", `pfk-pane ${cls}`);
-  box.appendChild(el("div", "pfk-pane-title", title));
-  const body = el("div", "pfk-pane-body");
-  box.appendChild(body);
-  root.appendChild(box);
-  return body;
-}
-
 // ---- Stepper ------------------------------------------------------------------------------------
+const TABS = [
+  ["sequence", "Sequence diagram"],
+  ["tasks", "Tasks"],
+  ["checkpoints", "Checkpoints"],
+  ["exceptions", "Exceptions"],
+  ["timeline", "Timeline"],
+  ["slots", "Slots"],
+  ["state", "Keyed state"],
+  ["log", "Event log"],
+];
+
 function renderStepper(model, root) {
   root.classList.add("pfk-stepper");
   root.tabIndex = 0;
   const send = (msg) => model.send(msg);
-  const bar = el("div", "pfk-toolbar");
+  const applyLayout = () => {
+    const choice = model.get("layout") || "auto";
+    const width = root.getBoundingClientRect().width || window.innerWidth;
+    const projector = choice === "projector" || (choice === "auto" && width < PROJECTOR_BELOW);
+    root.classList.toggle("pfk-projector", projector);
+    root.classList.toggle("pfk-desk", !projector);
+  };
+  applyLayout();
+
+  // status line: labelled JobStatus badge, step, simulated time, message (one line, full in title)
+  const head = el("div", "pfk-head");
+  const statusLabel = el("span", "pfk-badge-label", "JobStatus");
   const status = el("span", "pfk-badge");
   const stepNo = el("span", "pfk-step-no");
+  const msg = el("div", "pfk-message");
+  head.append(statusLabel, status, stepNo, msg);
+
+  const bar = el("div", "pfk-toolbar");
   const button = (label, cls, onclick, title) => {
     const b = el("button", `pfk-btn ${cls}`, label);
     b.onclick = onclick;
@@ -185,12 +304,13 @@ function renderStepper(model, root) {
     playing = null;
     playBtn.textContent = "▶ Play";
   };
-  button("Submit", "pfk-submit", () => send({ cmd: "submit" }), "MiniCluster.submitJob");
+  button("Submit", "pfk-submit", () => send({ cmd: "submit" }), "MiniCluster.submitJob: a fresh run");
   button("Step", "pfk-step", () => send({ cmd: "step", n: 1 }), "deliver one message (space)");
   const nInput = el("input", "pfk-n");
   nInput.type = "number";
   nInput.min = "1";
   nInput.value = "10";
+  nInput.title = "N";
   button("Step ×N", "pfk-step-n", () => send({ cmd: "step", n: Number(nInput.value) || 1 }));
   bar.appendChild(nInput);
   const playBtn = button("▶ Play", "pfk-play", () => {
@@ -219,7 +339,7 @@ function renderStepper(model, root) {
   button("Run to", "pfk-run-to-btn", () => send({ cmd: "run_to", target: runTo.value }));
   bar.appendChild(runTo);
   button("Checkpoint", "pfk-checkpoint", () => send({ cmd: "checkpoint" }), "CheckpointCoordinator.triggerCheckpoint");
-  button("Savepoint", "pfk-savepoint", () => send({ cmd: "savepoint" }));
+  button("Savepoint", "pfk-savepoint", () => send({ cmd: "savepoint" }), "JobMaster.triggerSavepoint");
   button("Fail task", "pfk-fail-task", () => send({ cmd: "fail_task" }), "fail the selected subtask");
   const tmSelect = el("select", "pfk-tm");
   const fillTms = () => {
@@ -237,57 +357,78 @@ function renderStepper(model, root) {
   const seed = el("input", "pfk-seed");
   seed.type = "number";
   seed.value = String(model.get("seed"));
-  button("Reset", "pfk-reset", () => send({ cmd: "reset", seed: Number(seed.value) || 0 }));
+  seed.title = "seed";
+  button("Reset", "pfk-reset", () => send({ cmd: "reset", seed: Number(seed.value) || 0 }), "a fresh run with this seed");
   bar.appendChild(seed);
-  const head = el("div", "pfk-head");
-  head.append(status, stepNo);
-  const msg = el("div", "pfk-message");
-  root.append(head, bar, msg);
 
-  const grid = el("div", "pfk-grid");
-  root.appendChild(grid);
-  const graphBox = section(grid, "ExecutionGraph (click a subtask)", "pfk-graph-pane");
+  const banner = el("div", "pfk-banner");
+  root.append(head, bar, banner);
+
+  const graphBox = el("div", "pfk-pane pfk-graph-pane");
+  root.appendChild(graphBox);
   const cleanupGraph = graphPane(model, graphBox);
-  const seqBox = section(grid, "Sequence diagram: one arrow per RPC or call", "pfk-seq-pane");
-  const cleanupSeq = seqPane(model, seqBox);
-  const tasksBox = section(grid, "Tasks", "pfk-tasks-pane");
-  const slotsBox = section(grid, "Slots (TaskExecutor × slot)", "pfk-slots-pane");
-  const ckBox = section(grid, "Checkpoints", "pfk-checkpoint-pane");
-  const stateBox = section(grid, "Keyed state of the selected subtask", "pfk-state-pane");
-  const logBox = section(grid, "Event log", "pfk-log-pane");
-  const filter = el("select", "pfk-log-filter");
-  const logBody = el("div", "pfk-log");
-  logBox.append(filter, logBody);
-  filter.onchange = () => drawLog();
+
+  const tabBar = el("div", "pfk-tabs");
+  const body = el("div", "pfk-tab-body");
+  root.append(tabBar, body);
+  const panes = {};
+  const tabButtons = {};
+  for (const [name, label] of TABS) {
+    const b = el("button", `pfk-tab pfk-tab-${name}`, label);
+    b.dataset.tab = name;
+    b.onclick = () => {
+      model.set("tab", name);
+      model.save_changes();
+      showTab();
+    };
+    tabBar.appendChild(b);
+    tabButtons[name] = b;
+    panes[name] = el("div", `pfk-tabpane pfk-${name === "checkpoints" ? "checkpoint" : name}-pane`);
+    body.appendChild(panes[name]);
+  }
+  const showTab = () => {
+    const current = model.get("tab") in panes ? model.get("tab") : "sequence";
+    for (const [name, pane] of Object.entries(panes)) {
+      pane.classList.toggle("pfk-active", name === current);
+      tabButtons[name].classList.toggle("pfk-active", name === current);
+    }
+  };
+  const cleanupSeq = seqPane(model, panes.sequence);
 
   const drawHead = () => {
     const s = model.get("job_status") || "NOT SUBMITTED";
     status.textContent = s;
     status.className = `pfk-badge pfk-state-${s}`;
     status.style.background = (model.get("colours") || {})[s] || "#8c8c8c";
+    status.style.color = (model.get("text_colours") || {})[s] || "#ffffff";
     stepNo.textContent = `step ${model.get("step_count")}`;
     msg.textContent = model.get("message");
+    msg.title = model.get("message");
   };
   const drawTasks = () => {
-    tasksBox.replaceChildren(
-      table(model.get("tasks"), ["name", "state", "attempt", "task_executor", "slot", "records_in", "records_out", "back_pressured"], "pfk-tasks"),
+    const rows = model.get("tasks") || [];
+    const t = table(
+      rows,
+      ["task", "state", "task_executor_says", "attempt", "task_executor", "slot", "records_in", "records_out"],
+      "pfk-tasks",
+      { task: "subtask", task_executor_says: "TaskExecutor says", task_executor: "TaskExecutor", records_in: "in", records_out: "out" },
+      { task: "name" },
     );
+    const note = el("div", "pfk-note", "The graph and the state column show the JobMaster's view; a TaskExecutor reports a change with updateTaskExecutionState, so a task can be RUNNING there a few steps before the JobMaster knows.");
+    panes.tasks.replaceChildren(note, t);
   };
   const drawSlots = () => {
-    slotsBox.replaceChildren(table(model.get("slots"), ["task_executor", "slot", "alive", "state", "tasks"], "pfk-slots"));
+    panes.slots.replaceChildren(table(model.get("slots") || [], ["task_executor", "slot", "alive", "state", "tasks"], "pfk-slots"));
   };
   const drawCheckpoints = () => {
     const ck = model.get("checkpoints") || {};
     const parts = [];
     if (!ck.available) {
       parts.push(el("div", "pfk-note", ck.note || "no checkpoints"));
-      return ckBox.replaceChildren(...parts);
+      return panes.checkpoints.replaceChildren(...parts);
     }
     const counts = ck.counts || {};
-    parts.push(
-      el("div", "pfk-ck-counts",
-        `completed ${counts.COMPLETED || 0} · in progress ${counts.IN_PROGRESS || 0} · failed ${counts.FAILED || 0}`),
-    );
+    parts.push(el("div", "pfk-ck-counts", `completed ${counts.COMPLETED || 0} · in progress ${counts.IN_PROGRESS || 0} · failed ${counts.FAILED || 0}`));
     for (const row of ck.pending || []) {
       const p = el("progress", "pfk-ck-progress");
       p.max = Math.max(1, row.total);
@@ -297,6 +438,25 @@ function renderStepper(model, root) {
       line.dataset.checkpointId = String(row.id);
       line.appendChild(p);
       parts.push(line);
+    }
+    const box = ck.box;
+    if (box) {
+      const done = box.status !== "IN_PROGRESS";
+      const b = el("div", `pfk-ck-box pfk-ck-box-${box.status}`);
+      b.dataset.checkpointId = String(box.id);
+      b.appendChild(el("div", "pfk-ck-box-title", done ? `CompletedCheckpoint ${box.id} (${box.status})` : `PendingCheckpoint ${box.id}: ${box.acks}/${box.total} acknowledged`));
+      const cells = el("div", "pfk-ck-cells");
+      for (const c of box.cells) {
+        const cell = el("span", `pfk-ck-cell pfk-phase-${c.phase}`, c.task);
+        cell.title = `${c.task}: ${c.phase}`;
+        cells.appendChild(cell);
+      }
+      b.appendChild(cells);
+      parts.push(b);
+      if ((ck.subtasks || []).length) {
+        parts.push(el("div", "pfk-pane-title", `Checkpoint ${box.id} per subtask (as Flink's web UI: Checkpoints → Details)`));
+        parts.push(table(ck.subtasks, ["subtask", "status", "ack_time", "sync_ms", "async_ms", "alignment_ms", "state_bytes"], "pfk-ck-subtasks", { ack_time: "ack (ms)", sync_ms: "sync ms", async_ms: "async ms", alignment_ms: "alignment ms", state_bytes: "state bytes" }));
+      }
     }
     const history = ck.history || [];
     if (!history.length) parts.push(el("div", "pfk-note", "no checkpoint triggered yet"));
@@ -308,15 +468,52 @@ function renderStepper(model, root) {
         tr.dataset.checkpointId = String(row.id);
         tr.classList.add(`pfk-ck-${row.status}`);
       });
-      parts.push(t);
+      parts.push(el("div", "pfk-pane-title", "History (newest first)"), t);
     }
-    ckBox.replaceChildren(...parts);
+    panes.checkpoints.replaceChildren(...parts);
+  };
+  const drawFailures = () => {
+    const f = model.get("failures") || {};
+    const items = [];
+    const bannerParts = [];
+    if (f.restart) {
+      bannerParts.push(`RESTARTING: the restart strategy waits ${f.restart.remaining} ms more (simulated clock, restart at ${f.restart.due} ms) — ${f.restart.strategy}`);
+    }
+    if (f.restored) {
+      bannerParts.push(f.restored.checkpoint !== null && f.restored.checkpoint !== undefined
+        ? `restored from checkpoint ${f.restored.checkpoint} at step ${f.restored.step}`
+        : `restarted at step ${f.restored.step} with empty state: no completed checkpoint to restore`);
+    }
+    banner.textContent = bannerParts.join("  ·  ");
+    banner.classList.toggle("pfk-banner-on", bannerParts.length > 0);
+    const list = f.exceptions || [];
+    tabButtons.exceptions.textContent = list.length ? `Exceptions (${list.length})` : "Exceptions";
+    tabButtons.exceptions.classList.toggle("pfk-tab-alert", list.length > 0);
+    if (!list.length) items.push(el("div", "pfk-note", "no exception so far (select a subtask in the graph and press Fail task)"));
+    list.forEach((x, i) => {
+      const box = el("div", `pfk-exception${i === 0 ? " pfk-exception-root" : ""}`);
+      box.appendChild(el("div", "pfk-exception-head", `${i === 0 ? "Root exception" : "Earlier"} · step ${x.step} · ${x.time} ms · ${x.task}${x.attempt !== null && x.attempt !== undefined ? ` attempt #${x.attempt}` : ""}${x.location ? ` · ${x.location}` : ""}`));
+      box.appendChild(el("div", "pfk-exception-msg", x.exception));
+      box.appendChild(el("pre", "pfk-traceback", x.traceback));
+      items.push(box);
+    });
+    panes.exceptions.replaceChildren(...items);
+  };
+  const drawTimeline = () => {
+    const svg = model.get("timeline") || "";
+    const box = el("div", "pfk-timeline");
+    box.innerHTML = svg || "";
+    panes.timeline.replaceChildren(el("div", "pfk-note", "every subtask's ExecutionState over simulated time (the JobMaster's view)"), box);
   };
   const drawState = () => {
     const st = model.get("keyed_state") || {};
-    const pre = el("pre", "pfk-keyed-state", Object.keys(st).length ? JSON.stringify(st, null, 1) : "(select a running keyed subtask)");
-    stateBox.replaceChildren(pre);
+    const pre = el("pre", "pfk-keyed-state", Object.keys(st).length ? JSON.stringify(st, null, 1) : "(select a running keyed subtask in the graph)");
+    panes.state.replaceChildren(pre);
   };
+  const filter = el("select", "pfk-log-filter");
+  const logBody = el("div", "pfk-log");
+  panes.log.append(filter, logBody);
+  filter.onchange = () => drawLog();
   const drawLog = () => {
     const events = model.get("events") || [];
     const comps = ["all", ...new Set(events.map((e) => e.component.replace(/-\d+$|\s\(\d+\/\d+\)$/, "")))];
@@ -333,13 +530,17 @@ function renderStepper(model, root) {
     );
     logBody.scrollTop = logBody.scrollHeight;
   };
-  const all = () => (drawHead(), drawTasks(), drawSlots(), drawCheckpoints(), drawState(), drawLog());
+  const all = () => (drawHead(), drawTasks(), drawSlots(), drawCheckpoints(), drawFailures(), drawTimeline(), drawState(), drawLog(), showTab());
   const handlers = {
     "change:job_status": drawHead, "change:step_count": drawHead, "change:message": drawHead,
     "change:tasks": drawTasks, "change:slots": drawSlots, "change:checkpoints": drawCheckpoints,
+    "change:failures": drawFailures, "change:timeline": drawTimeline,
     "change:keyed_state": drawState, "change:events": drawLog, "change:task_managers": fillTms,
+    "change:tab": showTab, "change:layout": applyLayout,
   };
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
+  const resize = new ResizeObserver(() => applyLayout());
+  resize.observe(root);
   root.addEventListener("keydown", (ev) => {
     if (ev.key === " " && !["INPUT", "SELECT"].includes(ev.target.tagName)) {
       ev.preventDefault();
@@ -350,6 +551,7 @@ function renderStepper(model, root) {
   all();
   return () => {
     stopPlay();
+    resize.disconnect();
     cleanupGraph();
     cleanupSeq();
     for (const [ev, f] of Object.entries(handlers)) model.off(ev, f);

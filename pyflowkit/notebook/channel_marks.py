@@ -20,6 +20,45 @@ def _has_barrier(buffers: Iterable[Any]) -> bool:
     return any(isinstance(getattr(b, "event", None), CheckpointBarrier) for b in buffers)
 
 
+def barrier_tokens(run: Any) -> dict[str, list[dict[str, Any]]]:
+    """``{edge id: [token]}``: each barrier in flight on an edge at its place in the channel.
+
+    A token has the checkpoint ``id``, the records ``ahead`` of it (still to be consumed before
+    it) and ``pos`` along the edge, 0 at the producer and 1 at the consumer: the subpartition
+    queue (producer side) followed by the input channel queue (consumer side), front last.
+    """
+    from pyflowkit.runtime.checkpoint.barriers import CheckpointBarrier
+
+    tokens: dict[str, list[dict[str, Any]]] = {}
+    for te in run.task_executors:
+        if not te.alive:
+            continue
+        for task in te.tasks.values():
+            if task.state.is_terminal():
+                continue
+            consumer = f"{task.tdd.job_vertex.id}_{task.tdd.subtask_index}"
+            for input_number, gate in enumerate(task.gates):
+                for channel in gate.channels:
+                    queue = list(channel.queue)  # front (next to be read) first
+                    if channel.subpartition is not None:
+                        queue += channel.subpartition.queue
+                    if not any(isinstance(b.event, CheckpointBarrier) for b in queue):
+                        continue
+                    edge = f"ee_{consumer}_{input_number}_{channel.partition_id[1]}"
+                    ahead = 0
+                    for i, buffer in enumerate(queue):
+                        if isinstance(buffer.event, CheckpointBarrier):
+                            pos = 1 - (i + 1) / (len(queue) + 1)
+                            tokens.setdefault(edge, []).append(
+                                {"id": buffer.event.id, "ahead": ahead, "pos": round(pos, 3)}
+                            )
+                        elif buffer.event is None:
+                            ahead += len(
+                                buffer.values if buffer.values is not None else buffer.elements
+                            )
+    return tokens
+
+
 def channel_marks(run: Any) -> dict[str, str]:
     """``{edge id: "blocked" | "barrier"}`` for the live tasks' input channels (blocked wins)."""
     marks: dict[str, str] = {}

@@ -15,6 +15,8 @@ import traitlets as t
 
 from pyflowkit.notebook import stepper_view_model as vm
 from pyflowkit.notebook.assets import widget_bundle, widget_file
+from pyflowkit.notebook.checkpoint_progress import CheckpointProgress, subtask_table
+from pyflowkit.notebook.failure_pane import FailurePane
 from pyflowkit.notebook.graph_view import static_svg
 from pyflowkit.notebook.sequence_view import SequencePane
 from pyflowkit.notebook.stepper_controller import (
@@ -29,7 +31,9 @@ from pyflowkit.notebook.stepper_view_model import (
     CHECKPOINT_STATUSES,
     EVENT_LOG_SIZE,
 )
-from pyflowkit.render.states import STATE_COLOURS
+from pyflowkit.notebook.timeline_pane import TimelinePane
+from pyflowkit.render.palette import STATE_PALETTE, STATE_TEXT
+from pyflowkit.render.short_names import short_ids
 
 __all__ = [
     "CHECKPOINT_COLUMNS",
@@ -51,8 +55,18 @@ class Stepper(anywidget.AnyWidget):
 
     svg = t.Unicode("").tag(sync=True)
     states = t.Dict().tag(sync=True)
-    colours = t.Dict(dict(STATE_COLOURS)).tag(sync=True)
+    colours = t.Dict(dict(STATE_PALETTE)).tag(sync=True)
+    text_colours = t.Dict(dict(STATE_TEXT)).tag(sync=True)
     edge_marks = t.Dict().tag(sync=True)
+    edge_tokens = t.Dict().tag(sync=True)
+    badges = t.Dict().tag(sync=True)
+    failures = t.Dict().tag(sync=True)
+    timeline = t.Unicode("").tag(sync=True)
+    #: "auto" (projector below 1,400 px of width), "projector" or "desk".
+    layout = t.Unicode("auto").tag(sync=True)
+    #: The pane shown under the graph: sequence, tasks, checkpoints, exceptions, timeline, slots,
+    #: state or log.
+    tab = t.Unicode("sequence").tag(sync=True)
     selected = t.Unicode("").tag(sync=True)
     submitted = t.Bool(False).tag(sync=True)
     job_status = t.Unicode("").tag(sync=True)
@@ -85,6 +99,10 @@ class Stepper(anywidget.AnyWidget):
         execution_graph = job_graph.to_execution_graph()
         super().__init__(svg=execution_graph.to_svg(), seed=seed, task_managers=task_managers)
         self.sequence = SequencePane(execution_graph)
+        self.failure_pane = FailurePane()
+        self.timeline_pane = TimelinePane()
+        self.progress = CheckpointProgress(job_graph)
+        self._checkpoints_key: Any = None
         self.controller = StepperController(
             job_graph, task_managers, slots, seed, savepoint_path, allow_non_restored_state
         )
@@ -203,9 +221,25 @@ class Stepper(anywidget.AnyWidget):
         with self.hold_sync():
             for name, value in vm.run_panes(self.run, self.controller.log).items():
                 setattr(self, name, value)
-            self.message = self.controller.message
+            key = (id(self.run), self.progress.version(self.run))
+            if key != self._checkpoints_key:  # these only change with checkpoint events
+                self._checkpoints_key = key
+                self._refresh_checkpoint_progress()
+            self.message = short_ids(self.controller.message)
             self.seq_head, self.seq_body = self.sequence.update(self.run)
+            self.failures = self.failure_pane.update(self.run)
+            self.timeline = self.timeline_pane.update(self.run)
             self._refresh_keyed_state()
+
+    def _refresh_checkpoint_progress(self) -> None:
+        """History, PendingCheckpoint box, per-subtask table and the graph's subtask badges."""
+        progress = self.progress
+        self.badges = progress.badges()
+        box = progress.pending_box(self.run)
+        pane = vm.checkpoint_pane(self.run)
+        pane["box"] = box
+        pane["subtasks"] = subtask_table(self.run, box["id"]) if box else []
+        self.checkpoints = pane
 
     def _refresh_keyed_state(self) -> None:
         self.keyed_state = vm.keyed_state_pane(self.run, self.selected)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyflowkit.render.short_names import short_ids
+
 RUN_TO_TARGETS = ("state", "job", "checkpoint", "end")
 RUN_TO_LABELS = {
     "state": "next state change",
@@ -20,15 +22,23 @@ NO_CHECKPOINTS = (
     "nothing was triggered"
 )
 
+#: The event that ends a "Run to" (shown in the status line), per target.
+_STOPPED_BY = {
+    "state": lambda e: e.new_state is not None,
+    "job": lambda e: e.method == "ExecutionGraph.transitionState",
+    "checkpoint": lambda e: e.method == "CheckpointCoordinator.completePendingCheckpoint",
+    "end": lambda e: e.method == "ExecutionGraph.transitionState",
+}
+
 
 def event_row(e: Any) -> dict[str, Any]:
-    """One event log row (JSON-safe) of a ``TraceEvent``."""
+    """One event log row (JSON-safe) of a ``TraceEvent``, its ids cut to 6 hex digits."""
     return {
         "step": e.step,
         "time": e.time,
         "component": e.component,
         "method": e.method,
-        "message": e.message,
+        "message": short_ids(e.message),
     }
 
 
@@ -128,7 +138,13 @@ class StepperController:
             return
         finally:
             self.log_since(start)
-        self.message = f"ran to {target}: step {self.run.steps_taken}"
+        new = self.run.trace[start:]
+        wanted = _STOPPED_BY[target]
+        stop = next((e for e in reversed(new) if wanted(e)), new[-1] if new else None)
+        self.message = (
+            f"ran to {target} ({RUN_TO_LABELS[target]}), {len(new)} events, now at step "
+            f"{self.run.steps_taken}: {stop.message if stop is not None else ''}"
+        )
 
     def trigger_checkpoint(self) -> None:
         """``CheckpointCoordinator.triggerCheckpoint`` (when the runtime has checkpoints)."""
@@ -157,24 +173,45 @@ class StepperController:
         self.message = f"savepoint {checkpoint_id} triggered"
 
     def fail_task(self, vertex: str, subtask: int) -> None:
-        """``JobRun.fail_task`` on one subtask."""
+        """``JobRun.fail_task`` on one subtask (refused unless it is deployed and not terminal)."""
         self.need_run()
+        jv = self.job_graph.get_vertex(vertex)
+        name = f"{jv.name} ({subtask + 1}/{jv.parallelism})"
+        state = self.run.execution_state(vertex, subtask)
+        if state is None or state.value not in ("DEPLOYING", "RUNNING"):
+            where = "not deployed yet" if state is None else state.value
+            self.message = f"cannot fail {name}: it is {where}; only a deployed task can fail"
+            return
         self.run.fail_task(vertex, subtask)
         self.message = (
-            f"failing {self.job_graph.get_vertex(vertex).name} ({subtask + 1}) at the next step"
+            f"{name} will throw at the next step; its TaskExecutor then reports FAILED and the "
+            "JobMaster asks the restart strategy (a few steps later: see the Exceptions pane)"
         )
 
     def fail_task_manager(self, index: int) -> None:
         """``JobRun.fail_task_manager``: kill TaskExecutor ``index``."""
         self.need_run()
         self.run.fail_task_manager(index)
-        self.message = f"TaskExecutor-{index} will be killed at the next step"
+        self.message = (
+            f"TaskExecutor-{index} will be killed at the next step; the JobMaster and the "
+            "ResourceManager learn of it when its heartbeats time out"
+        )
 
     def cancel(self) -> None:
         """``JobMaster.cancel``."""
         self.need_run()
+        status = self.run.job_status
+        if status.is_globally_terminal_state():
+            self.message = f"the job is already {status.value}: there is nothing to cancel"
+            return
+        if self.run.job_master is None:
+            self.message = "cancel: the job has no JobMaster yet; step further first (the Dispatcher starts it)"
+            return
         self.run.cancel()
-        self.message = "cancel requested: step to watch CANCELING → CANCELED"
+        self.message = (
+            "cancel requested: JobMaster.cancel arrives at the next step, then the job goes "
+            "CANCELLING → CANCELED as its tasks stop (step to watch)"
+        )
 
     def log_since(self, start: int) -> None:
         """Add the trace events a command caused outside ``step`` (e.g. a trigger) to the log."""

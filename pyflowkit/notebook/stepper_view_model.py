@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pyflowkit.notebook.channel_marks import channel_marks
+from pyflowkit.notebook.channel_marks import barrier_tokens, channel_marks
 from pyflowkit.notebook.stepper_controller import NO_CHECKPOINTS
+from pyflowkit.render.short_names import short_task_name
 
 EVENT_LOG_SIZE = 200
 #: Checkpoint statuses as Flink's REST API spells them (``CheckpointStatsStatus``).
@@ -61,17 +62,38 @@ def execution_states(run: Any) -> dict[str, str]:
 
 def run_panes(run: Any, log: list[dict[str, Any]]) -> dict[str, Any]:
     """Every pane that changes with a step, keyed by the Stepper's trait names."""
+    live = hasattr(run, "task_executors")
     return {
         "states": execution_states(run),
         "job_status": run.job_status.value,
         "step_count": run.steps_taken,
         "finished": not run.has_next(),
-        "tasks": records(run.tasks_frame()),
-        "slots": records(run.slots_frame()),
+        "tasks": task_rows(run),
+        "slots": slot_rows(run),
         "events": log[-EVENT_LOG_SIZE:],
-        "checkpoints": checkpoint_pane(run),
-        "edge_marks": channel_marks(run) if hasattr(run, "task_executors") else {},
+        "edge_marks": channel_marks(run) if live else {},
+        "edge_tokens": barrier_tokens(run) if live else {},
     }
+
+
+def task_rows(run: Any) -> list[dict[str, Any]]:
+    """The subtasks table (``JobRun.tasks_frame`` rows) with a short name, and what the
+    TaskExecutor says when the JobMaster (whose view the graph colours) has not heard it yet."""
+    from pyflowkit.runtime.job_run_views import task_rows as rows_of
+
+    rows = rows_of(run)
+    for row in rows:
+        row["task"] = short_task_name(row["name"])
+        tm = row.get("task_state")
+        row["task_executor_says"] = tm if tm is not None and tm != row["state"] else ""
+    return rows
+
+
+def slot_rows(run: Any) -> list[dict[str, Any]]:
+    """The slots table (``JobRun.slots_frame`` rows)."""
+    from pyflowkit.runtime.job_run_views import slot_rows as rows_of
+
+    return rows_of(run.task_executors)
 
 
 def checkpoint_pane(run: Any) -> dict[str, Any]:

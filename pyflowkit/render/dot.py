@@ -16,7 +16,7 @@ NODE_DEFAULTS = (
     'node [shape=box, style="rounded,filled", fillcolor="#ffffff", color="#333333", '
     'fontname="Helvetica", fontsize=11];'
 )
-EDGE_DEFAULTS = 'edge [fontname="Helvetica", fontsize=9, color="#555555"];'
+EDGE_DEFAULTS = 'edge [fontname="Helvetica", fontsize=11, color="#555555"];'
 
 
 def quote(text: object) -> str:

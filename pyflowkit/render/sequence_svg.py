@@ -12,8 +12,8 @@ from typing import Any
 from pyflowkit.render.palette import SEQUENCE_COLOURS
 
 COLUMN = 180  # px between lifelines
-ROW = 30  # px per arrow
-HEAD = 72  # px of the header (group band + name boxes of one or two lines)
+ROW = 26  # px per arrow
+HEAD = 64  # px of the header (group band + name boxes of one or two lines)
 FONT = 14  # px, the smallest text drawn
 LEFT = 64  # px for the step numbers
 _SVG = (
@@ -70,7 +70,7 @@ def header_svg(lifelines: list[dict[str, Any]]) -> str:
         left, right = min(band) - COLUMN // 2 + 3, max(band) + COLUMN // 2 - 3
         out.append(
             f'<rect x="{left}" y="1" width="{right - left}" height="{HEAD - 2}" rx="6" '
-            f'fill="#eeeeee" stroke="#999999"/><text x="{left + 8}" y="17" font-weight="600">'
+            f'fill="#eeeeee" stroke="#999999"/><text x="{left + 8}" y="16" font-weight="600">'
             "JobMaster</text>"
         )
     for line in lifelines:
@@ -78,11 +78,11 @@ def header_svg(lifelines: list[dict[str, Any]]) -> str:
         fill = "#ddeeff" if line["kind"] == "task" else "#ffffff"
         out.append(
             f'<g class="pfk-lifeline" data-id="{escape(line["id"])}"><title>'
-            f'{escape(line["title"])}</title><rect x="{cx - COLUMN // 2 + 7}" y="23" '
-            f'width="{COLUMN - 14}" height="{HEAD - 26}" rx="4" fill="{fill}" stroke="#333333"/>'
+            f'{escape(line["title"])}</title><rect x="{cx - COLUMN // 2 + 7}" y="21" '
+            f'width="{COLUMN - 14}" height="{HEAD - 24}" rx="4" fill="{fill}" stroke="#333333"/>'
         )
         lines = _two_lines(line["label"], COLUMN - 20)
-        first_y = 42 if len(lines) == 2 else 50
+        first_y = 39 if len(lines) == 2 else 47
         out.extend(
             f'<text x="{cx}" y="{first_y + 17 * k}" text-anchor="middle">{escape(text)}</text>'
             for k, text in enumerate(lines)
@@ -98,7 +98,8 @@ def message_row(m: dict[str, Any], x: dict[str, int], show_step: bool) -> str:
     kind = m["kind"]
     colour = SEQUENCE_COLOURS.get(kind, "#000000")
     parts = [
-        f'<g class="pfk-seq-msg pfk-seq-{kind}" data-i="{m["i"]}" data-step="{m["step"]}">'
+        f'<g class="pfk-seq-msg pfk-seq-{kind}" data-i="{m["i"]}" data-step="{m["step"]}" '
+        f'data-method="{escape(m["method"])}">'
         f"<title>#{m['step']} {escape(m['method'])}: {escape(m['detail'])}</title>"
     ]
     if show_step:
@@ -116,7 +117,7 @@ def message_row(m: dict[str, Any], x: dict[str, int], show_step: bool) -> str:
         parts.append(
             f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="2" '
             f'{marker}/><text x="{mid}" y="{y - 5}" text-anchor="middle" fill="{colour}">'
-            f"{escape(_fit(m['label'], max(span - 10, COLUMN - 20)))}</text>"
+            f"{escape(_fit(m['label'], max(span - 10, COLUMN * 1.4)))}</text>"
         )
     parts.append("</g>")
     return "".join(parts)

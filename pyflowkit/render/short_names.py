@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-_SUBTASK = re.compile(r"^(.*?)( \(\d+/\d+\))$")
+_SUBTASK = re.compile(r"^(.*?)( \(\d+(?:/\d+)?\))$")
 _PREFIXES = ("Source: ", "Sink: ")
 _KNOWN = {"Print to Std. Out": "Print", "Print to Std. Err": "Print (stderr)"}
 ID_DIGITS = 6
@@ -37,3 +37,11 @@ def short_task_name(name: str, max_operator: int = 22) -> str:
 def short_id(hex_id: str) -> str:
     """The first 6 hex digits of a 32-digit Flink id (``JobID``, ``ExecutionAttemptID``…)."""
     return hex_id[:ID_DIGITS]
+
+
+_HEX_ID = re.compile(r"\b([0-9a-f]{6})[0-9a-f]{26}\b")
+
+
+def short_ids(text: str) -> str:
+    """Every 32-digit hex id in ``text`` cut to its first 6 digits (``4c1609c3f1…`` → ``4c1609``)."""
+    return _HEX_ID.sub(r"\1", text)

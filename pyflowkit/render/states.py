@@ -97,7 +97,7 @@ def vertex_cluster(
         "color": "#8c8c8c",
         "labeljust": "l",
         "labelloc": "t",
-        "fontsize": "9",
+        "fontsize": "11",
     }
     classes = [css_class]
     if state is not None:

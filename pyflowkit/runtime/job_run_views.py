@@ -59,6 +59,11 @@ def tasks_frame(run: SteppedRun) -> Any:
     """One row per subtask: states, attempt, slot, records, queued buffers, back pressure."""
     import pandas as pd
 
+    return pd.DataFrame(task_rows(run), columns=TASK_COLUMNS)
+
+
+def task_rows(run: SteppedRun) -> list[dict[str, Any]]:
+    """The rows of ``tasks_frame`` as dicts (no pandas: the Stepper reads them every step)."""
     rows = []
     jm = run.job_master
     for ev in [] if jm is None else jm.scheduler.execution_vertices:
@@ -83,14 +88,19 @@ def tasks_frame(run: SteppedRun) -> Any:
                 "watermark": inv.current_watermark if inv else None,
             }
         )
-    return pd.DataFrame(rows, columns=TASK_COLUMNS)
+    return rows
 
 
 def slots_frame(task_executors: list[TaskExecutor]) -> Any:
     """One row per TaskExecutor slot: state, allocation, job and the tasks it hosts."""
     import pandas as pd
 
-    rows = [
+    return pd.DataFrame(slot_rows(task_executors), columns=SLOT_COLUMNS)
+
+
+def slot_rows(task_executors: list[TaskExecutor]) -> list[dict[str, Any]]:
+    """The rows of ``slots_frame`` as dicts."""
+    return [
         {
             "task_executor": te.name,
             "slot": s.index,
@@ -103,7 +113,6 @@ def slots_frame(task_executors: list[TaskExecutor]) -> Any:
         for te in task_executors
         for s in te.task_slot_table.slots
     ]
-    return pd.DataFrame(rows, columns=SLOT_COLUMNS)
 
 
 def checkpoints_frame(coord: Any) -> Any:

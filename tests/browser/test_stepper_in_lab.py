@@ -3,110 +3,14 @@ and a checkpoint triggered from its toolbar reaches COMPLETED in the checkpoint 
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
+from tests.browser.conftest import REPO, SHOTS, run_all
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = REPO / "notebooks"
-SHOTS = REPO / "build" / "screenshots"
-TOKEN = "pyflowkit-test-token"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def lab():
-    if CHROMIUM is None:
-        pytest.skip("no chromium on PATH (Debian package `chromium`; .ci/run installs it)")
-    pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
-    port = _free_port()
-    log = open(tempfile.mktemp(prefix="jupyter-", suffix=".log"), "w")  # noqa: SIM115
-    cmd = [
-        sys.executable,
-        "-m",
-        "jupyter",
-        "lab",
-        "--no-browser",
-        "--ip",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        f"--IdentityProvider.token={TOKEN}",
-        f"--ServerApp.root_dir={NOTEBOOKS}",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=NOTEBOOKS)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"JupyterLab did not start; see {log.name}")
-        yield url
-    finally:
-        os.kill(proc.pid, signal.SIGTERM)  # stop the server (and its kernels) by pid
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.kill(proc.pid, signal.SIGKILL)
-        log.close()
-
-
-def run_all(p, lab: str, nb: str, udd: str, width: int = 1500):
-    """Open ``nb`` in JupyterLab, Run All Cells, wait for the kernel; (context, page, stepper)."""
-    ctx = p.chromium.launch_persistent_context(
-        udd,
-        executable_path=CHROMIUM,
-        headless=True,
-        args=ARGS,
-        viewport={"width": width, "height": 1000},
-    )
-    page = ctx.pages[0] if ctx.pages else ctx.new_page()
-    page.goto(f"{lab}/lab/tree/{nb}?reset&token={TOKEN}")
-    page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
-    page.add_style_tag(content=".Toastify { display: none !important; }")  # the news prompt
-    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").first.click()
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    stepper = page.locator(".pfk-stepper").first
-    stepper.wait_for(timeout=90000)
-    page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=120000)
-    stepper.scroll_into_view_if_needed()
-    return ctx, page, stepper
 
 
 def test_step_turns_a_subtask_running(lab):
@@ -144,7 +48,7 @@ def test_step_turns_a_subtask_running(lab):
             node = running.first
             assert "pfk-state-RUNNING" in node.get_attribute("class")
             fill = node.locator("polygon, path").first.evaluate("e => getComputedStyle(e).fill")
-            assert fill == "rgb(82, 196, 26)"  # STATE_COLOURS["RUNNING"] = #52c41a
+            assert fill == "rgb(0, 158, 115)"  # STATE_PALETTE["RUNNING"] = #009e73
             assert colour_before != fill
             page.wait_for_function(
                 "() => document.querySelector('.pfk-stepper .pfk-badge').textContent === 'RUNNING'",
@@ -168,6 +72,7 @@ def test_checkpoint_reaches_completed_in_the_panel(lab):
     try:
         with sync_playwright() as p:
             ctx, page, stepper = run_all(p, lab, "04_checkpoints.ipynb", udd, width=1900)
+            stepper.locator("button.pfk-tab-checkpoints").click()
             pane = stepper.locator(".pfk-checkpoint-pane")
             # the notebook completed checkpoint 1 from Python; the panel shows it (scrolled into
             # view first: JupyterLab skips rendering off-screen cells, leaving innerText empty)
@@ -197,7 +102,7 @@ def test_checkpoint_reaches_completed_in_the_panel(lab):
             done.wait_for(timeout=30000)
             assert done.inner_text() == "COMPLETED"
             colour = done.evaluate("e => getComputedStyle(e).color")
-            assert colour == "rgb(56, 158, 13)"  # .pfk-ck-status-COMPLETED
+            assert colour == "rgb(0, 107, 78)"  # .pfk-ck-status-COMPLETED
             assert pane.locator(".pfk-ck-line").count() == 0  # nothing pending any more
             assert "completed 1" in pane.locator(".pfk-ck-counts").inner_text()
             # a second checkpoint in flight next to the completed one, for the screenshot

@@ -1,0 +1,114 @@
+"""The Exceptions pane: every task failure with the user's traceback, the restart countdown on the
+simulated clock, and where the restarted tasks took their state from.
+
+Mirrors the web UI's *Exceptions* tab (``JobExceptionsHandler``: root exception, history with
+task name, location and timestamp). Reads the trace incrementally (only new events per step).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyflowkit.render.short_names import short_ids, short_task_name
+
+MAX_EXCEPTIONS = 20
+
+
+class FailurePane:
+    """Failures, restarts and restores of the run being stepped."""
+
+    def __init__(self) -> None:
+        self._run: Any = None
+        self._seen = 0
+        self._failures: list[dict[str, Any]] = []
+        self._restores: list[dict[str, Any]] = []
+
+    def update(self, run: Any) -> dict[str, Any]:
+        """``{"exceptions": [...newest first], "restart": {...} | None, "restored": {...} | None}``."""
+        trace = run.trace
+        if run is not self._run or len(trace) < self._seen:
+            self._run, self._seen, self._failures, self._restores = run, 0, [], []
+        for e in trace[self._seen :]:
+            if e.method == "Execution.transitionState" and e.new_state == "FAILED":
+                self._failures.append(
+                    {"step": e.step, "time": e.time, "key": (e.vertex, e.subtask, e.attempt)}
+                )
+            elif e.method in (
+                "CheckpointCoordinator.restoreLatestCheckpointedState",
+                "CheckpointCoordinator.restoreSavepoint",
+            ) and not e.message.startswith("No master state"):
+                self._restores.append(
+                    {
+                        "step": e.step,
+                        "time": e.time,
+                        "checkpoint": e.checkpoint,
+                        "message": short_ids(e.message),
+                    }
+                )
+        self._seen = len(trace)
+        return {
+            "exceptions": self._exceptions(run),
+            "restart": _restart(run),
+            "restored": self._restores[-1] if self._restores else None,
+            "now": run.now,
+        }
+
+    def _exceptions(self, run: Any) -> list[dict[str, Any]]:
+        jm = run.job_master
+        if jm is None:
+            return []
+        attempts = {
+            (ev.job_vertex.name, ev.subtask_index, ex.attempt_number): ex
+            for ev in jm.scheduler.execution_vertices
+            for ex in ev.executions
+        }
+        rows = []
+        for failure in self._failures[-MAX_EXCEPTIONS:]:
+            ex = attempts.get(failure["key"])
+            if ex is None or ex.failure_cause is None:
+                continue
+            cause = ex.failure_cause
+            location = ex.slot.location if ex.slot is not None else ""
+            rows.append(
+                {
+                    "step": failure["step"],
+                    "time": failure["time"],
+                    "task": short_task_name(ex.name),
+                    "full_name": ex.name,
+                    "attempt": ex.attempt_number,
+                    "location": str(location),
+                    "exception": f"{type(cause).__name__}: {cause}",
+                    "traceback": ex.failure_traceback or "",
+                }
+            )
+        if run.job_status.value == "FAILED" and run.failure_cause is not None:
+            cause = run.failure_cause
+            rows.append(
+                {
+                    "step": run.steps_taken,
+                    "time": run.now,
+                    "task": "the job",
+                    "full_name": run.job_graph.job_name,
+                    "attempt": None,
+                    "location": "JobMaster",
+                    "exception": f"{type(cause).__name__}: {cause}",
+                    "traceback": run.failure_traceback or "",
+                }
+            )
+        return rows[::-1]
+
+
+def _restart(run: Any) -> dict[str, Any] | None:
+    """The pending restart of a RESTARTING job: its strategy and when it fires (simulated ms)."""
+    jm = run.job_master
+    if jm is None or run.job_status.value != "RESTARTING":
+        return None
+    scheduler = jm.scheduler
+    event = getattr(scheduler, "restart_event", None)
+    if event is None or getattr(event, "cancelled", False):
+        return None
+    return {
+        "strategy": str(scheduler.restart_strategy),
+        "due": event.time,
+        "remaining": max(0, event.time - run.now),
+    }
