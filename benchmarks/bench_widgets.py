@@ -1,4 +1,5 @@
-"""Python-side cost of the notebook widgets: Stepper time per step (64 subtasks), first render of a
+"""Python-side cost of the notebook widgets: Stepper time per step (64 subtasks, every pane updated:
+graph states, tasks, sequence diagram, timeline, checkpoints, exceptions), first render of a
 200-vertex JobGraph. Ratios are against baselines measured in the same run; printed as a table."""
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def main() -> None:
     rows = [
         ("JobRun.step (baseline)", f"{bare * 1e3:.2f} ms", "1.00x", ""),
         (
-            f"Stepper.step, {subtasks} subtasks",
+            f"Stepper.step + sequence diagram + timeline, {subtasks} subtasks",
             f"{widget * 1e3:.2f} ms",
             f"{widget / bare:.2f}x",
             f"Python side {(widget - bare) * 1e3:.2f} ms (goal <= 10 ms)",
