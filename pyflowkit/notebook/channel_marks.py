@@ -80,3 +80,20 @@ def channel_marks(run: Any) -> dict[str, str]:
                     elif _has_barrier(in_flight):
                         marks[edge] = BARRIER
     return marks
+
+
+def edge_names(execution_graph: Any) -> dict[str, str]:
+    """``ee_…`` edge id → ``producer (i/n) → consumer (j/m)`` with short names."""
+    from pyflowkit.render.short_names import short_task_name
+
+    names = {}
+    for ejv in execution_graph.job_vertices:
+        for ev in ejv.task_vertices:
+            for input_number, group in enumerate(ev.input_edges):
+                for edge in group:
+                    producer = edge.source.producer
+                    names[f"ee_{ev.id}_{input_number}_{edge.source.partition_number}"] = (
+                        f"{short_task_name(producer.task_name_with_subtask_index)} → "
+                        f"{short_task_name(ev.task_name_with_subtask_index)}"
+                    )
+    return names

@@ -15,6 +15,7 @@ import traitlets as t
 
 from pyflowkit.notebook import stepper_view_model as vm
 from pyflowkit.notebook.assets import widget_bundle, widget_file
+from pyflowkit.notebook.channel_marks import edge_names
 from pyflowkit.notebook.checkpoint_progress import CheckpointProgress, subtask_table
 from pyflowkit.notebook.failure_pane import FailurePane
 from pyflowkit.notebook.graph_view import static_svg
@@ -99,6 +100,7 @@ class Stepper(anywidget.AnyWidget):
         execution_graph = job_graph.to_execution_graph()
         super().__init__(svg=execution_graph.to_svg(), seed=seed, task_managers=task_managers)
         self.sequence = SequencePane(execution_graph)
+        self.edge_names = edge_names(execution_graph)
         self.failure_pane = FailurePane()
         self.timeline_pane = TimelinePane()
         self.progress = CheckpointProgress(job_graph)
@@ -243,6 +245,25 @@ class Stepper(anywidget.AnyWidget):
 
     def _refresh_keyed_state(self) -> None:
         self.keyed_state = vm.keyed_state_pane(self.run, self.selected)
+
+    def channels(self) -> Any:
+        """The channels that carry a barrier or are blocked right now, by name (a DataFrame):
+        producer → consumer, ``blocked`` (aligning), the barriers in it and the records ahead."""
+        import pandas as pd
+
+        rows = []
+        for edge in sorted(set(self.edge_marks) | set(self.edge_tokens)):
+            tokens = self.edge_tokens.get(edge, [])
+            rows.append(
+                {
+                    "channel": self.edge_names.get(edge, edge),
+                    "blocked (aligning)": self.edge_marks.get(edge) == "blocked",
+                    "barriers": ", ".join(f"CheckpointBarrier {t['id']}" for t in tokens),
+                    "records ahead": ", ".join(str(t["ahead"]) for t in tokens),
+                }
+            )
+        columns = ["channel", "blocked (aligning)", "barriers", "records ahead"]
+        return pd.DataFrame(rows, columns=columns)
 
     def sequence_diagram(self, last: int | None = None) -> Any:
         """The run's sequence diagram as a static SVG object (all arrows, or the ``last`` ones)."""

@@ -422,6 +422,11 @@ class SequenceDiagram:
     def _repr_svg_(self) -> str:
         return self.to_svg()
 
+    def _repr_html_(self) -> str:
+        """The SVG at its own size (14 px text) in a box that scrolls sideways if it is wide."""
+        svg = self.to_svg()
+        return f'<div style="overflow-x: auto; max-width: 100%;">{svg}</div>'
+
     def __repr__(self) -> str:
         return (
             f"SequenceDiagram({len(self.model.lifelines)} lifelines, "

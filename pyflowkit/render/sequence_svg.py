@@ -165,9 +165,13 @@ def body_svg(
 def sequence_svg(
     model: dict[str, Any], highlight_step: int | None = None, last: int | None = None
 ) -> str:
-    """Header and body stacked in one SVG: every arrow of ``model`` (or the ``last`` ones)."""
+    """Header and body stacked in one SVG: every arrow of ``model`` (or the ``last`` ones, on
+    only the lifelines they touch, so that an excerpt stays narrow)."""
     lifelines = model["lifelines"]
     messages = model["messages"] if last is None else model["messages"][-last:]
+    if last is not None:
+        used = {m["from"] for m in messages} | {m["to"] for m in messages}
+        lifelines = [line for line in lifelines if line["id"] in used]
     head, body = header_svg(lifelines), body_svg(lifelines, messages, highlight_step)
     width = width_of(lifelines)
     height = HEAD + ROW * max(len(messages), 1) + 8

@@ -100,6 +100,9 @@ def run_all(p, lab: str, nb: str, udd: str, width: int = 1500, height: int = 100
     page.goto(f"{lab}/lab/tree/{nb}?reset&token={TOKEN}")
     page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
     page.add_style_tag(content=".Toastify { display: none !important; }")  # the news prompt
+    if page.locator("#jp-left-stack:not(.lm-mod-hidden)").count():  # the file browser: hide it
+        page.evaluate("() => document.querySelector('.jp-LabShell').focus()")
+        page.keyboard.press("Control+b")  # application:toggle-left-area
     page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").first.click()
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()

@@ -15,6 +15,7 @@ from tests.browser.conftest import REPO, SHOTS, run_all
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SIZES = [(1280, 800), (1920, 1080)]
+TOP = "e => e.scrollIntoView({block: 'start'})"  # the whole Stepper in the screenshot
 DOCS = REPO / "docs" / "img"
 #: The smallest rendered font size (px) of every visible text inside the Stepper: HTML elements by
 #: their computed style, SVG text by its font size times the screen transform's scale.
@@ -112,12 +113,14 @@ def test_submission_arrows_fonts_and_fixed_panes(lab, width, height):
                 step_and_wait(page, stepper)
                 assert stepper.evaluate(PANE_BOXES) == boxes
             tag = f"{width}x{height}"
+            stepper.evaluate(TOP)
             stepper.screenshot(path=str(SHOTS / f"sequence_{tag}.png"))
             for tab in ("tasks", "timeline"):
                 stepper.locator(f"button.pfk-tab-{tab}").click()
                 smallest, where = stepper.evaluate(SMALLEST_FONT)
                 assert smallest >= 14, f"{tab}: {smallest:.1f} px: {where}"
                 assert stepper.evaluate(PANE_BOXES) == boxes
+                stepper.evaluate(TOP)
                 stepper.screenshot(path=str(SHOTS / f"{tab}_{tag}.png"))
             ctx.close()
     finally:
@@ -164,6 +167,7 @@ def test_a_barrier_token_travels_along_its_edge(lab):
             assert moved is not None, "no barrier token moved along an edge in 60 steps"
             (edge, pos0, *_), (_, pos1, *_) = moved
             assert edge.startswith("ee_") and pos1 != pos0
+            stepper.evaluate(TOP)
             stepper.screenshot(path=str(SHOTS / "barrier_token_1280x800.png"))
             page.wait_for_timeout(100)
             # the PendingCheckpoint box fills up in the Checkpoints tab
@@ -172,6 +176,7 @@ def test_a_barrier_token_travels_along_its_edge(lab):
             assert "PendingCheckpoint 1" in box.inner_text() or "CompletedCheckpoint 1" in (
                 box.inner_text()
             )
+            stepper.evaluate(TOP)
             stepper.screenshot(path=str(SHOTS / "checkpoint_box_1280x800.png"))
             ctx.close()
     finally:
@@ -223,6 +228,7 @@ def test_exceptions_pane_shows_the_exception_after_fail_task(lab):
             assert "Root exception" in root.inner_text()
             smallest, where = stepper.evaluate(SMALLEST_FONT)
             assert smallest >= 14, f"{smallest:.1f} px: {where}"
+            stepper.evaluate(TOP)
             stepper.screenshot(path=str(SHOTS / "exceptions_1280x800.png"))
             ctx.close()
     finally:

@@ -235,3 +235,24 @@ def test_short_names_and_ids():
     )
     assert short_task_name("Keyed Aggregation (2)") == "Keyed Aggregation (2)"
     assert short_ids("job 4c1609c3f143dab331f7076fb7a97297.") == "job 4c1609."
+
+
+def test_channels_by_name_and_readable_tables():
+    from pyflowkit.notebook.stepper import Stepper
+    from pyflowkit.notebook.tables import readable
+
+    stepper = Stepper(checkpointed_env(), seed=3, submit=True)
+    all_running(stepper)
+    assert stepper.channels().empty
+    stepper.trigger_checkpoint()
+    while stepper.channels().empty:
+        stepper.step()
+    frame = stepper.channels()
+    assert list(frame.columns) == ["channel", "blocked (aligning)", "barriers", "records ahead"]
+    assert frame["channel"].iloc[0] == "Collection Source (1/1) → Flat Map → Map (1/2)" or (
+        frame["channel"].str.contains(" → Flat Map → Map ").all()
+    )
+    assert not frame["channel"].str.contains("ee_").any()
+    assert "CheckpointBarrier 1" in frame["barriers"].iloc[0]
+    html = readable(frame).to_html()
+    assert "text-align: left" in html and "…" not in html

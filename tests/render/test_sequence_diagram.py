@@ -141,3 +141,17 @@ def test_svg_has_one_group_per_arrow_text_at_14px_and_the_current_step_marked():
     assert ">CheckpointBarrier (1)</text>" in svg
     last = sequence_svg(model, last=5)
     assert len(re.findall(r'<g class="pfk-seq-msg', last)) == 5
+
+
+def test_an_excerpt_draws_only_the_lifelines_it_touches():
+    from pyflowkit.render.sequence_model import SequenceDiagram
+
+    model = golden_model()
+    excerpt = SequenceDiagram(model, last=3)
+    svg = excerpt.to_svg()
+    touched = {m["from"] for m in model.messages[-3:]} | {m["to"] for m in model.messages[-3:]}
+    assert sorted(re.findall(r'class="pfk-lifeline" data-id="([^"]+)"', svg)) == sorted(touched)
+    assert excerpt._repr_html_().startswith('<div style="overflow-x: auto')
+    assert len(re.findall(r'class="pfk-lifeline"', SequenceDiagram(model).to_svg())) == len(
+        model.lifelines
+    )
