@@ -26,6 +26,8 @@ class DisplayHook(Protocol):
 
     def repr_mimebundle(self, graph: Any, include: Any, exclude: Any) -> dict[str, str]: ...
 
+    def sequence_diagram(self, run: Any, last: int | None) -> Any: ...
+
 
 _display_hook: DisplayHook | None = None
 

@@ -12,7 +12,8 @@ from pyflowkit.graph.renderable import register_display_hook
 
 
 class RenderDisplayHook:
-    """Draws StreamGraph, JobGraph and ExecutionGraph with ``pyflowkit.render.export``."""
+    """Draws StreamGraph, JobGraph and ExecutionGraph with ``pyflowkit.render.export``, and a
+    run's sequence diagram with ``pyflowkit.render.sequence_model``."""
 
     def to_dot(self, graph: Any, states: dict[str, Any] | None) -> str:
         from pyflowkit.render.export import to_dot
@@ -33,6 +34,12 @@ class RenderDisplayHook:
         from pyflowkit.render.export import repr_mimebundle
 
         return repr_mimebundle(graph, include, exclude)
+
+    def sequence_diagram(self, run: Any, last: int | None) -> Any:
+        """A ``JobRun``'s messages as a ``SequenceDiagram`` (static SVG, Jupyter display)."""
+        from pyflowkit.render.sequence_model import sequence_diagram
+
+        return sequence_diagram(run, last)
 
 
 def install() -> None:

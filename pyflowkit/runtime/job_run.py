@@ -278,6 +278,13 @@ class JobRun(SteppedRun):
         return views.keyed_state_at(self.checkpoint_coordinator, checkpoint_id, jv)
 
     # -- trace ----------------------------------------------------------------------------------
+    def sequence_diagram(self, last: int | None = None) -> Any:
+        """The trace as a sequence diagram (every arrow, or the ``last`` ones): ``.to_svg()``,
+        ``.save(path)``; Jupyter displays it. Drawn by the render layer's display hook."""
+        from pyflowkit.graph.renderable import display_hook
+
+        return display_hook().sequence_diagram(self, last)
+
     def trace_frame(self) -> Any:
         return trace_frame(self.trace)
 

@@ -155,3 +155,19 @@ def test_an_excerpt_draws_only_the_lifelines_it_touches():
     assert len(re.findall(r'class="pfk-lifeline"', SequenceDiagram(model).to_svg())) == len(
         model.lifelines
     )
+
+
+def test_job_run_sequence_diagram_through_the_display_hook(tmp_path):
+    from pyflowkit.runtime import MiniCluster
+    from tests.notebook.test_widgets import checkpointed_env
+
+    run = MiniCluster(2, 2, seed=3, echo_print=False).submit(checkpointed_env())
+    run.step(12)
+    diagram = run.sequence_diagram()
+    assert diagram.model.arrows()[0] == "client -> Dispatcher: submitJob"
+    assert len(re.findall(r"<g class=\"pfk-seq-msg", diagram.to_svg())) == len(
+        diagram.model.messages
+    )
+    path = diagram.save(tmp_path / "seq.svg")
+    assert path.read_text(encoding="utf-8").startswith("<svg")
+    assert len(run.sequence_diagram(last=4).model.messages[-4:]) == 4
