@@ -8,7 +8,6 @@ Executions (attempts) are runtime state and live in ``pyflowkit.runtime``.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass, field
 
 from pyflowkit.errors import JobException
@@ -21,13 +20,9 @@ from pyflowkit.graph.job_graph import (
 )
 from pyflowkit.graph.key_groups import compute_default_max_parallelism
 from pyflowkit.graph.renderable import Renderable
+from pyflowkit.graph.routing import consumed_subpartition_index, pointwise_sources
 
 _PIPELINED = (ResultPartitionType.PIPELINED, ResultPartitionType.PIPELINED_BOUNDED)
-
-
-def _f32(x: float) -> float:
-    """Round to a Java ``float`` (connectPointwise uses 32-bit float arithmetic)."""
-    return struct.unpack("f", struct.pack("f", x))[0]
 
 
 @dataclass(eq=False)
@@ -140,34 +135,16 @@ class ExecutionVertex:
     def _connect_pointwise(
         self, partitions: list[IntermediateResultPartition], input_number: int
     ) -> list[ExecutionEdge]:
-        """``connectPointwise`` (1.11), including its float arithmetic for irregular cases."""
-        num_sources = len(partitions)
-        parallelism = self.job_vertex.parallelism
-        i = self.subtask_index
-        if num_sources == parallelism:
-            return [ExecutionEdge(partitions[i], self, input_number)]
-        if num_sources < parallelism:
-            if parallelism % num_sources == 0:
-                source_partition = i // (parallelism // num_sources)
-            else:
-                factor = _f32(_f32(parallelism) / num_sources)
-                source_partition = int(_f32(i / factor))
-            return [ExecutionEdge(partitions[source_partition], self, input_number)]
-        if num_sources % parallelism == 0:
-            factor_int = num_sources // parallelism
-            start = i * factor_int
-            return [
-                ExecutionEdge(partitions[start + k], self, input_number) for k in range(factor_int)
-            ]
-        factor = _f32(_f32(num_sources) / parallelism)
-        start = int(_f32(i * factor))
-        end = num_sources if i == parallelism - 1 else int(_f32((i + 1) * factor))
-        return [ExecutionEdge(partitions[k], self, input_number) for k in range(start, end)]
+        """``connectPointwise`` (1.11): the partitions ``routing.pointwise_sources`` names."""
+        sources = pointwise_sources(
+            len(partitions), self.job_vertex.parallelism, self.subtask_index
+        )
+        return [ExecutionEdge(partitions[k], self, input_number) for k in sources]
 
     def consumed_subpartition_index(self, input_number: int) -> int:
         """``TaskDeploymentDescriptorFactory``: the subpartition this subtask requests."""
         edges = self.input_edges[input_number]
-        return self.subtask_index % len(edges[0].source.consumers[0])
+        return consumed_subpartition_index(self.subtask_index, len(edges[0].source.consumers[0]))
 
     @property
     def producers(self) -> list[ExecutionVertex]:

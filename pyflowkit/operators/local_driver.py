@@ -1,8 +1,8 @@
 """A small single-threaded executor of a JobGraph: the plain reference both runtimes compare to.
 
-Builds one ``OperatorChain`` per subtask, wires non-chained edges with Flink's routing (the
-edge's partitioner: ``copy()``, ``setup(consumers, seeded rng)``, ``configure(consumer max
-parallelism)`` for HASH; POINTWISE/ALL_TO_ALL channels from ``ExecutionGraph``), aligns
+Builds one ``OperatorChain`` per subtask, wires non-chained edges with Flink's routing (a
+``graph.routing.ChannelSelector`` per writer, channels from ``ExecutionGraph`` in Flink's
+subpartition order, the writer RNG every host uses), aligns
 watermarks per input with a ``StatusWatermarkValve``, and runs everything from one FIFO event
 queue: sources emit a batch each round, then every queued record/watermark/end-of-partition is
 delivered in order. Stands for no Flink class (Flink's ``MiniCluster`` does this concurrently).
@@ -10,12 +10,16 @@ delivered in order. Stands for no Flink class (Flink's ``MiniCluster`` does this
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyflowkit.graph.execution_graph import ExecutionGraph
+from pyflowkit.graph.routing import (
+    ChannelSelector,
+    consumed_subpartition_index,
+    record_writer_rng,
+)
 from pyflowkit.operators.chain import OperatorChain, non_chained_out_edges
 from pyflowkit.operators.context import TaskEnvironment
 from pyflowkit.operators.output import Output
@@ -59,12 +63,15 @@ class _RecordWriterOutput(Output):
     """Flink's ``RecordWriterOutput``: the edge's partitioner picks the consumer channel(s)."""
 
     def __init__(
-        self, driver: LocalDriver, partitioner: Any, targets: list[tuple[_Subtask, int, int]]
+        self,
+        driver: LocalDriver,
+        selector: ChannelSelector,
+        targets: list[tuple[_Subtask, int, int]],
     ) -> None:
         self.driver = driver
-        self.partitioner = partitioner
+        self.selector = selector
         self.targets = targets  # per subpartition: (consumer, input index, channel on that input)
-        self.broadcast = partitioner.is_broadcast
+        self.broadcast = selector.is_broadcast
 
     def collect(self, value: Any, timestamp: int | None) -> None:
         push = self.driver.queue.append
@@ -72,7 +79,7 @@ class _RecordWriterOutput(Output):
             for target in self.targets:
                 push((_RECORD, target, value, timestamp))
         else:
-            push((_RECORD, self.targets[self.partitioner.select_channel(value)], value, timestamp))
+            push((_RECORD, self.targets[self.selector.select_channel(value)], value, timestamp))
 
     def emit_watermark(self, watermark: int) -> None:
         for target in self.targets:
@@ -145,27 +152,31 @@ class LocalDriver:
         for vertex in self.job_graph.vertices:
             ejv = ejvs[vertex.id]
             shells[vertex.id] = [_Subtask(vertex, i, None) for i in range(ejv.parallelism)]  # type: ignore[arg-type]
-        rng = random.Random(self.seed)
         for vertex in self.job_graph.vertices:
             ejv = ejvs[vertex.id]
             edges = non_chained_out_edges(vertex)
             for ev in ejv.task_vertices:
                 outs: dict[int, Output] = {}
                 for stream_edge in edges:
-                    job_edge = next(e for e in vertex.outputs if e.stream_edge is stream_edge)
+                    output_index, job_edge = next(
+                        (i, e) for i, e in enumerate(vertex.outputs) if e.stream_edge is stream_edge
+                    )
                     partition = ev.produced_partitions[job_edge.data_set.id]
-                    targets = []
-                    for exe_edge in partition.consumers[0] if partition.consumers else []:
+                    consumer_edges = partition.consumers[0] if partition.consumers else []
+                    # subpartition k is read by the consumer that requests k (routing's order)
+                    targets: list[Any] = [None] * len(consumer_edges)
+                    for exe_edge in consumer_edges:
                         consumer = exe_edge.target
                         c_sub = shells[consumer.job_vertex.id][consumer.subtask_index]
-                        input_index = job_edge.type_number
                         channel = self._channel_index(consumer, exe_edge)
-                        targets.append((c_sub, input_index, channel))
-                    partitioner = stream_edge.partitioner.copy()
-                    partitioner.setup(len(targets), random.Random(rng.random()))
-                    if hasattr(partitioner, "configure"):
-                        partitioner.configure(ejvs[job_edge.target.id].max_parallelism)
-                    outs[id(stream_edge)] = _RecordWriterOutput(self, partitioner, targets)
+                        k = consumed_subpartition_index(consumer.subtask_index, len(targets))
+                        targets[k] = (c_sub, job_edge.type_number, channel)
+                    rng = record_writer_rng(
+                        self.seed, vertex.name, ev.subtask_index, output_index, job_edge.target.name
+                    )
+                    max_p = ejvs[job_edge.target.id].max_parallelism
+                    selector = ChannelSelector(stream_edge.partitioner, len(targets), max_p, rng)
+                    outs[id(stream_edge)] = _RecordWriterOutput(self, selector, targets)
                 pending[(vertex.id, ev.subtask_index)] = outs
         for vertex in self.job_graph.vertices:
             ejv = ejvs[vertex.id]

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from pyflowkit.graph.job_graph import JobGraph
+from pyflowkit.graph.routing import record_writer_rng
 from pyflowkit.runtime.network import ShuffleEnvironment
 from pyflowkit.runtime.printed_lines import PrintedLines
 from pyflowkit.runtime.rpc import RpcBus
@@ -64,9 +65,11 @@ class ClusterHost:
         self.results.setdefault(name, []).append(value)
         self.results_by_node.setdefault(sink_node_id, []).append(value)
 
-    def partitioner_rng(self, vertex: str, subtask: int, output: str) -> random.Random:
-        """A seeded RNG per record writer, independent of interleavings and of graph ids."""
-        return random.Random(f"{self.bus.config.seed}|{vertex}|{subtask}|{output}")
+    def partitioner_rng(
+        self, vertex: str, subtask: int, output_index: int, target: str
+    ) -> random.Random:
+        """A seeded RNG per record writer (``routing.record_writer_rng``, as every host's)."""
+        return record_writer_rng(self.bus.config.seed, vertex, subtask, output_index, target)
 
     def set_fast(self, fast: bool) -> None:
         """Records per network buffer: small in step mode (visible steps), large in fast mode."""

@@ -157,7 +157,7 @@ class Task:
             )
             part.pool.listeners.append(self.schedule_mailbox)
             rng = self.host.partitioner_rng(
-                tdd.job_vertex.name, tdd.subtask_index, f"{out_index}:{rp.edge.target.name}"
+                tdd.job_vertex.name, tdd.subtask_index, out_index, rp.edge.target.name
             )
             writer = RecordWriter(
                 part,

@@ -13,7 +13,7 @@ from typing import Any
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.operators.registry import operator_class
 from pyflowkit.spark import records
-from pyflowkit.spark.partitioning import repartition_by_target, writer_seeds
+from pyflowkit.spark.partitioning import repartition_by_target
 from pyflowkit.spark.stage import InputSpec, OutputSpec, StageSpec, stage_function
 from pyflowkit.spark.typed_columns import edge_layout
 
@@ -142,11 +142,9 @@ def stage_specs(job_graph: Any, settings: Any, runtime_mode: str, seed: int = 0)
         layout = edge_layout(e.stream_edge, records.column_of(edge_index[id(e)]))
         if layout is not None:
             layouts[edge_index[id(e)]] = layout
-    seeds = writer_seeds(job_graph, seed)
     specs = []
     for vertex in job_graph.vertices:
         spec = StageSpec(vertex, job_graph.job_name, runtime_mode, settings, seed)
-        spec.writer_seeds = {(i, pos): v for (vid, i, pos), v in seeds.items() if vid == vertex.id}
         for node in vertex.stream_nodes:
             name = node.operator_factory.operator_class
             spec.operator_classes[name] = operator_class(name)
@@ -169,6 +167,7 @@ def stage_specs(job_graph: Any, settings: Any, runtime_mode: str, seed: int = 0)
                     e.stream_edge,
                     e.target.parallelism,
                     default_max_parallelism(e.target.max_parallelism, e.target.parallelism),
+                    e.target.name,
                 )
             )
         specs.append(spec)

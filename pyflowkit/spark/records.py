@@ -13,8 +13,8 @@ import pickle
 from collections.abc import Iterator
 from typing import Any
 
+from pyflowkit.graph.routing import ChannelSelector
 from pyflowkit.operators.output import Output
-from pyflowkit.spark.partitioning import ChannelSelector
 from pyflowkit.state.time import MAX_WATERMARK
 
 # Row layout of every stage's output (a Spark/Arrow schema); typed edges add one column each.
@@ -139,20 +139,28 @@ class RecordWriterOutput(Output):
         if self.selector.is_broadcast:
             super().collect_batch(values, timestamps)
             return
-        targets = self.selector.select_many(values)
+        if type(values) is not list:
+            values = list(values)
+        if timestamps is not None and type(timestamps) is not list:
+            timestamps = list(timestamps)
+        consumers = self.selector.consumers
+        route = self.selector.route
         buffers = self.buffers
-        stamps = timestamps if timestamps is not None else (None,) * len(values)
-        start = 0
-        while start < len(values):  # flush every CHUNK_RECORDS buffered records, as collect does
-            end = min(len(values), start + CHUNK_RECORDS - self.buffered)
-            for target, value, timestamp in zip(
-                targets[start:end], values[start:end], stamps[start:end], strict=True
-            ):
+        start, count = 0, len(values)
+        while start < count:  # flush every CHUNK_RECORDS buffered records, as collect does
+            end = min(count, start + CHUNK_RECORDS - self.buffered)
+            whole = start == 0 and end == count
+            vals = values if whole else values[start:end]
+            stamps = timestamps if timestamps is None or whole else timestamps[start:end]
+            for channel, (vs, ts) in enumerate(route(vals, stamps)):
+                if not vs:
+                    continue
+                target = consumers[channel]
                 buf = buffers.get(target)
                 if buf is None:
                     buf = buffers[target] = ([], [])
-                buf[0].append(value)
-                buf[1].append(timestamp)
+                buf[0].extend(vs)
+                buf[1].extend(ts if ts is not None else [None] * len(vs))
             self.buffered += end - start
             start = end
             if self.buffered >= CHUNK_RECORDS:
@@ -167,7 +175,7 @@ class RecordWriterOutput(Output):
         self.buffered += 1
 
     def flush(self, watermark: int | None = None) -> None:
-        targets = self.selector.targets if watermark is not None else list(self.buffers)
+        targets = self.selector.targets if watermark is not None else sorted(self.buffers)
         for target in targets:
             values, stamps = self.buffers.pop(target, ([], []))
             if not values and watermark is None:

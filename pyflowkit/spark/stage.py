@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pyflowkit.java_semantics import LONG_MAX_VALUE, LONG_MIN_VALUE
+from pyflowkit.graph.routing import ChannelSelector, pointwise_sources, record_writer_rng
+from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.operators.gc_tuning import raised_gc_thresholds
 from pyflowkit.spark import records
-from pyflowkit.spark.partitioning import ChannelSelector, pointwise_sources
+from pyflowkit.state.watermark_valve import StatusWatermarkValve
 
 ERROR_BEGIN = "<<<pyflowkit-user-error>>>"
 ERROR_END = "<<<end-pyflowkit-user-error>>>"
@@ -47,6 +48,7 @@ class OutputSpec:
     stream_edge: Any
     consumer_parallelism: int
     consumer_max_parallelism: int
+    consumer_name: str = ""
 
 
 @dataclass
@@ -61,7 +63,6 @@ class StageSpec:
     inputs: list[InputSpec] = field(default_factory=list)
     outputs: list[OutputSpec] = field(default_factory=list)
     operator_classes: dict[str, type] = field(default_factory=dict)  # registered on the worker
-    writer_seeds: dict[tuple[int, int], float] = field(default_factory=dict)  # (subtask, pos)
     typed: dict[int, Any] = field(default_factory=dict)  # edge index → TypedLayout (in and out)
 
     def out_layouts(self) -> list[Any]:
@@ -94,22 +95,20 @@ class StageSpec:
         return self.vertex.parallelism
 
 
-class StatusWatermarkValve:
-    """Flink's ``StatusWatermarkValve``: min over channels, emitted only when it increases."""
-
-    def __init__(self, channels: list[tuple[int, int]]) -> None:
-        self.channel_watermarks = {c: LONG_MIN_VALUE for c in channels}
-        self.last_output = LONG_MIN_VALUE
-
-    def input_watermark(self, channel: tuple[int, int], watermark: int) -> int | None:
-        if watermark <= self.channel_watermarks.get(channel, LONG_MIN_VALUE):
-            return None
-        self.channel_watermarks[channel] = watermark
-        new_min = min(self.channel_watermarks.values())
-        if new_min > self.last_output:
-            self.last_output = new_min
-            return new_min
-        return None
+def output_selector(spec: StageSpec, subtask: int, position: int) -> ChannelSelector:
+    """The ``ChannelSelector`` of subtask ``subtask`` on out-edge ``spec.outputs[position]``:
+    Spark's partition assignment (``routing``'s wiring and the writer RNG every host uses)."""
+    out = spec.outputs[position]
+    vertex = spec.vertex
+    rng = record_writer_rng(spec.seed, vertex.name, subtask, position, out.consumer_name)
+    return ChannelSelector.for_subtask(
+        out.stream_edge.partitioner,
+        subtask,
+        vertex.parallelism,
+        out.consumer_parallelism,
+        out.consumer_max_parallelism,
+        rng,
+    )
 
 
 def user_traceback(exc: BaseException) -> str:
@@ -158,26 +157,11 @@ class SubtaskRunner:
             collect_writer=self._collect,
             job_parameters={"execution.runtime-mode": spec.runtime_mode},
         )
-        import random
-
-        from pyflowkit.operators.chain import non_chained_out_edges
-
-        positions = {id(e): i for i, e in enumerate(non_chained_out_edges(vertex))}
         self.writers: dict[Any, records.RecordWriterOutput] = {}
-        for out in spec.outputs:
-            position = positions[id(out.stream_edge)]
-            rng = random.Random(spec.writer_seeds.get((subtask, position), 0.0))
-            selector = ChannelSelector(
-                out.stream_edge.partitioner,
-                subtask,
-                vertex.parallelism,
-                out.consumer_parallelism,
-                out.consumer_max_parallelism,
-                rng,
-            )
+        for position, out in enumerate(spec.outputs):
             self.writers[out.stream_edge] = records.RecordWriterOutput(
                 out.edge_index,
-                selector,
+                output_selector(spec, subtask, position),
                 self.sink,
                 out.stream_edge.output_tag,
                 only_max_watermark=spec.runtime_mode == "BATCH",
@@ -195,7 +179,8 @@ class SubtaskRunner:
         # STREAMING: processing time advances one watermark interval per chunk (deterministic);
         # BATCH: it stands still, then jumps to the end.
         self.tick = interval if spec.runtime_mode != "BATCH" else 0
-        self.gates: dict[int, StatusWatermarkValve] = {}
+        # one valve per input (type number); its channels: (edge, producer) in in-edge order
+        channels: dict[int, list[tuple[int, int]]] = {}
         self.input_of_edge: dict[int, int] = {}
         for inp in spec.inputs:
             producers = (
@@ -203,11 +188,10 @@ class SubtaskRunner:
                 if inp.pointwise
                 else range(inp.producer_parallelism)
             )
-            channels = [(inp.edge_index, p) for p in producers]
-            valve = self.gates.setdefault(inp.type_number, StatusWatermarkValve([]))
-            for c in channels:
-                valve.channel_watermarks[c] = LONG_MIN_VALUE
+            channels.setdefault(inp.type_number, []).extend((inp.edge_index, p) for p in producers)
             self.input_of_edge[inp.edge_index] = inp.type_number
+        self.gates = {i: StatusWatermarkValve(len(c)) for i, c in channels.items()}
+        self.channel_of = {c: k for chans in channels.values() for k, c in enumerate(chans)}
 
     # --- host hooks ----------------------------------------------------------------------------
     def _print(self, line: str, to_err: bool) -> None:
@@ -254,7 +238,8 @@ class SubtaskRunner:
                 if values:
                     chain.process_batch(values, stamps, input_index)
                 if watermark is not None:
-                    new_wm = self.gates[input_index].input_watermark((edge, producer), watermark)
+                    channel = self.channel_of[(edge, producer)]
+                    new_wm = self.gates[input_index].input_watermark(watermark, channel)
                     if new_wm is not None:
                         chain.process_watermark(new_wm, input_index)
                 if self.tick and seq != last_tick:

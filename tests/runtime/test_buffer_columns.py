@@ -117,7 +117,7 @@ def test_routing_after_a_str_batch_keeps_python_equal_keys_apart() -> None:
     assert len(got) == len(keys) + 1
     assert all(ch == ref.select_channel(v) for v, ch in got.items())
     assert [ref.select_channel((k, 0)) for k in (1, True, 1.0)] == [4, 4, 3]  # 1.0 goes apart
-    assert all(type(k) is str for k in w._str_key_cache)
+    assert all(type(k) is str for k in w.selector._str_key_cache)
 
 
 @pytest.mark.parametrize("cls", [RebalancePartitioner, RescalePartitioner])

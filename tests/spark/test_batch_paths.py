@@ -13,12 +13,12 @@ from pyflowkit.graph.partitioner import (
     KeyGroupStreamPartitioner,
     RebalancePartitioner,
 )
+from pyflowkit.graph.routing import ChannelSelector
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.output import CollectingOutput
 from pyflowkit.operators.processing_time import ManualProcessingTimeService
 from pyflowkit.operators.timestamps_watermarks import TimestampsAndWatermarksOperator
 from pyflowkit.spark import records
-from pyflowkit.spark.partitioning import ChannelSelector
 
 
 class EveryThird(WatermarkGenerator):
@@ -119,7 +119,7 @@ def test_record_writer_batch_rows_equal_per_record_rows(partitioner) -> None:
 
     def writer() -> tuple[records.RecordWriterOutput, records.RowSink]:
         sink = records.RowSink(0)
-        sel = ChannelSelector(partitioner(), 0, 1, consumers, 128, random.Random(11))
+        sel = ChannelSelector.for_subtask(partitioner(), 0, 1, consumers, 128, random.Random(11))
         return records.RecordWriterOutput(4, sel, sink), sink
 
     single, single_sink = writer()

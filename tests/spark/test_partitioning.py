@@ -16,6 +16,7 @@ from pyflowkit.graph.partitioner import (
     RescalePartitioner,
     ShufflePartitioner,
 )
+from pyflowkit.graph.routing import ChannelSelector, pointwise_sources
 from pyflowkit.spark import partitioning as P
 
 # Real Flink 1.11 key-group vectors (reference §1.5, maxP = 128): key -> subtask for p = 2, 3, 4.
@@ -33,7 +34,7 @@ FLINK_VECTORS = [
 @pytest.mark.parametrize(("key", "subtasks"), FLINK_VECTORS)
 def test_hash_routes_keys_to_flinks_subtasks(key, subtasks) -> None:
     for p, expected in zip((2, 3, 4), subtasks, strict=True):
-        sel = P.ChannelSelector(KeyGroupStreamPartitioner(lambda v: v), 0, 1, p)
+        sel = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, p)
         assert sel.select(key) == expected
 
 
@@ -44,7 +45,7 @@ def test_spark_routing_uses_the_graphs_key_group_math(key, subtasks) -> None:
     from pyflowkit.graph import key_groups as KG
 
     for p, expected in zip((2, 3, 4), subtasks, strict=True):
-        sel = P.ChannelSelector(KeyGroupStreamPartitioner(lambda v: v), 0, 1, p)
+        sel = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, p)
         assert KG.assign_key_to_parallel_operator(key, 128, p) == expected
         assert KG.assign_keys_to_parallel_operator([key, key], 128, p) == [expected] * 2
         assert sel.select_many([key, key]) == [expected] * 2
@@ -73,21 +74,21 @@ def test_one_murmur3_for_flink_and_spark() -> None:
 
 
 def test_select_many_routes_non_hash_strategies_like_select() -> None:
-    a = P.ChannelSelector(RebalancePartitioner(), 0, 1, 3, rng=random.Random(5))
-    b = P.ChannelSelector(RebalancePartitioner(), 0, 1, 3, rng=random.Random(5))
+    a = ChannelSelector.for_subtask(RebalancePartitioner(), 0, 1, 3, rng=random.Random(5))
+    b = ChannelSelector.for_subtask(RebalancePartitioner(), 0, 1, 3, rng=random.Random(5))
     assert a.select_many(list(range(7))) == [b.select(x) for x in range(7)]
-    fwd = P.ChannelSelector(ForwardPartitioner(), 2, 3, 3)
+    fwd = ChannelSelector.for_subtask(ForwardPartitioner(), 2, 3, 3)
     assert fwd.select_many([1, 2, 3]) == [2, 2, 2]
 
 
 def test_hash_uses_the_consumers_max_parallelism() -> None:
     # key 1 -> key group 86 with maxP 128 (subtask 1 of 2); with maxP 256 the group changes
-    sel128 = P.ChannelSelector(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 2, 128)
-    sel_default = P.ChannelSelector(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 2, -1)
+    sel128 = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 2, 128)
+    sel_default = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 2, -1)
     assert sel128.select(1) == sel_default.select(1) == 1
     from pyflowkit.graph.key_groups import assign_key_to_parallel_operator
 
-    sel256 = P.ChannelSelector(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 3, 256)
+    sel256 = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 3, 256)
     assert [sel256.select(k) for k in range(50)] == [
         assign_key_to_parallel_operator(k, 256, 3) for k in range(50)
     ]
@@ -95,35 +96,37 @@ def test_hash_uses_the_consumers_max_parallelism() -> None:
 
 def test_forward_keeps_the_subtask() -> None:
     for producer in range(3):
-        sel = P.ChannelSelector(ForwardPartitioner(), producer, 3, 3)
+        sel = ChannelSelector.for_subtask(ForwardPartitioner(), producer, 3, 3)
         assert {sel.select(x) for x in range(10)} == {producer}
     with pytest.raises(ValueError, match="Forward partitioning does not allow change"):
-        P.ChannelSelector(ForwardPartitioner(), 0, 1, 2)
+        ChannelSelector.for_subtask(ForwardPartitioner(), 0, 1, 2)
 
 
 def test_rebalance_is_round_robin_from_a_seeded_start() -> None:
-    sel = P.ChannelSelector(RebalancePartitioner(), 0, 1, 3, rng=random.Random(7))
+    sel = ChannelSelector.for_subtask(RebalancePartitioner(), 0, 1, 3, rng=random.Random(7))
     start = random.Random(7).randrange(3)
     assert [sel.select(x) for x in range(7)] == [(start + 1 + i) % 3 for i in range(7)]
 
 
 def test_global_and_broadcast() -> None:
-    g = P.ChannelSelector(GlobalPartitioner(), 1, 2, 4)
+    g = ChannelSelector.for_subtask(GlobalPartitioner(), 1, 2, 4)
     assert {g.select(x) for x in range(9)} == {0}
-    b = P.ChannelSelector(BroadcastPartitioner(), 1, 2, 4)
+    b = ChannelSelector.for_subtask(BroadcastPartitioner(), 1, 2, 4)
     assert b.is_broadcast and b.targets == [0, 1, 2, 3]
 
 
 def test_shuffle_is_seeded_and_in_range() -> None:
-    a = P.ChannelSelector(ShufflePartitioner(), 0, 1, 4, rng=random.Random(3))
-    b = P.ChannelSelector(ShufflePartitioner(), 0, 1, 4, rng=random.Random(3))
+    a = ChannelSelector.for_subtask(ShufflePartitioner(), 0, 1, 4, rng=random.Random(3))
+    b = ChannelSelector.for_subtask(ShufflePartitioner(), 0, 1, 4, rng=random.Random(3))
     xs = [a.select(i) for i in range(100)]
     assert xs == [b.select(i) for i in range(100)]
     assert set(xs) == {0, 1, 2, 3}
 
 
 def test_custom_partitioner() -> None:
-    sel = P.ChannelSelector(CustomPartitionerWrapper(lambda k, n: k % n, lambda v: v[0]), 0, 1, 3)
+    sel = ChannelSelector.for_subtask(
+        CustomPartitionerWrapper(lambda k, n: k % n, lambda v: v[0]), 0, 1, 3
+    )
     assert [sel.select((i, "x")) for i in range(6)] == [0, 1, 2, 0, 1, 2]
 
 
@@ -139,13 +142,17 @@ def test_custom_partitioner() -> None:
     ],
 )
 def test_pointwise_wiring_matches_flink_1_11(s, t, expected) -> None:
-    assert {c: P.pointwise_sources(s, t, c) for c in range(t)} == expected
+    assert {c: list(pointwise_sources(s, t, c)) for c in range(t)} == expected
 
 
 def test_rescale_round_robins_over_local_consumers() -> None:
-    sel = P.ChannelSelector(RescalePartitioner(), 1, 2, 4)  # producer 1 feeds consumers 2, 3
+    sel = ChannelSelector.for_subtask(
+        RescalePartitioner(), 1, 2, 4
+    )  # producer 1 feeds consumers 2, 3
     assert [sel.select(x) for x in range(5)] == [2, 3, 2, 3, 2]
-    down = P.ChannelSelector(RescalePartitioner(), 3, 4, 2)  # 4 -> 2: producer 3 feeds consumer 1
+    down = ChannelSelector.for_subtask(
+        RescalePartitioner(), 3, 4, 2
+    )  # 4 -> 2: producer 3 feeds consumer 1
     assert {down.select(x) for x in range(4)} == {1}
 
 

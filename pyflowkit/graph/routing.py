@@ -1,0 +1,314 @@
+"""The one routing model every host uses: POINTWISE wiring, subpartition order, channel selection.
+
+Stands for Flink 1.11's ``ExecutionVertex.connectPointwise`` (with its 32-bit float arithmetic),
+``TaskDeploymentDescriptorFactory`` (a consumer requests subpartition ``subtaskIndex % consumers``)
+and the ``RecordWriter``'s ``ChannelSelector`` (the edge's ``StreamPartitioner``, set up once per
+producer subtask). The ExecutionGraph, the simulated cluster, the Spark executor and the local
+driver all wire and route through these functions, so a record reaches the same consumer subtask
+on every host.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+from pyflowkit.graph.key_groups import compute_default_max_parallelism
+from pyflowkit.graph.partitioner import (
+    KeyGroupStreamPartitioner,
+    RebalancePartitioner,
+    RescalePartitioner,
+    StreamPartitioner,
+)
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
+
+_KEY_CACHE_LIMIT = 1 << 16  # key → channel entries kept before a cache starts over
+Routed = list[tuple[list[Any], "list[int | None] | None"]]  # per channel: values, timestamps
+
+
+def _f32(x: float) -> float:
+    """Round to a Java ``float`` (``connectPointwise`` computes its factors in 32 bits)."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def pointwise_sources(num_sources: int, parallelism: int, consumer: int) -> range:
+    """Producer subtasks consumer subtask ``consumer`` reads on a POINTWISE edge.
+
+    ``ExecutionVertex.connectPointwise`` (1.11): equal counts one to one, a divisible fan-out or
+    fan-in by integer division, the irregular cases with Java ``float`` arithmetic.
+    """
+    i = consumer
+    if num_sources == parallelism:
+        return range(i, i + 1)
+    if num_sources < parallelism:
+        if parallelism % num_sources == 0:
+            source = i // (parallelism // num_sources)
+        else:
+            factor = _f32(_f32(parallelism) / num_sources)
+            source = int(_f32(i / factor))
+        return range(source, source + 1)
+    if num_sources % parallelism == 0:
+        factor_int = num_sources // parallelism
+        return range(i * factor_int, i * factor_int + factor_int)
+    factor = _f32(_f32(num_sources) / parallelism)
+    start = int(_f32(i * factor))
+    end = num_sources if i == parallelism - 1 else int(_f32((i + 1) * factor))
+    return range(start, end)
+
+
+def pointwise_consumers(num_sources: int, parallelism: int, producer: int) -> list[int]:
+    """Consumer subtasks reading producer subtask ``producer`` on a POINTWISE edge, ascending."""
+    centre = producer * parallelism // num_sources
+    span = parallelism // num_sources + 2
+    low, high = max(0, centre - 2), min(parallelism, centre + span + 2)
+    return [
+        c for c in range(low, high) if producer in pointwise_sources(num_sources, parallelism, c)
+    ]
+
+
+def consumed_subpartition_index(consumer: int, number_of_consumers: int) -> int:
+    """The subpartition a consumer subtask requests (``subtaskIndex % numConsumers``, 1.11)."""
+    return consumer % number_of_consumers
+
+
+def subpartition_consumers(
+    pointwise: bool, num_sources: int, parallelism: int, producer: int
+) -> list[int]:
+    """The consumer subtask reading each subpartition of ``producer``'s partition, in order.
+
+    ALL_TO_ALL: subpartition i goes to consumer i. POINTWISE: a producer's consumers are
+    contiguous, so ``consumer % n`` numbers them 0..n-1 (not always in ascending order).
+    """
+    if not pointwise:
+        return list(range(parallelism))
+    consumers = pointwise_consumers(num_sources, parallelism, producer)
+    ordered = [0] * len(consumers)
+    for c in consumers:
+        ordered[consumed_subpartition_index(c, len(consumers))] = c
+    return ordered
+
+
+def record_writer_rng(
+    seed: int, vertex_name: str, subtask: int, output_index: int, target_name: str
+) -> random.Random:
+    """The RNG of one record writer (REBALANCE's first channel, SHUFFLE's channels).
+
+    Flink draws them from a thread-local RNG; pyflowkit seeds one per writer from the run's seed,
+    the producing vertex's name, the subtask, the position of the JobEdge among the vertex's
+    outputs and the consuming vertex's name, so no interleaving or graph id changes them.
+    """
+    return random.Random(f"{seed}|{vertex_name}|{subtask}|{output_index}:{target_name}")
+
+
+class ChannelSelector:
+    """One producer subtask's channel selection on one JobEdge (Flink's ``ChannelSelector``).
+
+    Wraps a private copy of the edge's ``StreamPartitioner`` set up with the writer's channels
+    (HASH configured with the consumer's max parallelism). ``consumers[c]`` is the consumer
+    subtask reading channel ``c``. ``route`` is the batch form of ``select_channel``: it keeps the
+    partitioner exactly where per-record selection would leave it.
+    """
+
+    def __init__(
+        self,
+        partitioner: StreamPartitioner,
+        number_of_channels: int,
+        consumer_max_parallelism: int,
+        rng: random.Random | None = None,
+        consumers: Sequence[int] | None = None,
+    ) -> None:
+        self.partitioner = partitioner.copy()
+        self.ship_strategy = str(partitioner)
+        n = max(1, number_of_channels)
+        self.partitioner.setup(n, rng or random.Random(0))
+        if hasattr(self.partitioner, "configure"):  # ConfigurableStreamPartitioner (HASH)
+            self.partitioner.configure(consumer_max_parallelism)
+        self.number_of_channels = n
+        self.consumers = list(consumers) if consumers is not None else list(range(n))
+        self.is_broadcast = bool(self.partitioner.is_broadcast)
+        self._single = number_of_channels == 1
+        self._keyed = isinstance(self.partitioner, KeyGroupStreamPartitioner)
+        self._key_cache: dict[Any, int] = {}  # key_identity → channel
+        self._str_key_cache: dict[str, int] = {}  # exact str keys only (see route)
+        self._str_keys = False  # the last routed batch ended on a str key
+        # REBALANCE/RESCALE (exactly these classes): a batch is cut into strided slices
+        self._round_robin = type(self.partitioner) in (RebalancePartitioner, RescalePartitioner)
+
+    @classmethod
+    def for_subtask(
+        cls,
+        partitioner: StreamPartitioner,
+        producer: int,
+        producer_parallelism: int,
+        consumer_parallelism: int,
+        consumer_max_parallelism: int = -1,
+        rng: random.Random | None = None,
+    ) -> ChannelSelector:
+        """The selector of producer subtask ``producer``, its channels wired as the ExecutionGraph
+        wires them (POINTWISE for FORWARD/RESCALE, else every consumer)."""
+        if partitioner.is_pointwise:
+            if str(partitioner) == "FORWARD" and producer_parallelism != consumer_parallelism:
+                raise ValueError(
+                    "Forward partitioning does not allow change of parallelism "
+                    f"({producer_parallelism} -> {consumer_parallelism})."
+                )
+        consumers = subpartition_consumers(
+            partitioner.is_pointwise, producer_parallelism, consumer_parallelism, producer
+        )
+        max_p = consumer_max_parallelism
+        if max_p <= 0:
+            max_p = compute_default_max_parallelism(consumer_parallelism)
+        return cls(partitioner, len(consumers), max_p, rng, consumers)
+
+    @property
+    def targets(self) -> list[int]:
+        """Every consumer subtask of this writer, in channel order (watermarks go to all)."""
+        return self.consumers
+
+    def select_channel(self, value: Any) -> int:
+        """``selectChannel``: the channel of one record (not for BROADCAST)."""
+        if self._single:
+            return 0
+        if self._keyed:
+            p = self.partitioner
+            key = key_identity(p.key_selector(value))  # type: ignore[attr-defined]
+            cache = self._key_cache
+            try:
+                return cache[key]
+            except KeyError:
+                if len(cache) >= _KEY_CACHE_LIMIT:
+                    cache.clear()
+                ch = cache[key] = p.select_channel(value)
+                return ch
+            except TypeError:  # unhashable key
+                return p.select_channel(value)
+        return self.partitioner.select_channel(value)
+
+    def select(self, value: Any) -> int:
+        """The consumer subtask of one record (not for BROADCAST)."""
+        return self.consumers[self.select_channel(value)]
+
+    def select_many(self, values: Sequence[Any]) -> list[int]:
+        """The consumer subtask of each record, in order (not for BROADCAST)."""
+        consumers = self.consumers
+        out: list[int] = [0] * len(values)
+        for ch, (vals, _) in enumerate(self.route(list(range(len(values))), None, values)):
+            target = consumers[ch]
+            for i in vals:
+                out[i] = target
+        return out
+
+    def route(
+        self,
+        values: list[Any],
+        timestamps: list[int | None] | None = None,
+        keyed_by: Sequence[Any] | None = None,
+    ) -> Routed:
+        """Per channel: the values (and timestamps) selection sends there, in arrival order.
+
+        ``keyed_by`` (same length) are the records selection looks at when ``values`` are
+        stand-ins for them. Not for BROADCAST (every channel gets everything).
+        """
+        n = self.number_of_channels
+        if self._single:
+            return [(values, timestamps)]
+        records = values if keyed_by is None else keyed_by
+        if self._round_robin:
+            return self._round_robin_slices(values, timestamps, n)
+        if self._keyed:
+            try:
+                return self._route_keyed(values, timestamps, records, n)
+            except TypeError:  # unhashable keys: one by one, without the cache
+                pass
+        select = self.partitioner.select_channel
+        vbuckets: list[list[Any]] = [[] for _ in range(n)]
+        if timestamps is None:
+            for v, r in zip(values, records, strict=True):
+                vbuckets[select(r)].append(v)
+            return [(vb, None) for vb in vbuckets]
+        tbuckets: list[list[int | None]] = [[] for _ in range(n)]
+        for v, r, ts in zip(values, records, timestamps, strict=True):
+            ch = select(r)
+            vbuckets[ch].append(v)
+            tbuckets[ch].append(ts)
+        return list(zip(vbuckets, tbuckets, strict=True))
+
+    def _round_robin_slices(
+        self, values: list[Any], timestamps: list[int | None] | None, n: int
+    ) -> Routed:
+        """Round robin as ``select_channel`` per record would do it, one strided slice per channel.
+
+        Record i goes to channel ``(last + 1 + i) % n`` (``last``: the previous record's channel,
+        -1 before RESCALE's first); the partitioner is left where the per-record path leaves it.
+        """
+        p = self.partitioner
+        last = p.next_channel_to_send_to  # type: ignore[attr-defined]
+        first = (last + 1) % n
+        out: Routed = []
+        for ch in range(n):
+            start = (ch - first) % n
+            out.append((values[start::n], None if timestamps is None else timestamps[start::n]))
+        p.next_channel_to_send_to = (last + len(values)) % n  # type: ignore[attr-defined]
+        return out
+
+    def _route_keyed(
+        self,
+        values: list[Any],
+        timestamps: list[int | None] | None,
+        records: Sequence[Any],
+        n: int,
+    ) -> Routed:
+        """HASH: each record's key selected once and looked up in the key → channel cache."""
+        vbuckets: list[list[Any]] = [[] for _ in range(n)]
+        vappends = [b.append for b in vbuckets]
+        tbuckets: list[list[int | None]] = [[] for _ in range(n)]
+        tappends = [b.append for b in tbuckets]
+        p = self.partitioner
+        cache, str_cache = self._key_cache, self._str_key_cache
+        for c in (cache, str_cache):
+            if len(c) > _KEY_CACHE_LIMIT:
+                c.clear()
+        select_key = p.key_selector  # type: ignore[attr-defined]
+        select = p.select_channel
+        get, str_get = cache.get, str_cache.get
+        self_identifying = SELF_IDENTIFYING_KEY_TYPES
+        k = None
+        if timestamps is None and self._str_keys and records is values:
+            # str keys only in str_cache: a hit needs no type check (only a str equals a str)
+            for v in values:
+                k = select_key(v)
+                ch = str_get(k)
+                if ch is None:
+                    if type(k) is str:
+                        ch = str_cache[k] = select(v)
+                    else:
+                        ck = key_identity(k)
+                        ch = get(ck)
+                        if ch is None:
+                            ch = cache[ck] = select(v)
+                vappends[ch](v)
+        elif timestamps is None:
+            for v, r in zip(values, records, strict=True):
+                k = select_key(r)
+                if type(k) not in self_identifying:  # 1, True and 1.0 hash apart in Java
+                    k = key_identity(k)
+                ch = get(k)
+                if ch is None:
+                    ch = cache[k] = select(r)
+                vappends[ch](v)
+        else:
+            for v, r, ts in zip(values, records, timestamps, strict=True):
+                k = select_key(r)
+                if type(k) not in self_identifying:
+                    k = key_identity(k)
+                ch = get(k)
+                if ch is None:
+                    ch = cache[k] = select(r)
+                vappends[ch](v)
+                tappends[ch](ts)
+        self._str_keys = type(k) is str  # the next batch's loop follows the last key's type
+        if timestamps is None:
+            return [(vb, None) for vb in vbuckets]
+        return list(zip(vbuckets, tbuckets, strict=True))
