@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import Callable
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
+from pyflowkit.graph.chaining_rules import is_chainable
 from pyflowkit.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 
 _M64 = 0xFFFFFFFFFFFFFFFF
@@ -99,9 +100,7 @@ ChainablePredicate = Callable[[StreamEdge, StreamGraph], bool]
 
 
 def hasher_is_chainable(edge: StreamEdge, chaining_enabled: bool) -> bool:
-    """``StreamGraphHasherV2.isChainable`` (1.11): the generator's rules minus shuffle mode."""
-    from pyflowkit.graph.streaming_job_graph_generator import is_chainable
-
+    """``StreamGraphHasherV2.isChainable`` (1.11): ``CHAINING_RULES`` minus the shuffle mode."""
     return is_chainable(edge, chaining_enabled, check_shuffle_mode=False)
 
 

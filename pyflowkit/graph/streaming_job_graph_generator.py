@@ -1,7 +1,8 @@
 """StreamGraph → JobGraph with operator chaining (Flink 1.11's ``StreamingJobGraphGenerator``).
 
-Chains follow 1.11's ``isChainable``; vertex ids are ``StreamGraphHasherV2`` hashes of the chain
-heads; every non-chained StreamEdge becomes a JobEdge with its own IntermediateDataSet.
+Chains follow 1.11's ``isChainable`` (the table of ``chaining_rules``); vertex ids are
+``StreamGraphHasherV2`` hashes of the chain heads; every non-chained StreamEdge becomes a JobEdge
+with its own IntermediateDataSet.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import uuid
 from collections.abc import Callable
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException, JobException
+from pyflowkit.graph.chaining_rules import is_chainable
 from pyflowkit.graph.hasher import StreamGraphHasherV2, StreamGraphUserHashHasher
 from pyflowkit.graph.job_graph import (
     DistributionPattern,
@@ -36,7 +38,7 @@ from pyflowkit.graph.stream_graph_generator import (
     Step,
     trampoline,
 )
-from pyflowkit.graph.transformations import ChainingStrategy, ShuffleMode
+from pyflowkit.graph.transformations import ShuffleMode
 from pyflowkit.java_semantics import LONG_MAX_VALUE
 
 LOG = logging.getLogger(__name__)
@@ -45,46 +47,6 @@ UNALIGNED_AT_LEAST_ONCE_WARNING = (
     "Unaligned checkpoints can only be used with checkpointing mode EXACTLY_ONCE"
 )
 _POINTWISE = frozenset({"FORWARD", "RESCALE"})
-_YIELDING_OPERATORS = frozenset({"AsyncWaitOperator"})  # YieldingOperatorFactory in 1.11
-
-
-def are_operators_chainable(up: StreamNode, down: StreamNode) -> bool:
-    """``areOperatorsChainable`` (1.11): up not NEVER, down ALWAYS, no yielding op on a source."""
-    if up.operator_factory is None or down.operator_factory is None:
-        return False
-    if up.chaining_strategy is ChainingStrategy.NEVER:
-        return False
-    if down.chaining_strategy is not ChainingStrategy.ALWAYS:
-        return False
-    if down.operator_factory.operator_class in _YIELDING_OPERATORS:
-        return _head_operator_class(up) != "StreamSource"
-    return True
-
-
-def _head_operator_class(node: StreamNode) -> str:
-    """``getHeadOperator``: walk up chainable single in-edges to the chain head's operator."""
-    while len(node.in_edges) == 1 and is_chainable(node.in_edges[0]):
-        node = node.in_edges[0].source
-    return node.operator_factory.operator_class
-
-
-def is_chainable(
-    edge: StreamEdge, chaining_enabled: bool = True, *, check_shuffle_mode: bool = True
-) -> bool:
-    """``StreamingJobGraphGenerator.isChainable`` (1.11): all seven rules must hold.
-
-    ``check_shuffle_mode=False`` is ``StreamGraphHasherV2.isChainable``, which lacks that rule.
-    """
-    up, down = edge.source, edge.target
-    return (
-        len(down.in_edges) == 1
-        and up.slot_sharing_group == down.slot_sharing_group
-        and are_operators_chainable(up, down)
-        and edge.partitioner.ship_strategy == "FORWARD"
-        and (not check_shuffle_mode or edge.shuffle_mode is not ShuffleMode.BATCH)
-        and up.parallelism == down.parallelism
-        and chaining_enabled
-    )
 
 
 def java_hash_iteration_order(
