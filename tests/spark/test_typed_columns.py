@@ -141,7 +141,14 @@ def test_typed_pipeline_on_spark_equals_reference_and_plan_names_formats(spark) 
     typed_word_count(env)
     graph = env.get_job_graph()
     result = execute(graph, spark=spark, print_output=False)
-    assert sorted(result.print_lines) == sorted(run_local(graph).printed)
+    # the records, not their subtasks: which subtask the last REBALANCE picks depends on the order
+    # two producers' records reach the keyed sum, which each host interleaves its own way (Spark
+    # by (seq, edge, producer), the local driver in one FIFO queue); routing itself agrees record
+    # for record (tests/graph/test_routing_model.py)
+    local = run_local(graph).printed
+    assert sorted(x.split("> ", 1)[1] for x in result.print_lines) == sorted(
+        x.split("> ", 1)[1] for x in local
+    )
     assert sorted(line.split("> ")[1] for line in result.print_lines) == [
         "('a', 1)",
         "('a', 2)",
