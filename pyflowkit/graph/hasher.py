@@ -16,6 +16,7 @@ from pyflowkit.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 _M64 = 0xFFFFFFFFFFFFFFFF
 _C1 = 0x87C37B91114253D5
 _C2 = 0x4CF5AD432745937F
+_TIMES_37 = bytes((b * 37) & 0xFF for b in range(256))  # a byte times 37, as Java's (byte) cast
 
 
 def _rotl64(x: int, r: int) -> int:
@@ -174,13 +175,10 @@ class StreamGraphHasherV2:
             if hasher_is_chainable(out_edge, chaining_enabled):
                 hasher.put_int(position)
         digest = hasher.hash()
-        if node.in_edges:
-            mixed = bytearray(digest)
-            for in_edge in node.in_edges:
-                other = hashes[in_edge.source.id]
-                for j in range(16):
-                    mixed[j] = ((mixed[j] * 37) ^ other[j]) & 0xFF
-            digest = bytes(mixed)
+        for in_edge in node.in_edges:  # hash[j] = (byte) (hash[j] * 37 ^ otherHash[j])
+            other = int.from_bytes(hashes[in_edge.source.id], "little")
+            times37 = int.from_bytes(digest.translate(_TIMES_37), "little")
+            digest = (times37 ^ other).to_bytes(16, "little")
         return digest
 
 
