@@ -49,7 +49,19 @@ class PipelineView:
         text = "\n".join(p for p in (self.caption, describe(self.graph)) if p)
         bundle = {"text/plain": text}
         try:
-            bundle["image/svg+xml"] = self.to_svg()
+            svg = self.to_svg()
+            bundle["image/svg+xml"] = svg
+            bundle["text/html"] = natural_size_html(svg)
         except (GraphvizNotFoundError, GraphvizRenderError) as exc:
             bundle["text/plain"] = f"{text}\n(no drawing: {exc})"
         return bundle
+
+
+def natural_size_html(svg: str) -> str:
+    """The SVG inline at its own size (11 pt labels = 14.7 px), scrolling sideways when wider than
+    the cell: a notebook shows ``image/svg+xml`` scaled down to the cell's width, text and all."""
+    start = svg.find("<svg")
+    return (
+        '<div class="pfk-graph-output" style="overflow-x: auto; max-width: 100%;">'
+        f"{svg[start:] if start >= 0 else svg}</div>"
+    )

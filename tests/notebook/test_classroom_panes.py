@@ -256,3 +256,16 @@ def test_channels_by_name_and_readable_tables():
     assert "CheckpointBarrier 1" in frame["barriers"].iloc[0]
     html = readable(frame).to_html()
     assert "text-align: left" in html and "…" not in html
+
+
+def test_pipeline_graphs_show_at_their_own_size():
+    from pyflowkit.notebook.pipeline_view import PipelineView
+
+    graph = word_count_env().get_job_graph()
+    bundle = PipelineView(graph, "job")._repr_mimebundle_()
+    html = bundle["text/html"]
+    assert html.startswith('<div class="pfk-graph-output" style="overflow-x: auto;')
+    assert "<?xml" not in html and html.count("<svg") == 1
+    assert re.search(r'<svg width="\d+pt"', html)  # natural size: no scaling to the cell
+    sizes = {float(s) for s in re.findall(r'font-size="([0-9.]+)"', bundle["image/svg+xml"])}
+    assert min(sizes) * 4 / 3 >= 14  # pt → px
