@@ -72,11 +72,20 @@ class GraphView(anywidget.AnyWidget):
         return bundle
 
 
-def static_svg(svg: str, states: Mapping[str, str], marks: Mapping[str, str] | None = None) -> str:
-    """The SVG with state colours baked in as an embedded style (for static viewers)."""
+def static_svg(
+    svg: str,
+    states: Mapping[str, str],
+    marks: Mapping[str, str] | None = None,
+    colours: Mapping[str, str] | None = None,
+    text_colours: Mapping[str, str] | None = None,
+) -> str:
+    """The SVG with state colours baked in as an embedded style (for static viewers);
+    ``colours``/``text_colours`` default to Flink's dashboard colours with white text."""
+    fills = colours or STATE_COLOURS
+    texts = text_colours or {}
     rules = [
         f"#{eid} > polygon, #{eid} > ellipse, #{eid} > path, #{eid} a > path "
-        f"{{fill: {STATE_COLOURS[s]};}} #{eid} text {{fill: #ffffff;}}"
+        f"{{fill: {fills[s]};}} #{eid} text {{fill: {texts.get(s, '#ffffff')};}}"
         for eid, s in states.items()
     ]
     rules += [

@@ -307,15 +307,15 @@ class Stepper(anywidget.AnyWidget):
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
-        data["image/svg+xml"] = static_svg(self.svg, self.states, self.edge_marks)
+        data["image/svg+xml"] = static_svg(
+            self.svg, self.states, self.edge_marks, self.colours, self.text_colours
+        )
         status = self.job_status or "not submitted"
         data["text/plain"] = (
             f"Stepper({self.job_graph.job_name!r}: {status}, step {self.step_count})"
         )
         data["text/html"] = stepper_html(
-            self.svg,
-            self.states,
-            self.edge_marks,
+            static_svg(self.svg, self.states, self.edge_marks, self.colours, self.text_colours),
             self.job_status,
             self.step_count,
             self.tasks,

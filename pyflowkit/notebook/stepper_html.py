@@ -8,19 +8,16 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from pyflowkit.notebook.graph_view import static_svg
-
 
 def stepper_html(
-    svg: str,
-    states: dict[str, str],
-    edge_marks: dict[str, str],
+    coloured_svg: str,
     job_status: str,
     step_count: int,
     tasks: list[dict[str, Any]],
     checkpoints: dict[str, Any],
 ) -> str:
-    """JobStatus, the coloured ExecutionGraph, the subtasks' states and the checkpoint history."""
+    """JobStatus, the coloured ExecutionGraph (``static_svg``), the subtasks' states and the
+    checkpoint history."""
     status = escape(job_status or "not submitted")
     rows = "".join(
         f"<tr><td>{escape(str(r['name']))}</td><td>{escape(str(r['state']))}</td></tr>"
@@ -28,7 +25,7 @@ def stepper_html(
     )
     return (
         f"<div class='pfk-static'><b>JobStatus: {status}</b> · step {step_count}"
-        f"{svg_element(static_svg(svg, states, edge_marks))}"
+        f"{svg_element(coloured_svg)}"
         f"<table><tr><th>subtask</th><th>state</th></tr>{rows}</table>"
         f"{checkpoint_table(checkpoints)}</div>"
     )

@@ -269,3 +269,16 @@ def test_pipeline_graphs_show_at_their_own_size():
     assert re.search(r'<svg width="\d+pt"', html)  # natural size: no scaling to the cell
     sizes = {float(s) for s in re.findall(r'font-size="([0-9.]+)"', bundle["image/svg+xml"])}
     assert min(sizes) * 4 / 3 >= 14  # pt → px
+
+
+def test_static_fallback_uses_the_widgets_palette():
+    from pyflowkit.notebook.stepper import Stepper
+    from pyflowkit.render.palette import STATE_PALETTE
+
+    stepper = Stepper(word_count_env(), submit=True)
+    stepper.run_to("end")
+    bundle = stepper._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    finished = STATE_PALETTE["FINISHED"]
+    assert f"{{fill: {finished};}}" in data["image/svg+xml"]
+    assert f"{{fill: {finished};}}" in data["text/html"] and "<?xml" not in data["text/html"]
