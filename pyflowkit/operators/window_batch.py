@@ -14,7 +14,6 @@ fire at once) end the fast part; from there the batch runs element by element.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.window import MAX_LONG_VALUE, MIN_LONG_VALUE, TimeWindow
@@ -64,16 +63,17 @@ class TumblingBatchProcessor:
         wm = op.get_current_watermark()
         is_list = self.kind == "list"
         backend = op.keyed_state_backend
-        kg_cache = backend._kg_cache
+        cached_key_group = backend.key_group_lookup()
         status: dict[int, int] = {}  # window start → 0, _LATE or _FIRES (fixed for the batch)
         by_start: dict[int, dict[Any, list[Any]]] = {}  # start → cache key → group
-        groups: list[list[Any]] = []  # [key, key group, start, [values]] in first-seen order
+        groups: list[list[Any]] = []  # [key, key group, window, [values]] in first-seen order
         late: list[tuple[Any, Any]] = []
         n = len(values)
         stop = n  # the first element the fast path does not take
         stop_key: Any = _NO_KEY  # its key, when it was already selected
         key: Any = _NO_KEY
         lo = hi = start = st = 0  # the window of the previous element: [lo, hi), its status
+        window: Any = None
         window_groups: dict[Any, list[Any]] = {}
         try:
             for i in range(n):
@@ -91,6 +91,7 @@ class TumblingBatchProcessor:
                         st = status[start] = self._status(start, wm)
                         by_start[start] = {}
                     window_groups = by_start[start]
+                    window = self.window(start)
                 if is_list and v is None:
                     stop = i
                     break
@@ -104,10 +105,10 @@ class TumblingBatchProcessor:
                 ck = key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
                 g = window_groups.get(ck)
                 if g is None:
-                    kg = kg_cache.get(ck)
+                    kg = cached_key_group(ck)
                     if kg is None:
                         kg = backend.checked_key_group(key)
-                    g = window_groups[ck] = [key, kg, start, [v]]
+                    g = window_groups[ck] = [key, kg, window, [v]]
                     groups.append(g)
                 else:
                     g[3].append(v)
@@ -173,37 +174,27 @@ class TumblingBatchProcessor:
         op.current_watermark = time  # as StreamOperator.process_watermark, before any timer fires
         op.time_service_manager.current_watermark = time
         queue = op.timer_service.event_time_timers
-        heap, live = queue.heap, queue.live
-        if not heap or heap[0][0] > time:
+        if not queue.has_due(time):
             return
         backend = op.keyed_state_backend
-        kg_cache = backend._kg_cache
-        key_groups = op.window_state.table.key_groups
+        cached_key_group = backend.key_group_lookup()
+        table = op.window_state.table
         agg = self.agg
         output = op.output
         values: list[Any] = []
         stamps: list[int] = []
         last: tuple[Any, TimeWindow] | None = None
         try:
-            while heap and heap[0][0] <= time:
-                ts, _, key, window = heappop(heap)
-                # the key as timer_ident holds it
-                ck = key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
-                try:
-                    live.remove((ts, ck, window))
-                except KeyError:
-                    continue  # deleted
+            for ts, key, window in queue.pop_due(time):
                 last = (key, window)
                 if ts != window.end - 1:
                     continue  # fused panes have no timer but the trigger's
-                kg = kg_cache.get(ck)
+                kg = cached_key_group(
+                    key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
+                )
                 if kg is None:
                     kg = backend.checked_key_group(key)
-                by_ns = key_groups.get(kg)
-                by_key = None if by_ns is None else by_ns.get(window)
-                if by_key is None:
-                    continue
-                acc = by_key.get(key)
+                acc = table.get(kg, window, key)
                 if acc is not None:
                     contents = acc if agg is None else agg.get_result(acc)
                     if contents is not None:
@@ -216,11 +207,7 @@ class TumblingBatchProcessor:
                         else:
                             values.append(contents)
                             stamps.append(ts)
-                by_key.pop(key, None)  # WindowOperator.clearAllState
-                if not by_key:
-                    del by_ns[window]  # type: ignore[union-attr]
-                    if not by_ns:
-                        del key_groups[kg]
+                table.remove(kg, window, key)  # WindowOperator.clearAllState, after firing
         finally:  # what fired before a failing function still went downstream
             if last is not None:  # the per-timer path leaves the last timer's key and window set
                 backend.set_current_key(last[0])
@@ -234,13 +221,9 @@ class TumblingBatchProcessor:
         result, then drop the pane's entry (its trigger timer is the one firing)."""
         op = self.op
         op.process_context._window = window
-        key_groups = op.window_state.table.key_groups
+        table = op.window_state.table
         kg = op.keyed_state_backend.current_key_group
-        by_ns = key_groups.get(kg)
-        by_key = None if by_ns is None else by_ns.get(window)
-        if by_key is None:
-            return
-        acc = by_key.get(key)
+        acc = table.get(kg, window, key)
         if acc is not None:
             contents = acc if self.agg is None else self.agg.get_result(acc)
             if contents is not None:
@@ -248,11 +231,7 @@ class TumblingBatchProcessor:
                     op.output.collect_side(contents[0], contents[1], max_ts)
                 else:
                     op.output.collect(contents, max_ts)
-        by_key.pop(key, None)
-        if not by_key:
-            del by_ns[window]  # type: ignore[union-attr]
-            if not by_ns:
-                del key_groups[kg]
+        table.remove(kg, window, key)  # the pane's only state: clearAllState, after firing
 
     def _status(self, start: int, wm: int) -> int:
         window = self.window(start)
@@ -263,46 +242,19 @@ class TumblingBatchProcessor:
     def _flush(self, groups: list[list[Any]], late: list[tuple[Any, Any]], last: Any) -> None:
         """Apply the grouped values (first-seen order), their timers, then late records."""
         op = self.op
-        backend = op.keyed_state_backend
-        key_groups = op.window_state.table.key_groups
-        queue = op.timer_service.event_time_timers
-        heap, live, seq = queue.heap, queue.live, queue.seq
-        lateness = op.allowed_lateness
-        kind, reduce, agg = self.kind, self.reduce, self.agg
-        windows = self.windows
-        for key, kg, start, vals in groups:
-            # the key as timer_ident holds it
-            ck = key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
-            window = windows.get(start) or self.window(start)
-            by_ns = key_groups.get(kg)  # StateTable.namespace_map, inlined
-            if by_ns is None:
-                by_ns = key_groups[kg] = {}
-            by_key = by_ns.get(window)
-            if by_key is None:
-                by_key = by_ns[window] = {}
-            acc = by_key.get(key)
-            if kind == "reducing":
-                for v in vals:
-                    acc = v if acc is None else reduce(acc, v)  # type: ignore[misc]
-            elif kind == "aggregating":
-                for v in vals:
-                    if acc is None:
-                        acc = agg.create_accumulator()  # type: ignore[union-attr]
-                    acc = agg.add(v, acc)  # type: ignore[union-attr]
-            elif acc is None:
-                acc = vals
-            else:
-                acc.extend(vals)
-            by_key[key] = acc
-            max_ts = window.end - 1
-            live_before = len(live)  # EventTimeTrigger.onElement's timer; registering a
-            live.add((max_ts, ck, window))  # registered timer again is a no-op
-            if len(live) != live_before:
-                heappush(heap, (max_ts, next(seq), key, window))
-            if lateness:
+        op.window_state.add_grouped(groups)  # the state layer's keyed fold over the batch
+        # EventTimeTrigger.onElement's timer per group, then its cleanup timer (registering a
+        # registered timer again is a no-op), in the order the per-element path registers them
+        if op.allowed_lateness:
+            timers = []
+            for key, _, window, _ in groups:
+                timers.append((window.end - 1, key, window))
                 cleanup = op._cleanup_time(window)
                 if cleanup < MAX_LONG_VALUE:
-                    queue.add(cleanup, key, window)  # the cleanup timer
+                    timers.append((cleanup, key, window))
+        else:
+            timers = [(window.end - 1, key, window) for key, _, window, _ in groups]
+        op.timer_service.event_time_timers.add_all(timers)
         for v, ts in late:
             if op._is_element_late(ts):
                 if op.late_data_output_tag is not None:
@@ -310,7 +262,7 @@ class TumblingBatchProcessor:
                 else:
                     op.metrics["numLateRecordsDropped"] += 1
         if last is not _NO_KEY:
-            backend.set_current_key(last)
+            op.keyed_state_backend.set_current_key(last)
 
 
 def _per_element(op: WindowOperator, values: Sequence[Any], timestamps: Sequence[Any]) -> None:

@@ -7,7 +7,7 @@ parallelism (Flink's ``StateTable`` with one map per key group).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
@@ -110,6 +110,14 @@ class HeapKeyedStateBackend:
         self._kg_cache: dict[Any, int] = {}
 
     # ---- key context ----
+    def key_group_lookup(self) -> Callable[[Hashable], int | None]:
+        """The key-group cache as a lookup for batch loops: ``key_identity(key)`` → the key's
+        checked key group, or None when not cached yet (then call ``checked_key_group``).
+
+        The function stays valid for the backend's life (the cache is cleared in place).
+        """
+        return self._kg_cache.get
+
     def key_group_of(self, key: Any) -> int:
         """``KeyGroupRangeAssignment.assignToKeyGroup`` (not checked against this subtask)."""
         kg = self._kg_cache.get(key_identity(key))

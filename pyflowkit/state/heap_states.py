@@ -6,7 +6,7 @@ current namespace. Values live in the table as they are (no serialisation).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.state import (
@@ -103,6 +103,21 @@ class HeapListState(_HeapState, ListState):
         else:
             self.clear()
 
+    def add_grouped(self, groups: Iterable[Sequence[Any]]) -> None:
+        """A keyed fold over a batch: for each ``(key, key_group, namespace, values)`` in
+        order, ``add`` every value (no nulls; the ``values`` list is taken over), without
+        changing the key context."""
+        namespace_map = self.table.namespace_map
+        for key, key_group, namespace, values in groups:
+            if not values:
+                continue
+            m = namespace_map(key_group, namespace)
+            current = m.get(key)
+            if current is None:
+                m[key] = values
+            else:
+                current.extend(values)
+
     def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
         merged: list[Any] = []
         b = self.backend
@@ -181,6 +196,21 @@ class HeapReducingState(_HeapState, ReducingState):
         current = self._get()
         self._put(value if current is None else self._reduce(current, value))
 
+    def add_grouped(self, groups: Iterable[Sequence[Any]]) -> None:
+        """A keyed fold over a batch: for each ``(key, key_group, namespace, values)`` in
+        order, ``add`` every value (one state lookup per group), without changing the key
+        context."""
+        namespace_map = self.table.namespace_map
+        reduce = self._reduce
+        for key, key_group, namespace, values in groups:
+            if not values:
+                continue
+            m = namespace_map(key_group, namespace)
+            acc = m.get(key)
+            for v in values:
+                acc = v if acc is None else reduce(acc, v)
+            m[key] = acc
+
     def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
         b = self.backend
         acc = None
@@ -213,6 +243,23 @@ class HeapAggregatingState(_HeapState, AggregatingState):
         if acc is None:
             acc = self._fn.create_accumulator()
         self._put(self._fn.add(value, acc))
+
+    def add_grouped(self, groups: Iterable[Sequence[Any]]) -> None:
+        """A keyed fold over a batch: for each ``(key, key_group, namespace, values)`` in
+        order, ``add`` every value to the accumulator (one state lookup per group), without
+        changing the key context."""
+        namespace_map = self.table.namespace_map
+        fn = self._fn
+        for key, key_group, namespace, values in groups:
+            if not values:
+                continue
+            m = namespace_map(key_group, namespace)
+            acc = m.get(key)
+            for v in values:
+                if acc is None:
+                    acc = fn.create_accumulator()
+                acc = fn.add(v, acc)
+            m[key] = acc
 
     def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
         b = self.backend

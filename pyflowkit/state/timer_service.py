@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple, Protocol
 
 from pyflowkit.errors import IllegalStateException
@@ -86,6 +87,16 @@ class _TimerQueue:
         heapq.heappush(self.heap, (timestamp, next(self.seq), key, namespace))
         return True
 
+    def add_all(self, timers: Iterable[tuple[int, Any, Any]]) -> None:
+        """``add`` each ``(timestamp, key, namespace)`` in order (a batch's registrations)."""
+        heap, live, seq = self.heap, self.live, self.seq
+        push = heapq.heappush
+        for ts, key, ns in timers:
+            ident = (ts, key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key), ns)
+            if ident not in live:
+                live.add(ident)
+                push(heap, (ts, next(seq), key, ns))
+
     def remove(self, timestamp: int, key: Any, namespace: Any) -> None:
         self.live.discard(timer_ident(timestamp, key, namespace))
 
@@ -105,6 +116,26 @@ class _TimerQueue:
         ts, _, key, ns = heapq.heappop(self.heap)
         self.live.discard(timer_ident(ts, key, ns))
         return ts, key, ns
+
+    def pop_due(self, time: int) -> Iterator[tuple[int, Any, Any]]:
+        """Pop the timers due at ``time`` in firing order, each as ``(timestamp, key, namespace)``
+        (deleted ones skipped); a timer added while iterating is popped too when due."""
+        heap, live = self.heap, self.live
+        heappop = heapq.heappop
+        while heap and heap[0][0] <= time:
+            ts, _, key, ns = heappop(heap)
+            try:
+                live.remove(
+                    (ts, key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key), ns)
+                )
+            except KeyError:
+                continue  # deleted
+            yield ts, key, ns
+
+    def has_due(self, time: int) -> bool:
+        """Whether the heap's head (live or deleted) is due at ``time``: a cheap pre-check."""
+        heap = self.heap
+        return bool(heap) and heap[0][0] <= time
 
     def ordered(self) -> list[tuple[int, Any, Any]]:
         """The live timers in firing order (timestamp, then registration), each once.
@@ -185,17 +216,8 @@ class InternalTimerService:
         Timers registered while firing are fired too when due (they join the same heap).
         """
         set_current_key = self.manager.key_context.set_current_key
-        heap, live = queue.heap, queue.live
-        heappop = heapq.heappop
         fire = None
-        while heap and heap[0][0] <= time:
-            ts, _, key, ns = heappop(heap)
-            try:
-                live.remove(
-                    (ts, key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key), ns)
-                )
-            except KeyError:
-                continue  # deleted
+        for ts, key, ns in queue.pop_due(time):
             if fire is None:
                 target = self._require_triggerable()
                 fire = target.on_event_time if domain == EVENT_TIME else target.on_processing_time
