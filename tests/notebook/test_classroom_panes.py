@@ -266,7 +266,7 @@ def test_pipeline_graphs_show_at_their_own_size():
     html = bundle["text/html"]
     assert html.startswith('<div class="pfk-graph-output" style="overflow-x: auto;')
     assert "<?xml" not in html and html.count("<svg") == 1
-    assert re.search(r'<svg width="\d+pt"', html)  # natural size: no scaling to the cell
+    assert re.search(r'<svg style="max-width: none" width="\d+pt"', html)  # not fit to the cell
     sizes = {float(s) for s in re.findall(r'font-size="([0-9.]+)"', bundle["image/svg+xml"])}
     assert min(sizes) * 4 / 3 >= 14  # pt → px
 
@@ -282,3 +282,13 @@ def test_static_fallback_uses_the_widgets_palette():
     finished = STATE_PALETTE["FINISHED"]
     assert f"{{fill: {finished};}}" in data["image/svg+xml"]
     assert f"{{fill: {finished};}}" in data["text/html"] and "<?xml" not in data["text/html"]
+
+
+def test_a_cells_graph_starts_scrolled_to_its_new_operators():
+    from pyflowkit.notebook.pipeline_view import PipelineView
+
+    graph = word_count_env().get_stream_graph()
+    added = {max(graph.nodes)}
+    html = PipelineView(graph, "stream", added)._repr_mimebundle_()["text/html"]
+    assert "direction: rtl" in html and "pfk-added" in html
+    assert "direction: rtl" not in PipelineView(graph, "stream")._repr_mimebundle_()["text/html"]
