@@ -95,7 +95,7 @@ function graphPane(model, root, opts) {
       ["pfk-legend-barrier", "● n = barrier n"],
       ["pfk-legend-blocked", "━ ━ blocked (aligning)"],
     ].map(([cls, text]) => el("span", `pfk-legend-mark ${cls}`, text));
-    legend.replaceChildren(...items, ...(options.marks === false ? [] : marks));
+    legend.replaceChildren(...items, ...(options.stepper ? marks : []));
   };
 
   const paintEdges = () => {
@@ -219,7 +219,10 @@ function graphPane(model, root, opts) {
     b.onclick = () => (f ? zoomBy(f) : fit());
     controls.appendChild(b);
   }
-  controls.append(zoomLabel, el("span", "pfk-hint", "drag to pan · Ctrl+wheel zooms · click a subtask to select it · colours: the JobMaster's view"));
+  const hint = options.stepper
+    ? "drag to pan · Ctrl+wheel zooms · click a subtask to select it · colours: the JobMaster's view"
+    : "drag to pan · Ctrl+wheel zooms · click an element to select it";
+  controls.append(zoomLabel, el("span", "pfk-hint", hint));
 
   const handlers = {
     "change:svg": drawSvg, "change:states": paintStates, "change:colours": paintStates,
@@ -366,7 +369,7 @@ function renderStepper(model, root) {
 
   const graphBox = el("div", "pfk-pane pfk-graph-pane");
   root.appendChild(graphBox);
-  const cleanupGraph = graphPane(model, graphBox);
+  const cleanupGraph = graphPane(model, graphBox, { stepper: true });
 
   const tabBar = el("div", "pfk-tabs");
   const body = el("div", "pfk-tab-body");
