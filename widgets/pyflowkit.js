@@ -92,8 +92,8 @@ function graphPane(model, root, opts) {
       return item;
     });
     const marks = [
-      ["pfk-legend-barrier", "● n = barrier n"],
-      ["pfk-legend-blocked", "━ ━ blocked (aligning)"],
+      ["pfk-legend-barrier", "● barrier (+k records ahead)"],
+      ["pfk-legend-blocked", "╍ blocked"],
     ].map(([cls, text]) => el("span", `pfk-legend-mark ${cls}`, text));
     legend.replaceChildren(...items, ...(options.stepper ? marks : []));
   };
@@ -129,6 +129,11 @@ function graphPane(model, root, opts) {
         const label = svgEl("text", { x: p.x, y: p.y + 4, "text-anchor": "middle", "font-size": 11 });
         label.textContent = String(tok.id);
         g.appendChild(label);
+        if (tok.ahead > 0) {
+          const ahead = svgEl("text", { x: p.x + 12, y: p.y - 8, "font-size": 11, class: "pfk-token-ahead" });
+          ahead.textContent = `+${tok.ahead}`;
+          g.appendChild(ahead);
+        }
         top.appendChild(g);
       }
     }
