@@ -114,9 +114,7 @@ def allowed(layer: str, module: str) -> bool:
 
 
 # known violations, each failing until fixed (strict xfail): remove the entry with the fix
-PENDING = {
-    "operators/local_driver.py": "a host inside the operators layer; moves beside the others",
-}
+PENDING: dict[str, str] = {}
 
 
 def _layer_cases() -> list[object]:

@@ -14,7 +14,7 @@ from pyflowkit.common import Duration, WatermarkStrategy
 from pyflowkit.datastream import OutputTag, TimeCharacteristic
 from pyflowkit.errors import FlinkRuntimeException, MalformedPatternException
 from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner
-from pyflowkit.operators.local_driver import run_local
+from pyflowkit.reference.local_driver import run_local
 from pyflowkit.runtime import JobStatus, MiniCluster
 from tests.cep.jobs import (
     EventTime,

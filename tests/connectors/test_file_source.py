@@ -11,11 +11,11 @@ from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.transformations import Boundedness
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.file_source import enumerate_files
-from pyflowkit.operators.local_driver import run_local
 from pyflowkit.operators.output import CollectingOutput
 from pyflowkit.operators.processing_time import ManualProcessingTimeService
 from pyflowkit.operators.source_operator import SourceOperator
 from pyflowkit.operators.stream_source import InputStatus
+from pyflowkit.reference.local_driver import run_local
 from pyflowkit.state.time import MAX_WATERMARK
 
 

@@ -183,7 +183,7 @@ def test_sink_to_batch_commits_at_parallelism_one_after_a_rebalance(tmp_path) ->
 
 
 def test_sink_to_runs_in_parallel_and_commits_every_part(tmp_path) -> None:
-    from pyflowkit.operators.local_driver import run_local
+    from pyflowkit.reference.local_driver import run_local
     from tests.connectors.helpers import part_files
 
     env = StreamExecutionEnvironment.get_execution_environment()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 
 from pyflowkit.common import Configuration
-from pyflowkit.operators.local_driver import run_local
+from pyflowkit.reference.local_driver import run_local
 from tests.connectors.helpers import (
     TEXT,
     final_word_counts,

@@ -27,7 +27,7 @@ from pyflowkit.graph.routing import (
     subpartition_consumers,
 )
 from pyflowkit.operators.context import default_max_parallelism
-from pyflowkit.operators.local_driver import LocalDriver
+from pyflowkit.reference.local_driver import LocalDriver
 from pyflowkit.runtime.network import ResultPartition
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.spark import records

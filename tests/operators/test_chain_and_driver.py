@@ -8,7 +8,7 @@ from pyflowkit.common import Types
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import MapFunction, ProcessFunction
 from pyflowkit.datastream.output_tag import OutputTag
-from pyflowkit.operators.local_driver import LocalDriver, run_local
+from pyflowkit.reference.local_driver import LocalDriver, run_local
 
 EVENTS: list[str] = []
 

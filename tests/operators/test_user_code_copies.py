@@ -10,9 +10,9 @@ from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import KeyedProcessFunction, MapFunction
 from pyflowkit.datastream.state import ValueStateDescriptor
 from pyflowkit.graph.transformations import OperatorFactory
-from pyflowkit.operators.local_driver import run_local
 from pyflowkit.operators.sources import CollectionSource
 from pyflowkit.operators.user_code_copy import copy_user_code
+from pyflowkit.reference.local_driver import run_local
 
 
 class CountPerKey(KeyedProcessFunction):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyflowkit.operators.local_driver import run_local
+from pyflowkit.reference.local_driver import run_local
 from tests.pipelines.catalog import CATALOG, build_env, cases
 from tests.pipelines.java_ref import key_group, subtask_of
 from tests.pipelines.known_bugs import params

@@ -25,7 +25,7 @@ from pyflowkit.datastream.window import (
     SlidingEventTimeWindows,
     TumblingEventTimeWindows,
 )
-from pyflowkit.operators.local_driver import run_local
+from pyflowkit.reference.local_driver import run_local
 from pyflowkit.runtime import JobStatus, MiniCluster
 from pyflowkit.runtime.predicates import job_finished
 

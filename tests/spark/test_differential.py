@@ -1,5 +1,5 @@
 """Differential: pipelines built with the real API give the same records per sink on Spark as in
-the in-process reference driver (``pyflowkit.operators.local_driver``) and as plain Python."""
+the in-process reference driver (``pyflowkit.reference.local_driver``) and as plain Python."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def env_with(p: int, mode: str = "STREAMING") -> StreamExecutionEnvironment:
 
 def run_both(spark, env) -> tuple[list[str], list[str]]:
     """(Spark print lines, reference print lines) for the same JobGraph."""
-    from pyflowkit.operators.local_driver import run_local
+    from pyflowkit.reference.local_driver import run_local
     from pyflowkit.spark.executor import execute
 
     graph = env.get_job_graph()

@@ -134,7 +134,7 @@ def test_stage_outputs_carry_typed_columns_and_pickled_payloads() -> None:
 
 @pytest.mark.spark
 def test_typed_pipeline_on_spark_equals_reference_and_plan_names_formats(spark) -> None:
-    from pyflowkit.operators.local_driver import run_local
+    from pyflowkit.reference.local_driver import run_local
     from pyflowkit.spark.executor import execute
 
     env = StreamExecutionEnvironment.get_execution_environment()
