@@ -113,20 +113,7 @@ def allowed(layer: str, module: str) -> bool:
     return parts[1] in rules or _within(module, rules)
 
 
-# known violations, each failing until fixed (strict xfail): remove the entry with the fix
-PENDING: dict[str, str] = {}
-
-
-def _layer_cases() -> list[object]:
-    cases: list[object] = []
-    for p in _modules():
-        rel = str(p.relative_to(PACKAGE))
-        marks = [pytest.mark.xfail(strict=True, reason=PENDING[rel])] if rel in PENDING else []
-        cases.append(pytest.param(p, id=rel, marks=marks))
-    return cases
-
-
-@pytest.mark.parametrize("path", _layer_cases())
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_module_respects_the_layers(path: Path) -> None:
     package = _package_of(path)
     assert package in ALLOWED, f"pyflowkit/{package} is not a layer of DESIGN.md; add it here"
