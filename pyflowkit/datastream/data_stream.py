@@ -175,12 +175,41 @@ class _OperatorSettings:
         return self
 
 
+class KeyedStreamRequired(UnsupportedOperationException, AttributeError):
+    """A KeyedStream method called on a non-keyed DataStream (an AttributeError, as in PyFlink)."""
+
+
+_ALL = ", or {}(...) for the whole stream at parallelism 1"
+# KeyedStream-only methods → the non-keyed alternative named in the error
+_KEYED_ONLY = {
+    "window": _ALL.format("window_all"),
+    "count_window": _ALL.format("count_window_all"),
+    "reduce": "",
+    "sum": "",
+    "min": "",
+    "max": "",
+    "min_by": "",
+    "max_by": "",
+}
+
+
 class DataStream(_OperatorSettings):
     """PyFlink's ``DataStream`` (Flink's ``DataStream`` + ``SingleOutputStreamOperator``)."""
 
     def __init__(self, env: StreamExecutionEnvironment, transformation: Transformation) -> None:
         self._env = env
         self._transformation = transformation
+
+    def __getattr__(self, name: str) -> Any:
+        """A KeyedStream-only method on a non-keyed stream: say so, instead of a bare
+        AttributeError (Java rejects the call at compile time)."""
+        alternative = _KEYED_ONLY.get(name)
+        if alternative is None or name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        raise KeyedStreamRequired(
+            f"{name}() is a KeyedStream method and '{self._transformation.name}' is not keyed: "
+            f"call key_by(key_selector) first{alternative}."
+        )
 
     # --- accessors ----------------------------------------------------------------------------
     def get_execution_environment(self) -> StreamExecutionEnvironment:

@@ -16,6 +16,7 @@ from pyflowkit.datastream.functions import CheckpointListener
 from pyflowkit.errors import IllegalStateException, UnsupportedOperationException
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
+from pyflowkit.operators.declared_types import key_check
 from pyflowkit.operators.output import Output
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
 from pyflowkit.state.operator_state_backend import OperatorStateBackend
@@ -72,6 +73,9 @@ class StreamOperator:
         if self.config.is_keyed:
             self.keyed_state_backend = HeapKeyedStateBackend(
                 env.max_parallelism, env.key_group_range
+            )
+            self.keyed_state_backend.key_check = key_check(
+                self.config.key_type, self.config.operator_name
             )
             self.time_service_manager = InternalTimeServiceManager(
                 self.keyed_state_backend,

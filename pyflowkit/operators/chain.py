@@ -17,6 +17,11 @@ from typing import Any
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.base import StreamOperator
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
+from pyflowkit.operators.declared_types import (
+    DeclaredTypeOutput,
+    serialized_edges,
+    value_check,
+)
 from pyflowkit.operators.execution_mode import (
     factory_for_mode,
     resolve_runtime_mode,
@@ -142,6 +147,18 @@ class _DiscardingOutput(Output):
         pass
 
 
+def _declared_type_output(node: Any, out: Output, chained: set[int]) -> Output:
+    """``out``, checking records against the node's declared output / side output types where
+    they are serialised (``declared_types.serialized_edges``)."""
+    if not serialized_edges(node, chained):
+        return out
+    check = value_check(node.output_type)
+    tags = [e.output_tag for e in node.out_edges if e.output_tag is not None]
+    if check is None and not any(value_check(getattr(t, "type_info", None)) for t in tags):
+        return out
+    return DeclaredTypeOutput(out, node.operator_name, node.output_type, check)
+
+
 class OperatorChain:
     """Flink's ``OperatorChain``: the operators of one JobVertex for one subtask, wired together.
 
@@ -219,7 +236,7 @@ class OperatorChain:
                 out = outputs[0]
             else:
                 out = BroadcastingOutputCollector(outputs)
-            op.output = out
+            op.output = _declared_type_output(node, out, chained)
         self.head = self.operators[0]
         self._inputs = self._build_inputs()
 

@@ -83,7 +83,7 @@ class StreamConfig:
     """Flink's ``StreamConfig``: what one chained operator is configured with.
 
     ``key_selector``/``key_selector1``/``key_selector2`` are set for keyed operators;
-    ``input_type(s)`` and ``output_type`` are the declared TypeInformation (or None).
+    ``input_type(s)``, ``output_type`` and ``key_type`` are the declared TypeInformation (or None).
     """
 
     node_id: int = 0
@@ -94,6 +94,7 @@ class StreamConfig:
     key_selector2: Callable[[Any], Any] | None = None
     input_types: tuple[Any, ...] = ()
     output_type: Any = None
+    key_type: Any = None  # key_by(..., key_type=...): keys are checked against it
     time_characteristic: str = "ProcessingTime"
     auto_watermark_interval: int = 0
     chain_index: int = 0
@@ -140,6 +141,7 @@ class StreamConfig:
             key_selector2=sel(node.state_key_selector2),
             input_types=in_types,
             output_type=node.output_type,
+            key_type=getattr(node, "state_key_type", None),
             time_characteristic=getattr(settings, "time_characteristic", "ProcessingTime"),
             auto_watermark_interval=getattr(settings, "auto_watermark_interval", 0),
             chain_index=chain_index,

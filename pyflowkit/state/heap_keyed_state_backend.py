@@ -108,6 +108,8 @@ class HeapKeyedStateBackend:
         self.tables: dict[str, StateTable] = {}
         self._states: dict[str, Any] = {}
         self._kg_cache: dict[Any, int] = {}
+        # raises for a key that does not fit the declared key type; run once per new key
+        self.key_check: Callable[[Any], None] | None = None
 
     # ---- key context ----
     def key_group_lookup(self) -> Callable[[Hashable], int | None]:
@@ -129,6 +131,8 @@ class HeapKeyedStateBackend:
         kg = self._kg_cache.get(ck)
         if kg is not None:
             return kg
+        if self.key_check is not None:
+            self.key_check(key)
         kg = assign_to_key_group(key, self.max_parallelism)
         if kg not in self.key_group_range:
             raise IllegalArgumentException(
