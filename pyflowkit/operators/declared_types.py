@@ -15,14 +15,15 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
+from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE, LONG_MAX_VALUE, LONG_MIN_VALUE
 from pyflowkit.operators.output import Output
 
 #: Java's integer ranges and the ``array`` typecode of that width, by BasicType value.
 INT_RANGES: dict[str, tuple[int, int]] = {
     "Byte": (-(2**7), 2**7 - 1),
     "Short": (-(2**15), 2**15 - 1),
-    "Integer": (-(2**31), 2**31 - 1),
-    "Long": (-(2**63), 2**63 - 1),
+    "Integer": (INT_MIN_VALUE, INT_MAX_VALUE),
+    "Long": (LONG_MIN_VALUE, LONG_MAX_VALUE),
 }
 _INT_CODES = {"Byte": "b", "Short": "h", "Integer": "i", "Long": "q"}
 _NUMBERS = (int, float)

@@ -13,15 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE, LONG_MAX_VALUE, LONG_MIN_VALUE
+from pyflowkit.operators.declared_types import INT_RANGES as _INT_RANGES
 
-# BasicType value → (Arrow type factory name, Spark DDL type, exact Python type, int range)
-_INT_RANGES = {
-    "Byte": (-(2**7), 2**7 - 1),
-    "Short": (-(2**15), 2**15 - 1),
-    "Integer": (INT_MIN_VALUE, INT_MAX_VALUE),
-    "Long": (LONG_MIN_VALUE, LONG_MAX_VALUE),
-}
+# BasicType value → (Arrow type factory name, Spark DDL type, exact Python type); int ranges are
+# Java's widths (``_INT_RANGES``), the table the operators' declared-type check uses
 _BASIC = {
     "String": ("string", "string", str),
     "Boolean": ("bool_", "boolean", bool),
