@@ -139,7 +139,8 @@ class StreamOperator:
         if self.operator_state_backend is not None:
             snap.operator_state = self.operator_state_backend.snapshot()
         if self.keyed_state_backend is not None:
-            snap.keyed_state = self.keyed_state_backend.snapshot()
+            # the synchronous part marks a version; reading keyed_state serialises it (async)
+            snap.defer_keyed_state(self.keyed_state_backend.begin_snapshot())
             snap.timers = self.time_service_manager.snapshot()  # type: ignore[union-attr]
         return snap
 

@@ -35,6 +35,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self._str_maps: dict[str, dict[Any, Any]] = {}
         self._int_maps: dict[int, dict[Any, Any]] = {}
         self._str_keys = False  # the last batch ended on a str key: use the str loop
+        self._maps_version = -1  # the backend's snapshot_version the cached maps belong to
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -82,6 +83,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
 
         The current key is left at the last record's key (as the per-record path leaves it).
         """
+        self._check_cached_maps()
         select = self._key_selector1
         reduce = self._reduce
         str_get = self._str_maps.get
@@ -113,6 +115,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         The str cache holds ``str`` keys only, so a hit needs no type check (only a ``str``
         equals a ``str``); any other key misses and takes the checked path.
         """
+        self._check_cached_maps()
         select = self._key_selector1
         reduce = self._reduce
         str_get = self._str_maps.get
@@ -138,6 +141,15 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         if values:
             self._str_keys = type(last_key) is str
             self.keyed_state_backend.set_current_key(last_key)  # type: ignore[union-attr]
+
+    def _check_cached_maps(self) -> None:
+        """Drop the cached state maps if a snapshot was taken since they were fetched (the
+        state table copies a key group's maps on write while a snapshot holds them)."""
+        version = self.keyed_state_backend.snapshot_version  # type: ignore[union-attr]
+        if version != self._maps_version:
+            self._str_maps.clear()
+            self._int_maps.clear()
+            self._maps_version = version
 
     def _map_for_key(self, key: Any) -> dict[Any, Any]:
         """The state table's void-namespace map holding ``key`` (checks the key group first).

@@ -7,6 +7,7 @@ parallelism (Flink's ``StateTable`` with one map per key group).
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
@@ -26,21 +27,69 @@ def snapshot_copy(value: Any) -> Any:
     tv = type(value)
     if tv in _ATOMS:
         return value
-    if tv is tuple and all(type(v) in _ATOMS for v in value):
+    if tv is tuple and _ATOMS.issuperset(map(type, value)):
         return value
     return copy.deepcopy(value)
 
 
+def _copy_map(by_key: dict[Any, Any]) -> dict[Any, Any]:
+    """``by_key`` copied for writing: the same keys, mutable values deep-copied."""
+    new = by_key.copy()
+    atoms = _ATOMS
+    for key, value in by_key.items():
+        tv = type(value)
+        if tv not in atoms and not (tv is tuple and atoms.issuperset(map(type, value))):
+            new[key] = copy.deepcopy(value)
+    return new
+
+
 class StateTable:
-    """Flink's ``StateTable``: key group → namespace → key → value for one registered state."""
+    """Flink's ``CopyOnWriteStateTable``: key group → namespace → key → value for one state.
+
+    A snapshot is a version mark (``freeze``): it keeps the key groups' maps as they are, and the
+    table copies a key group's maps (mutable values deep-copied) on its first access after the
+    snapshot, so the snapshot's maps never change while it is serialised. Once every snapshot
+    is released the table writes in place again. Every access to values goes through ``get``,
+    ``put``, ``namespace_map`` or ``remove``, which do the copy-on-write check.
+    """
 
     def __init__(self, name: str, kind: str) -> None:
         self.name = name
         self.kind = kind
         self.key_groups: dict[int, dict[Any, dict[Any, Any]]] = {}
+        self._owned: set[int] | None = None  # key groups copied since the last freeze
+        self._retained: set[int] = set()  # versions of snapshots not released yet
+        self._version = 0
 
-    def get(self, key_group: int, namespace: Any, key: Any) -> Any:
+    # ---- copy on write ----
+    def freeze(self) -> tuple[int, dict[int, dict[Any, dict[Any, Any]]]]:
+        """A snapshot's version mark: (version, key group → its maps as of now)."""
+        self._version += 1
+        self._retained.add(self._version)
+        self._owned = set()
+        return self._version, dict(self.key_groups)
+
+    def release(self, version: int) -> None:
+        """The snapshot of ``version`` is serialised: it no longer needs its maps kept."""
+        self._retained.discard(version)
+        if not self._retained:
+            self._owned = None
+
+    def _own(self, key_group: int) -> dict[Any, dict[Any, Any]] | None:
+        """The key group's maps, copied for writing if a retained snapshot still holds them."""
+        self._owned.add(key_group)  # type: ignore[union-attr]
         by_ns = self.key_groups.get(key_group)
+        if by_ns is not None:
+            by_ns = self.key_groups[key_group] = {ns: _copy_map(m) for ns, m in by_ns.items()}
+        return by_ns
+
+    # ---- access ----
+    def get(self, key_group: int, namespace: Any, key: Any) -> Any:
+        owned = self._owned
+        if owned is None or key_group in owned:
+            by_ns = self.key_groups.get(key_group)
+        else:
+            by_ns = self._own(key_group)
         if by_ns is None:
             return None
         by_key = by_ns.get(namespace)
@@ -50,11 +99,17 @@ class StateTable:
         self.namespace_map(key_group, namespace)[key] = value
 
     def namespace_map(self, key_group: int, namespace: Any) -> dict[Any, Any]:
-        """The key → value map of one key group and namespace (created if missing).
+        """The key → value map of one key group and namespace (created if missing), to read
+        and write in place.
 
-        The void namespace's map is never dropped, so operators may keep a reference to it.
+        The void namespace's map is never dropped, so an operator may keep a reference to it
+        until the backend's ``snapshot_version`` changes (then fetch it again).
         """
-        by_ns = self.key_groups.get(key_group)
+        owned = self._owned
+        if owned is None or key_group in owned:
+            by_ns = self.key_groups.get(key_group)
+        else:
+            by_ns = self._own(key_group)
         if by_ns is None:
             by_ns = self.key_groups[key_group] = {}
         by_key = by_ns.get(namespace)
@@ -63,7 +118,11 @@ class StateTable:
         return by_key
 
     def remove(self, key_group: int, namespace: Any, key: Any) -> Any:
-        by_ns = self.key_groups.get(key_group)
+        owned = self._owned
+        if owned is None or key_group in owned:
+            by_ns = self.key_groups.get(key_group)
+        else:
+            by_ns = self._own(key_group)
         if by_ns is None:
             return None
         by_key = by_ns.get(namespace)
@@ -83,7 +142,7 @@ class StateTable:
                 yield from list(by_key)
 
     def entries(self) -> Iterator[tuple[int, Any, Any, Any]]:
-        """Every (key group, namespace, key, value), key groups ascending."""
+        """Every (key group, namespace, key, value), key groups ascending (read only)."""
         for kg in sorted(self.key_groups):
             for ns, by_key in self.key_groups[kg].items():
                 for key, value in by_key.items():
@@ -91,6 +150,60 @@ class StateTable:
 
     def size(self) -> int:
         return sum(len(m) for by_ns in self.key_groups.values() for m in by_ns.values())
+
+
+class KeyedStateSnapshot:
+    """A keyed-state snapshot between its synchronous and asynchronous parts.
+
+    Flink's ``HeapSnapshotStrategy``: the synchronous part froze every table
+    (``StateTable.freeze``, a version mark); ``materialize`` is the asynchronous part, which
+    turns the frozen maps into plain data (key group → state name → ``{"kind", "entries"}``)
+    and releases them. A snapshot dropped unmaterialised releases its tables when collected.
+    """
+
+    def __init__(self, frozen: list[tuple[StateTable, int, dict[int, Any]]]) -> None:
+        self._frozen: list[tuple[StateTable, int, dict[int, Any]]] | None = frozen
+        self._release = weakref.finalize(self, _release_all, [(t, v) for t, v, _ in frozen])
+        self._result: dict[int, dict[str, dict[str, Any]]] | None = None
+
+    def materialize(self, key_groups: Iterable[int] | None = None) -> dict[int, dict[str, dict]]:
+        """The snapshot as plain data (copied; only ``key_groups`` when given)."""
+        if self._result is None:
+            self._result = _materialize(self._frozen or [])
+            self._frozen = None
+            self._release()
+        if key_groups is None:
+            return self._result
+        wanted = set(key_groups)
+        return {kg: v for kg, v in self._result.items() if kg in wanted}
+
+
+def _release_all(versions: list[tuple[StateTable, int]]) -> None:
+    for table, version in versions:
+        table.release(version)
+
+
+def _materialize(
+    frozen: list[tuple[StateTable, int, dict[int, Any]]],
+) -> dict[int, dict[str, dict[str, Any]]]:
+    out: dict[int, dict[str, dict[str, Any]]] = {}
+    copy_ = snapshot_copy
+    for table, _, key_groups in frozen:
+        name, kind = table.name, table.kind
+        for kg in sorted(key_groups):
+            entries: list[list[Any]] = []
+            for ns, by_key in key_groups[kg].items():
+                ns = copy_(ns)
+                if kind == "map":
+                    entries.extend(
+                        [copy_(k), ns, [[copy_(mk), copy_(mv)] for mk, mv in v.items()]]
+                        for k, v in by_key.items()
+                    )
+                else:
+                    entries.extend([copy_(k), ns, copy_(v)] for k, v in by_key.items())
+            if entries:
+                out.setdefault(kg, {})[name] = {"kind": kind, "entries": entries}
+    return {kg: out[kg] for kg in sorted(out)}
 
 
 class HeapKeyedStateBackend:
@@ -110,6 +223,8 @@ class HeapKeyedStateBackend:
         self._kg_cache: dict[Any, int] = {}
         # raises for a key that does not fit the declared key type; run once per new key
         self.key_check: Callable[[Any], None] | None = None
+        # bumped by every snapshot: maps taken from StateTable.namespace_map must be re-fetched
+        self.snapshot_version = 0
 
     # ---- key context ----
     def key_group_lookup(self) -> Callable[[Hashable], int | None]:
@@ -205,22 +320,14 @@ class HeapKeyedStateBackend:
         return sum(t.size() for t in self.tables.values())
 
     # ---- snapshot / restore ----
+    def begin_snapshot(self) -> KeyedStateSnapshot:
+        """The synchronous part of a snapshot: a version mark on every table (no copying)."""
+        self.snapshot_version += 1
+        return KeyedStateSnapshot([(t, *t.freeze()) for t in self.tables.values()])
+
     def snapshot(self, key_groups: Iterable[int] | None = None) -> dict[int, dict[str, dict]]:
         """Key group → state name → {"kind", "entries": [[key, namespace, value], …]}, copied."""
-        wanted = None if key_groups is None else set(key_groups)
-        out: dict[int, dict[str, dict[str, Any]]] = {}
-        for name, table in self.tables.items():
-            for kg, ns, key, value in table.entries():
-                if wanted is not None and kg not in wanted:
-                    continue
-                if table.kind == "map":
-                    value = [[snapshot_copy(k), snapshot_copy(v)] for k, v in value.items()]
-                else:
-                    value = snapshot_copy(value)
-                per_kg = out.setdefault(kg, {})
-                st = per_kg.setdefault(name, {"kind": table.kind, "entries": []})
-                st["entries"].append([snapshot_copy(key), snapshot_copy(ns), value])
-        return {kg: out[kg] for kg in sorted(out)}
+        return self.begin_snapshot().materialize(key_groups)
 
     def restore(self, keyed_state: dict[int, dict[str, dict]]) -> None:
         """Load the key groups of this subtask's range (others are ignored, as on rescale)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from pyflowkit.graph.key_groups import KeyGroupRange
@@ -18,7 +17,6 @@ SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"  # OperatorStateHandle.Mode names
 UNION = "UNION"
 
 
-@dataclass
 class OperatorSnapshot:
     """One operator's state in one subtask at one checkpoint (Flink's ``OperatorSubtaskState``).
 
@@ -26,11 +24,62 @@ class OperatorSnapshot:
     ``operator_state``: state name → ``{"mode": SPLIT_DISTRIBUTE|UNION, "entries": [...]}``.
     ``timers``: key group → ``[[service, domain, timestamp, key, namespace], …]``
     (domain ``"event"`` or ``"processing"``).
+
+    The keyed state may be given as a pending ``KeyedStateSnapshot`` (``defer_keyed_state``): it
+    is materialised on first read, which is the snapshot's asynchronous part.
     """
 
-    keyed_state: dict[int, dict[str, dict[str, Any]]] = field(default_factory=dict)
-    operator_state: dict[str, dict[str, Any]] = field(default_factory=dict)
-    timers: dict[int, list[list[Any]]] = field(default_factory=dict)
+    def __init__(
+        self,
+        keyed_state: dict[int, dict[str, dict[str, Any]]] | None = None,
+        operator_state: dict[str, dict[str, Any]] | None = None,
+        timers: dict[int, list[list[Any]]] | None = None,
+    ) -> None:
+        self._keyed_state = {} if keyed_state is None else keyed_state
+        self._pending: Any = None  # a KeyedStateSnapshot not materialised yet
+        self.operator_state = {} if operator_state is None else operator_state
+        self.timers = {} if timers is None else timers
+
+    @property
+    def keyed_state(self) -> dict[int, dict[str, dict[str, Any]]]:
+        if self._pending is not None:
+            self._keyed_state, self._pending = self._pending.materialize(), None
+        return self._keyed_state
+
+    @keyed_state.setter
+    def keyed_state(self, value: dict[int, dict[str, dict[str, Any]]]) -> None:
+        self._keyed_state, self._pending = value, None
+
+    def defer_keyed_state(self, pending: Any) -> None:
+        """Hold a frozen keyed-state snapshot (``materialize()`` → the plain form) until read."""
+        self._pending = pending
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OperatorSnapshot):
+            return NotImplemented
+        return (self.keyed_state, self.operator_state, self.timers) == (
+            other.keyed_state,
+            other.operator_state,
+            other.timers,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"OperatorSnapshot(keyed_state={self.keyed_state!r}, "
+            f"operator_state={self.operator_state!r}, timers={self.timers!r})"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "keyed_state": self.keyed_state,
+            "operator_state": self.operator_state,
+            "timers": self.timers,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["keyed_state"], state["operator_state"], state["timers"])  # type: ignore[misc]
 
     @property
     def is_empty(self) -> bool:

@@ -26,6 +26,10 @@ def encode(value: Any, where: str = "state") -> Any:
         return value
     if tv is list:
         return [v if type(v) in _PLAIN else encode(v, where) for v in value]
+    if tv is tuple:  # the exact type (a namedtuple is not a plain tuple: it takes the path below)
+        return {TAG: "tuple", "v": [v if type(v) in _PLAIN else encode(v, where) for v in value]}
+    if tv is dict:
+        return {TAG: "dict", "v": [[encode(k, where), encode(v, where)] for k, v in value.items()]}
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -127,6 +131,9 @@ def _hashable(value: Any) -> Any:
     return tuple(_hashable(v) for v in value) if isinstance(value, list) else value
 
 
+_SIZE_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
 def dumps(value: Any, where: str = "state") -> str:
     return json.dumps(encode(value, where), sort_keys=True, separators=(",", ":"))
 
@@ -137,7 +144,7 @@ def loads(text: str) -> Any:
 
 def state_size(value: Any) -> int:
     """Bytes of the encoded form (Flink's ``getStateSize``); unencodable values count by repr."""
-    try:
-        return len(dumps(value).encode("utf-8"))
+    try:  # the length of ``dumps(value)``: key order does not change it, and the text is ASCII
+        return len(_SIZE_ENCODER.encode(encode(value)))
     except IllegalArgumentException:
         return len(repr(value).encode("utf-8"))

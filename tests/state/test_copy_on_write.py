@@ -1,0 +1,170 @@
+"""Copy-on-write snapshots: a snapshot is a version mark; what it serialises later is the state
+as of the mark, whatever the operator did in between (Flink's ``CopyOnWriteStateTable``)."""
+
+from __future__ import annotations
+
+import copy
+import gc
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pyflowkit.datastream.state import (
+    ListStateDescriptor,
+    MapStateDescriptor,
+    ReducingStateDescriptor,
+    ValueStateDescriptor,
+)
+from pyflowkit.graph.key_groups import KeyGroupRange
+from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
+
+KEYS = st.sampled_from(["a", "b", "c", 1, True, 1.0, (2, "x")])
+NAMESPACES = st.sampled_from([None, "w1", "w2"])
+
+
+def backend() -> HeapKeyedStateBackend:
+    return HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+
+
+def reference(b: HeapKeyedStateBackend) -> dict[int, dict[str, dict]]:
+    """The state right now as a snapshot shows it, deep-copied (the eager way)."""
+    out: dict[int, dict[str, dict[str, Any]]] = {}
+    for name, table in b.tables.items():
+        for kg, ns, key, value in table.entries():
+            if table.kind == "map":
+                value = [[k, v] for k, v in value.items()]
+            per = out.setdefault(kg, {}).setdefault(name, {"kind": table.kind, "entries": []})
+            per["entries"].append(copy.deepcopy([key, ns, value]))
+    return {kg: out[kg] for kg in sorted(out)}
+
+
+OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("value"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("value_list"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("mutate"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("list"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("map"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("reduce"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("clear"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("grouped"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("snapshot"), KEYS, NAMESPACES, st.integers(0, 9)),
+        st.tuples(st.just("materialize"), KEYS, NAMESPACES, st.integers(0, 9)),
+    ),
+    max_size=60,
+)
+
+
+def apply(b: HeapKeyedStateBackend, op: str, key: Any, ns: Any, n: int) -> None:
+    value = b.get_partitioned_state(ValueStateDescriptor("v"), ns)
+    lists = b.get_partitioned_state(ListStateDescriptor("l"), ns)
+    maps = b.get_partitioned_state(MapStateDescriptor("m"), ns)
+    reducing = b.get_partitioned_state(ReducingStateDescriptor("r", lambda x, y: x + y), ns)
+    b.set_current_key(key)
+    if op == "value":
+        value.update(n)
+    elif op == "value_list":
+        value.update([n])
+    elif op == "mutate":  # a user mutating a state object in place without update()
+        current = value.value()
+        if isinstance(current, list):
+            current.append(n)
+        m = maps.get("k")
+        if isinstance(m, list):
+            m.append(n)
+    elif op == "list":
+        lists.add(n)
+    elif op == "map":
+        maps.put(n % 3, n)
+        if n % 2:
+            maps.put("k", [n])
+    elif op == "reduce":
+        reducing.add(n)
+    elif op == "clear":
+        for s in (value, lists, maps, reducing):
+            s.clear()
+    elif op == "grouped":
+        kg = b.checked_key_group(key)
+        reducing.add_grouped([(key, kg, ns, [n, n + 1])])
+        lists.add_grouped([(key, kg, ns, [n])])
+
+
+@given(OPS)
+def test_every_snapshot_serialises_the_state_as_of_its_mark(ops: list) -> None:
+    b = backend()
+    pending: list[tuple[Any, Any]] = []  # (snapshot, reference at its mark)
+    for op, key, ns, n in ops:
+        if op == "snapshot":
+            pending.append((b.begin_snapshot(), reference(b)))
+        elif op == "materialize" and pending:
+            snap, expected = pending.pop(n % len(pending))
+            assert snap.materialize() == expected
+        else:
+            apply(b, op, key, ns, n)
+    for snap, expected in pending:
+        assert snap.materialize() == expected
+    assert b.snapshot() == reference(b)
+
+
+def test_mark_copies_nothing_and_first_write_copies_the_key_group() -> None:
+    b = backend()
+    state = b.get_partitioned_state(ValueStateDescriptor("v"))
+    for k in range(1000):
+        b.set_current_key(k)
+        state.update([k])
+    table = b.tables["v"]
+    b.set_current_key(5)
+    kg = b.current_key_group
+    before = table.key_groups[kg][None]
+    snap = b.begin_snapshot()
+    assert table.key_groups[kg][None] is before  # the mark copied nothing
+    state.value().append("after")  # copy on first access, then mutate the copy
+    assert table.key_groups[kg][None] is not before and before[5] == [5]
+    materialised = snap.materialize()
+    assert [5, None, [5]] in materialised[kg]["v"]["entries"]
+    again = table.key_groups[kg][None]
+    state.update(["x"])  # released: writes go in place again
+    assert table.key_groups[kg][None] is again
+
+
+def test_overlapping_snapshots_and_a_dropped_one_release_their_tables() -> None:
+    b = backend()
+    state = b.get_partitioned_state(ValueStateDescriptor("v"))
+    b.set_current_key("a")
+    state.update(1)
+    first = b.begin_snapshot()
+    state.update(2)
+    second = b.begin_snapshot()
+    state.update(3)
+    entries = lambda snap: [e for per in snap.values() for e in per["v"]["entries"]]  # noqa: E731
+    assert entries(second.materialize()) == [["a", None, 2]]
+    table = b.tables["v"]
+    assert table._owned is not None  # the first snapshot still holds its maps
+    assert entries(first.materialize()) == [["a", None, 1]]
+    assert table._owned is None
+    dropped = b.begin_snapshot()
+    assert table._owned is not None
+    del dropped
+    gc.collect()
+    assert table._owned is None  # collected without being serialised: released
+
+
+def test_keyed_reduce_cached_maps_never_write_into_a_snapshot() -> None:
+    from pyflowkit.graph.transformations import OperatorFactory
+    from tests.operators.test_operators import harness
+
+    factory = OperatorFactory("StreamGroupedReduce", params={"function": lambda a, b: a + b})
+    op, out = harness(factory.create(), key=lambda v: "k" if v < 100 else 7)
+    op.process_batch([1, 2, 100], None)
+    snap = op.snapshot_state(1, 0)
+    op.process_batch([10, 20, 200], None)
+    entries = sorted(
+        (e for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]), key=str
+    )
+    assert entries == [["k", None, 3], [7, None, 100]]
+    now = op.keyed_state_backend.snapshot()
+    assert sorted((e for per in now.values() for e in per["_op_state"]["entries"]), key=str) == [
+        ["k", None, 33],
+        [7, None, 300],
+    ]
