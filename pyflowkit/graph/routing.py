@@ -190,47 +190,30 @@ class ChannelSelector:
         """The consumer subtask of one record (not for BROADCAST)."""
         return self.consumers[self.select_channel(value)]
 
-    def select_many(self, values: Sequence[Any]) -> list[int]:
-        """The consumer subtask of each record, in order (not for BROADCAST)."""
-        consumers = self.consumers
-        out: list[int] = [0] * len(values)
-        for ch, (vals, _) in enumerate(self.route(list(range(len(values))), None, values)):
-            target = consumers[ch]
-            for i in vals:
-                out[i] = target
-        return out
-
-    def route(
-        self,
-        values: list[Any],
-        timestamps: list[int | None] | None = None,
-        keyed_by: Sequence[Any] | None = None,
-    ) -> Routed:
+    def route(self, values: list[Any], timestamps: list[int | None] | None = None) -> Routed:
         """Per channel: the values (and timestamps) selection sends there, in arrival order.
 
-        ``keyed_by`` (same length) are the records selection looks at when ``values`` are
-        stand-ins for them. Not for BROADCAST (every channel gets everything).
+        Not for BROADCAST (every channel gets everything).
         """
         n = self.number_of_channels
         if self._single:
             return [(values, timestamps)]
-        records = values if keyed_by is None else keyed_by
         if self._round_robin:
             return self._round_robin_slices(values, timestamps, n)
         if self._keyed:
             try:
-                return self._route_keyed(values, timestamps, records, n)
+                return self._route_keyed(values, timestamps, n)
             except TypeError:  # unhashable keys: one by one, without the cache
                 pass
         select = self.partitioner.select_channel
         vbuckets: list[list[Any]] = [[] for _ in range(n)]
         if timestamps is None:
-            for v, r in zip(values, records, strict=True):
-                vbuckets[select(r)].append(v)
+            for v in values:
+                vbuckets[select(v)].append(v)
             return [(vb, None) for vb in vbuckets]
         tbuckets: list[list[int | None]] = [[] for _ in range(n)]
-        for v, r, ts in zip(values, records, timestamps, strict=True):
-            ch = select(r)
+        for v, ts in zip(values, timestamps, strict=True):
+            ch = select(v)
             vbuckets[ch].append(v)
             tbuckets[ch].append(ts)
         return list(zip(vbuckets, tbuckets, strict=True))
@@ -254,11 +237,7 @@ class ChannelSelector:
         return out
 
     def _route_keyed(
-        self,
-        values: list[Any],
-        timestamps: list[int | None] | None,
-        records: Sequence[Any],
-        n: int,
+        self, values: list[Any], timestamps: list[int | None] | None, n: int
     ) -> Routed:
         """HASH: each record's key selected once and looked up in the key → channel cache."""
         vbuckets: list[list[Any]] = [[] for _ in range(n)]
@@ -275,7 +254,7 @@ class ChannelSelector:
         get, str_get = cache.get, str_cache.get
         self_identifying = SELF_IDENTIFYING_KEY_TYPES
         k = None
-        if timestamps is None and self._str_keys and records is values:
+        if timestamps is None and self._str_keys:
             # str keys only in str_cache: a hit needs no type check (only a str equals a str)
             for v in values:
                 k = select_key(v)
@@ -290,22 +269,22 @@ class ChannelSelector:
                             ch = cache[ck] = select(v)
                 vappends[ch](v)
         elif timestamps is None:
-            for v, r in zip(values, records, strict=True):
-                k = select_key(r)
+            for v in values:
+                k = select_key(v)
                 if type(k) not in self_identifying:  # 1, True and 1.0 hash apart in Java
                     k = key_identity(k)
                 ch = get(k)
                 if ch is None:
-                    ch = cache[k] = select(r)
+                    ch = cache[k] = select(v)
                 vappends[ch](v)
         else:
-            for v, r, ts in zip(values, records, timestamps, strict=True):
-                k = select_key(r)
+            for v, ts in zip(values, timestamps, strict=True):
+                k = select_key(v)
                 if type(k) not in self_identifying:
                     k = key_identity(k)
                 ch = get(k)
                 if ch is None:
-                    ch = cache[k] = select(r)
+                    ch = cache[k] = select(v)
                 vappends[ch](v)
                 tappends[ch](ts)
         self._str_keys = type(k) is str  # the next batch's loop follows the last key's type

@@ -31,6 +31,13 @@ FLINK_VECTORS = [
 ]
 
 
+def routed(selector: ChannelSelector, values: list) -> dict[int, list]:
+    """Consumer subtask → the values ``ChannelSelector.route`` sends it, in order."""
+    return {
+        selector.consumers[ch]: vals for ch, (vals, _) in enumerate(selector.route(values)) if vals
+    }
+
+
 @pytest.mark.parametrize(("key", "subtasks"), FLINK_VECTORS)
 def test_hash_routes_keys_to_flinks_subtasks(key, subtasks) -> None:
     for p, expected in zip((2, 3, 4), subtasks, strict=True):
@@ -48,7 +55,7 @@ def test_spark_routing_uses_the_graphs_key_group_math(key, subtasks) -> None:
         sel = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, p)
         assert KG.assign_key_to_parallel_operator(key, 128, p) == expected
         assert KG.assign_keys_to_parallel_operator([key, key], 128, p) == [expected] * 2
-        assert sel.select_many([key, key]) == [expected] * 2
+        assert routed(sel, [key, key]) == {expected: [key, key]}
         assert sel.select(key) == expected  # now from the selector's cache
 
 
@@ -73,12 +80,15 @@ def test_one_murmur3_for_flink_and_spark() -> None:
         assert P.spark_hash_int(code) == KG.murmur3_hash_int(code, P.SPARK_HASH_SEED)
 
 
-def test_select_many_routes_non_hash_strategies_like_select() -> None:
+def test_batch_route_sends_records_where_select_does() -> None:
     a = ChannelSelector.for_subtask(RebalancePartitioner(), 0, 1, 3, rng=random.Random(5))
     b = ChannelSelector.for_subtask(RebalancePartitioner(), 0, 1, 3, rng=random.Random(5))
-    assert a.select_many(list(range(7))) == [b.select(x) for x in range(7)]
+    want: dict[int, list[int]] = {}
+    for x in range(7):
+        want.setdefault(b.select(x), []).append(x)
+    assert routed(a, list(range(7))) == want
     fwd = ChannelSelector.for_subtask(ForwardPartitioner(), 2, 3, 3)
-    assert fwd.select_many([1, 2, 3]) == [2, 2, 2]
+    assert routed(fwd, [1, 2, 3]) == {2: [1, 2, 3]}
 
 
 def test_hash_uses_the_consumers_max_parallelism() -> None:
