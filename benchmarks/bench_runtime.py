@@ -3,7 +3,8 @@
 Prints a table. Goals (issue 3 §5): ≥ 500,000 words/s and ≤ 3× the plain loop calling the same
 user functions; plus steps per second in step mode. Print rows (issue 13 §1): the same job with
 ``.print()`` (one line per running count, stdout captured in memory, or ``echo_print=False``)
-≤ 1.5× the job with a discarding sink.
+≤ 1.5× the job with a discarding sink. Memory (issue 16 §7): 10,000,000 generated records with a
+print sink, peak RSS (each run in a fresh process) within 1.2× of the same job without one.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import argparse
 import contextlib
 import io
 import random
+import resource
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -146,13 +150,76 @@ def timed(fns: dict[str, Any], runs: int = 1) -> dict[str, tuple[float, Any]]:
     return out
 
 
+def memory_child(source: str, sink: str, records: int) -> None:
+    """Run ``records`` records (a collection or a generated sequence) into ``sink`` (print or
+    discard); print the peak RSS and the lines ``run.printed()`` kept."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    if source == "collection":
+        numbers = env.from_collection(list(range(records)))
+    else:
+        numbers = env.generate_sequence(0, records - 1)
+    pairs = numbers.map(lambda x: (f"k{x % 1000}", x))
+    if sink == "print":
+        pairs.print()
+    else:
+        pairs.add_sink(lambda value: None)
+    run = MiniCluster(task_managers=1, slots_per_task_manager=2, echo_print=False).submit(env)
+    run.run()
+    assert run.job_status is JobStatus.FINISHED, run.failure_traceback
+    printed = run.printed_count
+    assert printed == (records if sink == "print" else 0), printed
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    print(f"{peak_kb} {len(run.printed())}")
+
+
+def peak_rss(source: str, sink: str, records: int) -> tuple[float, int]:
+    """(peak RSS in MiB, lines run.printed() kept) of a fresh process running ``memory_child``."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--memory-child", source, sink, str(records)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return int(out[0]) / 1024, int(out[1])
+
+
+def memory_table(records: int) -> None:
+    """Issue 16 §7: peak RSS with a print sink within 1.2x of the same job with a discarding one."""
+    print(f"\nMemory: {records:,} records, p=2, echo_print=False, each run in a fresh process")
+    print(f"| {'source and sink':<56} | {'peak RSS':>9} | {'ratio':>6} |")
+    print(f"|{'-' * 58}|{'-' * 11}|{'-' * 8}|")
+    ratios = {}
+    for source in ("collection", "generate_sequence"):
+        base_mb, _ = peak_rss(source, "discard", records)
+        print_mb, kept = peak_rss(source, "print", records)
+        ratios[source] = print_mb / base_mb
+        rows = [
+            (f"{source}, discarding sink", base_mb, 1.0),
+            (f"{source}, .print() (printed() keeps {kept:,})", print_mb, ratios[source]),
+        ]
+        for label, mb, ratio in rows:
+            print(f"| {label:<56} | {mb:>5.0f} MiB | {ratio:>5.2f}x |")
+    ok = ratios["collection"] <= 1.2
+    print(
+        f"Goal (the issue's job: a {records:,}-element collection): peak RSS with .print() "
+        f"≤ 1.2× without: {'met' if ok else 'NOT met'}"
+    )
+
+
 def main() -> None:
+    if len(sys.argv) == 5 and sys.argv[1] == "--memory-child":
+        memory_child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        return
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--words", type=int, default=1_000_000)
     parser.add_argument("--parallelism", type=int, default=2)
     parser.add_argument("--step-words", type=int, default=20_000)
     parser.add_argument(
         "--runs", type=int, default=5, help="best CPU time of this many alternating rounds"
+    )
+    parser.add_argument(
+        "--memory-records", type=int, default=10_000_000, help="0 skips the memory table"
     )
     args = parser.parse_args()
 
@@ -255,6 +322,8 @@ def main() -> None:
         f".print() ≤ 1.5× the discarding sink ({print_s / fast_s:.2f}x captured, "
         f"{quiet_s / fast_s:.2f}x echo_print=False): {'met' if ok_print else 'NOT met'}"
     )
+    if args.memory_records:
+        memory_table(args.memory_records)
 
 
 if __name__ == "__main__":

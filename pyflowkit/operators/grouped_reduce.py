@@ -145,11 +145,25 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
     def _check_cached_maps(self) -> None:
         """Drop the cached state maps if a snapshot was taken since they were fetched (the
         state table copies a key group's maps on write while a snapshot holds them)."""
-        version = self.keyed_state_backend.snapshot_version  # type: ignore[union-attr]
+        backend = self.keyed_state_backend
+        version = backend.snapshot_version  # type: ignore[union-attr]
         if version != self._maps_version:
-            self._str_maps.clear()
-            self._int_maps.clear()
             self._maps_version = version
+            # the same keys, now pointing at their key groups' current maps (str and int keys
+            # are their own key identity, so the backend's key-group cache has them)
+            cached_key_group = backend.key_group_lookup()  # type: ignore[union-attr]
+            table = self._state.table
+            maps: dict[int, dict[Any, Any]] = {}
+            for cache in (self._str_maps, self._int_maps):
+                for key in list(cache):
+                    kg = cached_key_group(key)
+                    if kg is None:  # not cached any more: fetched again on use
+                        del cache[key]
+                        continue
+                    m = maps.get(kg)
+                    if m is None:
+                        m = maps[kg] = table.namespace_map(kg, VOID_NAMESPACE)
+                    cache[key] = m
 
     def _map_for_key(self, key: Any) -> dict[Any, Any]:
         """The state table's void-namespace map holding ``key`` (checks the key group first).

@@ -188,6 +188,7 @@ def _materialize(
 ) -> dict[int, dict[str, dict[str, Any]]]:
     out: dict[int, dict[str, dict[str, Any]]] = {}
     copy_ = snapshot_copy
+    atoms = _ATOMS
     for table, _, key_groups in frozen:
         name, kind = table.name, table.kind
         for kg in sorted(key_groups):
@@ -199,8 +200,15 @@ def _materialize(
                         [copy_(k), ns, [[copy_(mk), copy_(mv)] for mk, mv in v.items()]]
                         for k, v in by_key.items()
                     )
-                else:
-                    entries.extend([copy_(k), ns, copy_(v)] for k, v in by_key.items())
+                else:  # atoms as they are, without a call (most keys and many values)
+                    entries.extend(
+                        [
+                            k if type(k) in atoms else copy_(k),
+                            ns,
+                            v if type(v) in atoms else copy_(v),
+                        ]
+                        for k, v in by_key.items()
+                    )
             if entries:
                 out.setdefault(kg, {})[name] = {"kind": kind, "entries": entries}
     return {kg: out[kg] for kg in sorted(out)}
