@@ -61,18 +61,22 @@ def failure_line(exc: BaseException, program: CapturedProgram) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     frames = [m for m in _USER_FRAME.finditer(text) if m.group(1) == str(program.path)]
     where = f" ({program.path.name} line {frames[-1].group(2)})" if frames else ""
-    if lines and lines[0].startswith("Traceback"):  # Spark: traceback, then "Job '…' failed in …"
-        summary = [line for line in lines if line.startswith("Job '")]
-        exception = next(
-            (line for line in reversed(lines) if not line.startswith((" ", "Job '"))), ""
-        )
-        head = summary[-1].rstrip(".") if summary else "Job failed"
-        return f"{head}: {exception.strip()}{where}"
-    if lines and lines[0] == "Job execution failed.":  # MiniCluster: header, then traceback
-        exception = lines[-1].strip()
-        name = f"Job '{program.job_name}'" if program.job_name else "Job"
-        return f"{name} failed on the MiniCluster: {exception}{where}"
-    return describe_error(exc) + where
+    failed = next((i for i, line in enumerate(lines) if line.startswith(_FAILED)), None)
+    if failed is None:
+        return describe_error(exc) + where
+    exception = next(
+        (line.strip() for line in lines[:failed] if not line.startswith(_NOT_EXCEPTION)), ""
+    )
+    summary = [line for line in lines if line.startswith("Job '")]
+    if summary:  # Spark: "Job '…' (id) failed in <subtask> on Spark." closes the text
+        return f"{summary[-1].rstrip('.')}: {exception}{where}"
+    task = lines[failed][len(_FAILED) :].split(" and was the direct cause")[0]
+    name = f"Job '{program.job_name}'" if program.job_name else "Job"
+    return f"{name} failed on the MiniCluster in {task}: {exception}{where}"
+
+
+_FAILED = "The above exception failed "
+_NOT_EXCEPTION = (" ", "Traceback", "Job execution failed.")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from pyflowkit.datastream.functions import resolve_method
 from pyflowkit.operators.base import AbstractUdfStreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
+from pyflowkit.operators.user_failure import not_iterable
 
 
 class StreamMap(AbstractUdfStreamOperator):
@@ -44,28 +45,40 @@ class StreamFlatMap(AbstractUdfStreamOperator):
         result = self._flat_map(value)
         if result is not None:
             collect = self.output.collect  # type: ignore[union-attr]
-            for out in result:
+            for out in self._iterable(result):
                 collect(out, timestamp)
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
         fn = self._flat_map
         out: list[Any] = []
         extend = out.extend
-        if timestamps is None:
-            for v in values:
+        result: Any = None
+        try:
+            if timestamps is None:
+                for v in values:
+                    result = fn(v)
+                    if result is not None:
+                        extend(result)
+                self.output.collect_batch(out, None)  # type: ignore[union-attr]
+                return
+            out_ts: list[int | None] = []
+            for v, ts in zip(values, timestamps, strict=False):
                 result = fn(v)
                 if result is not None:
+                    n = len(out)
                     extend(result)
-            self.output.collect_batch(out, None)  # type: ignore[union-attr]
-            return
-        out_ts: list[int | None] = []
-        for v, ts in zip(values, timestamps, strict=False):
-            result = fn(v)
-            if result is not None:
-                n = len(out)
-                extend(result)
-                out_ts.extend([ts] * (len(out) - n))
+                    out_ts.extend([ts] * (len(out) - n))
+        except TypeError:
+            self._iterable(result)  # names the function if it returned a non-iterable
+            raise
         self.output.collect_batch(out, out_ts)  # type: ignore[union-attr]
+
+    def _iterable(self, result: Any) -> Any:
+        """``result``, or the error naming the user's function if it is not iterable."""
+        if result is not None and not hasattr(type(result), "__iter__"):
+            operator = self.config.operator_name if self.config is not None else "Flat Map"
+            raise not_iterable(operator, self._flat_map, result, "flat_map") from None
+        return result
 
 
 class StreamFilter(AbstractUdfStreamOperator):

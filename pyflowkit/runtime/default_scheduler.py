@@ -8,6 +8,15 @@ from pyflowkit.errors import JobException, NoResourceAvailableException
 from pyflowkit.graph.execution_graph import ExecutionGraph
 from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.operators.context import default_max_parallelism
+from pyflowkit.operators.user_failure import (
+    JOB_EXCEPTION,
+    chained_failure_text,
+    failed_in,
+    failing_operator,
+    note_failure,
+    suppressed_message,
+    trim_to_user_frames,
+)
 from pyflowkit.runtime.deployment import (
     InputGateDeploymentDescriptor,
     ResultPartitionDeploymentDescriptor,
@@ -233,6 +242,9 @@ class DefaultScheduler:
             coord.fail_unacknowledged_pending_checkpoints_for(e.attempt_id)
         e.failure_cause = cause
         e.failure_traceback = tb or format_failure(cause)
+        e.failed_operator = failing_operator(cause)
+        trim_to_user_frames(cause)
+        note_failure(cause, failed_in(e.name, e.failed_operator, e.attempt_number))
         where = f" on {e.slot.location}" if e.slot is not None else ""
         e.transition_state(S.FAILED, self.bus, suffix=where)
         self.handle_task_failure(e, cause, e.failure_traceback)
@@ -252,9 +264,8 @@ class DefaultScheduler:
         self.failure_cause, self.failure_traceback = cause, tb
         self.restart_strategy.notify_failure(self.bus.now)
         if not self.restart_strategy.can_restart():
-            err = JobException(f"Recovery is suppressed by {self.restart_strategy}")
-            err.__cause__ = cause
-            jm.fail_job(err, tb)
+            err = suppressed_failure(e, cause, self.restart_strategy)
+            jm.fail_job(err, chained_failure_text(tb, err.failed_in, f"{JOB_EXCEPTION}: {err}"))
             return
         region = next(r for r in self.regions if e.vertex in r)
         self.bus.emit(
@@ -365,3 +376,16 @@ class DefaultScheduler:
                 )
                 self.mark_failed(e, err, None)
         self.jm.check_job_progress()
+
+
+def suppressed_failure(e: Execution, cause: BaseException, restart_strategy: Any) -> JobException:
+    """``ExecutionFailureHandler``'s unrecoverable result: ``Recovery is suppressed by …``, caused
+    by the task's exception, with where it failed (the exception history's task and attempt)."""
+    err = JobException(suppressed_message(restart_strategy))
+    err.__cause__ = cause
+    err.failed_task = e.name  # type: ignore[attr-defined]
+    err.failed_operator = getattr(e, "failed_operator", None)  # type: ignore[attr-defined]
+    err.subtask_index = e.vertex.subtask_index  # type: ignore[attr-defined]
+    err.attempt_number = e.attempt_number  # type: ignore[attr-defined]
+    err.failed_in = failed_in(e.name, err.failed_operator, e.attempt_number)  # type: ignore[attr-defined]
+    return err

@@ -64,6 +64,7 @@ class Execution:
         self.slot: Any = None  # the physical slot (AllocatedSlot) it is assigned to
         self.failure_cause: BaseException | None = None
         self.failure_traceback: str | None = None
+        self.failed_operator: str | None = None  # the chained operator whose code failed
 
     @property
     def name(self) -> str:

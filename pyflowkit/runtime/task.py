@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import traceback
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
+from pyflowkit.operators.user_failure import user_traceback
 from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 from pyflowkit.runtime.checkpoint.task_checkpoint_driver import TaskCheckpointDriver
 from pyflowkit.runtime.deployment import TaskDeploymentDescriptor
@@ -23,19 +22,7 @@ if TYPE_CHECKING:
 S = ExecutionState
 
 
-_PACKAGE_DIR = str(Path(__file__).resolve().parents[1])
-
-
-def format_failure(exc: BaseException) -> str:
-    """The exception's traceback with pyflowkit's own frames left out (the user's code remains)."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    user = [f for f in frames if not f.filename.startswith(_PACKAGE_DIR)]
-    if not user:
-        return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    lines = ["Traceback (most recent call last):\n"]
-    lines += traceback.format_list(user)
-    lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)
+format_failure = user_traceback  # the task's failure text: the user's frames only
 
 
 class Task:

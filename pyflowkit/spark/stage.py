@@ -9,15 +9,21 @@ and writes non-chained outputs and sink output as rows of ``records.SCHEMA_DDL``
 from __future__ import annotations
 
 import itertools
-import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pyflowkit.graph.routing import ChannelSelector, pointwise_sources, record_writer_rng
 from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.operators.gc_tuning import raised_gc_thresholds
+from pyflowkit.operators.user_failure import (
+    JOB_EXCEPTION,
+    chained_failure_text,
+    failed_in,
+    failing_operator,
+    suppressed_message,
+    user_traceback,
+)
 from pyflowkit.spark import records
 from pyflowkit.state.watermark_valve import StatusWatermarkValve
 
@@ -111,15 +117,21 @@ def output_selector(spec: StageSpec, subtask: int, position: int) -> ChannelSele
     )
 
 
-def user_traceback(exc: BaseException) -> str:
-    """The traceback with pyflowkit's and pyspark's own frames left out (the user's frames stay)."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    here = str(Path(__file__).resolve().parents[1])
-    user = [f for f in frames if not f.filename.startswith(here) and "pyspark" not in f.filename]
-    lines = ["Traceback (most recent call last):\n"]
-    lines += traceback.format_list(user or frames)
-    lines += traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)
+def failure_text(exc: BaseException, where: str) -> str:
+    """The failure of subtask ``where`` as the MiniCluster reports it: the user's traceback, the
+    operator and attempt, then ``Recovery is suppressed by NoRestartBackoffTimeStrategy`` (the
+    Spark executor runs no Flink restarts)."""
+    attempt = 0
+    try:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        attempt = context.attemptNumber() if context is not None else 0
+    except Exception:  # noqa: BLE001 - outside a Spark task (tests driving the runner)
+        pass
+    outer = f"{JOB_EXCEPTION}: {suppressed_message('NoRestartBackoffTimeStrategy')}"
+    failed = failed_in(where, failing_operator(exc), attempt)
+    return chained_failure_text(user_traceback(exc), failed, outer)
 
 
 class SubtaskRunner:
@@ -305,7 +317,7 @@ def stage_function(spec: StageSpec):
             except Exception as exc:
                 where = f"{spec.vertex.name} ({subtask + 1}/{spec.parallelism})"
                 raise RuntimeError(
-                    f"{ERROR_BEGIN}{user_traceback(exc)}{ERROR_END}{where}{ERROR_END}"
+                    f"{ERROR_BEGIN}{failure_text(exc, where)}{ERROR_END}{where}{ERROR_END}"
                 ) from None
 
     return run_partition

@@ -46,7 +46,8 @@ def test_run_failure_on_the_mini_cluster_is_one_line_exit_1(write_script, capsys
     assert main(["run", str(path), "--target", "local"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
-        "pyflowkit run: error: Job 'bad job' failed on the MiniCluster: "
+        "pyflowkit run: error: Job 'bad job' failed on the MiniCluster in operator 'Map' of "
+        "Map -> Sink: Print to Std. Out (1/2) (attempt #0): "
         "ZeroDivisionError: integer division or modulo by zero (bad.py line 5)"
     ]
 
