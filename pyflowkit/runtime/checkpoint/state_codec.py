@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import json
 import math
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
@@ -132,6 +134,75 @@ def _hashable(value: Any) -> Any:
 
 
 _SIZE_ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+_TUPLE_TAG_CHARS = len('{"@":"tuple","v":}')  # what the tag adds around a tuple's JSON array
+_DICT_TAG_CHARS = len('{"@":"dict","v":[]}') - len("{}")  # … around a dict (plus 2 per item)
+_ENTRY_COLUMNS = tuple(itemgetter(i) for i in range(3))
+
+
+def snapshot_size(snapshot: dict[str, Any]) -> int:
+    """``state_size`` of an operator snapshot's plain form (``OperatorSnapshot.to_dict()``).
+
+    The keyed state's length is computed by the C JSON encoder over the plain structure when
+    every key, namespace and value is a plain atom, a finite float or a tuple of those: each
+    tuple's and dict's tag adds a fixed number of characters to the plain JSON (a dict's also two
+    per item); anything else takes ``state_size``.
+    """
+    keyed = snapshot.get("keyed_state")
+    if not keyed:
+        return state_size(snapshot)
+    tuples = _plain_tuple_count(keyed)
+    if tuples is None:
+        return state_size(snapshot)
+    # the tagged length of the snapshot with an empty keyed state, minus that empty dict's
+    rest = state_size({**snapshot, "keyed_state": {}}) - len('{"@":"dict","v":[]}')
+    dicts = [keyed, *keyed.values(), *(st for per_kg in keyed.values() for st in per_kg.values())]
+    tags = sum(_DICT_TAG_CHARS + 2 * len(d) for d in dicts) + _TUPLE_TAG_CHARS * tuples
+    return rest + len(_SIZE_ENCODER.encode(keyed)) + tags
+
+
+def _plain_tuple_count(keyed: dict[str, Any]) -> int | None:
+    """How many tuples the keyed state's entries hold, or None if anything else needs a tag."""
+    tuples = 0
+    if type(keyed) is not dict:
+        return None
+    for kg, per_kg in keyed.items():
+        if type(kg) is not str or type(per_kg) is not dict:
+            return None
+        for name, st in per_kg.items():
+            if type(name) is not str or type(st) is not dict or set(st) != {"kind", "entries"}:
+                return None
+            if type(st["kind"]) is not str or st["kind"] == "map":
+                return None
+            if type(st["entries"]) is not list:
+                return None
+            entries = st["entries"]
+            if not all(type(e) is list and len(e) == 3 for e in entries):
+                return None
+            for column in _ENTRY_COLUMNS:
+                items = list(map(column, entries))
+                kinds = set(map(type, items))
+                if kinds <= _PLAIN:
+                    continue
+                if tuple in kinds:
+                    inner = [x for x in items if type(x) is tuple]
+                    tuples += len(inner)
+                    inner_kinds = set(map(type, chain.from_iterable(inner)))
+                    if not inner_kinds <= _PLAIN_OR_FLOAT:
+                        return None
+                    if float in inner_kinds and not _finite(chain.from_iterable(inner)):
+                        return None
+                if not kinds <= _PLAIN_OR_FLOAT | {tuple}:
+                    return None
+                if float in kinds and not _finite(items):
+                    return None
+    return tuples
+
+
+_PLAIN_OR_FLOAT = _PLAIN | {float}
+
+
+def _finite(values: Any) -> bool:
+    return all(math.isfinite(v) for v in values if type(v) is float)
 
 
 def dumps(value: Any, where: str = "state") -> str:

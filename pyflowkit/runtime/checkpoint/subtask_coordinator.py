@@ -89,7 +89,7 @@ class SubtaskCheckpointCoordinator:
 
     def finish_async(self, sync: SyncSnapshot) -> tuple[TaskStateSnapshot, int]:
         """``AsyncCheckpointRunnable.run``: materialise and size the state; (snapshot, async ms)."""
-        size = sum(state_codec.state_size(s.to_dict()) for s in sync.operator_states.values())
+        size = sum(state_codec.snapshot_size(s.to_dict()) for s in sync.operator_states.values())
         if not sync.channel_state.is_empty:
             size += state_codec.state_size(
                 [sync.channel_state.input, list(sync.channel_state.output.items())]
