@@ -8,6 +8,7 @@ import re
 
 _SUBTASK = re.compile(r"^(.*?)( \(\d+(?:/\d+)?\))$")
 _PREFIXES = ("Source: ", "Sink: ")
+_WINDOW = re.compile(r"^(\w*Window\w*)\((.*)\)$")
 _KNOWN = {"Print to Std. Out": "Print", "Print to Std. Err": "Print (stderr)"}
 ID_DIGITS = 6
 
@@ -17,6 +18,9 @@ def short_operator_name(name: str) -> str:
     for prefix in _PREFIXES:
         if name.startswith(prefix):
             name = name[len(prefix) :]
+    window = _WINDOW.match(name)
+    if window and "," in window.group(2):  # Window(assigner, trigger, evictor, function)
+        return f"{window.group(1)}(…, {window.group(2).rsplit(',', 1)[1].strip()})"
     return _KNOWN.get(name, name)
 
 

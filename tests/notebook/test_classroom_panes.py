@@ -234,6 +234,12 @@ def test_short_names_and_ids():
         "Collection Source → … → Filter (3/4)"
     )
     assert short_task_name("Keyed Aggregation (2)") == "Keyed Aggregation (2)"
+    assert short_task_name(
+        "Window(GlobalWindows(), CountTrigger, CountEvictor, UsageDelta) (1/2)"
+    ) == ("Window(…, UsageDelta) (1/2)")
+    assert short_task_name("Window(TumblingEventTimeWindows(5), EventTimeTrigger, sum) (2/2)") == (
+        "Window(…, sum) (2/2)"
+    )
     assert short_ids("job 4c1609c3f143dab331f7076fb7a97297.") == "job 4c1609."
 
 
