@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -34,9 +35,6 @@ OPERATOR_DESCRIPTIONS = (
     "pyflowkit.operators.boundedness",
     "pyflowkit.operators.factory",
 )
-# key-group math (with Java's hashCode it needs): DESIGN.md places it in graph; state and
-# operators use these two leaf modules and nothing else of graph
-KEY_GROUPS = ("pyflowkit.graph.key_groups", "pyflowkit.graph.java_hash")
 # modules below every layer (they import nothing of pyflowkit): every layer may import them
 BASE = {"errors", "java_semantics"}
 EVERYTHING = {
@@ -49,8 +47,8 @@ ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "java_semantics": set(),
     "common": {"errors"},
-    "state": {"errors", "common", *DEFINITIONS, *KEY_GROUPS},
-    "operators": {"errors", "common", "state", *DEFINITIONS, *KEY_GROUPS},
+    "state": {"errors", "common", *DEFINITIONS},
+    "operators": {"errors", "common", "state", *DEFINITIONS},
     "graph": {"errors", "common", "state", *OPERATOR_DESCRIPTIONS},
     "datastream": {"errors", "common", "state", "operators", "graph"},
     "cep": {"errors", "common", "state", "operators", "graph", "datastream"},
@@ -62,8 +60,9 @@ ALLOWED: dict[str, set[str]] = {
     "notebook": EVERYTHING - {"cli"},
     "cli": EVERYTHING - {"notebook"},
     "examples": {"errors", "common", "datastream", "cep", "runtime", "spark", "render"},
-    # the package root wires the render layer's display hook and loads the notebook extension
-    "__init__": {"render", "notebook"},
+    # the package root re-exports the public API (lazily), wires the render layer's display
+    # hook and loads the notebook extension
+    "__init__": {"datastream", "common", "render", "notebook"},
     "__main__": {"cli"},
 }
 # third-party modules only these packages may import; lazily (inside functions), except in
@@ -152,35 +151,44 @@ def test_definition_modules_import_only_errors_common_and_each_other(path: Path)
             )
 
 
-@pytest.mark.parametrize("module", KEY_GROUPS)
-def test_key_group_math_is_a_leaf(module: str) -> None:
-    path = PACKAGE.parent / (module.replace(".", "/") + ".py")
-    for imported, _ in _imports(path):
-        if imported.startswith("pyflowkit."):
-            assert imported.split(".")[1] in BASE or imported in KEY_GROUPS, (
-                f"{module} imports {imported}"
-            )
-
-
 def test_the_operator_registry_loads_only_operator_modules() -> None:
     from pyflowkit.operators import registry
 
     assert all(m.startswith("pyflowkit.operators.") for m in registry._BUILTIN_MODULES)
 
 
-@pytest.mark.parametrize("layer", ["graph", "state", "operators"])
-def test_lower_layers_load_no_module_by_name(layer: str) -> None:
-    """No importlib detour around the arrows (the operators' registry loads its own modules)."""
-    for path in (PACKAGE / layer).rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and ast.unparse(node.func) in (
-                "importlib.import_module",
-                "import_module",
-                "__import__",
-            ):
-                target = node.args[0] if node.args else None
-                assert path.name == "registry.py", f"{path.name}:{node.lineno} loads a module"
-                assert isinstance(target, ast.Name) and target.id == "module"
+# the one arrow taken by name: ``env.execute()`` finds its executor by ``execution.target``, as
+# Flink's ``PipelineExecutorServiceLoader`` finds a ``PipelineExecutorFactory``
+EXECUTORS = {"pyflowkit.runtime.local_executor", "pyflowkit.spark.executor"}
+
+
+def _loaded_by_name(path: Path) -> list[str]:
+    """Dotted pyflowkit module names written in a module that calls importlib (what it may load)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    if not any(
+        isinstance(node, ast.Call)
+        and ast.unparse(node.func) in ("importlib.import_module", "import_module", "__import__")
+        for node in ast.walk(tree)
+    ):
+        return []
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.fullmatch(r"pyflowkit(\.\w+)+", node.value)
+    ]
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_loaded_by_name_respect_the_layers_too(path: Path) -> None:
+    """No importlib detour around the arrows: lazy re-exports, the operators' registry and the
+    executor lookup load only what the layer may import (or an executor, for the API)."""
+    package = _package_of(path)
+    for module in _loaded_by_name(path):
+        assert allowed(package, module) or (package == "datastream" and module in EXECUTORS), (
+            f"pyflowkit/{path.relative_to(PACKAGE)} loads {module} by name"
+        )
 
 
 _PROBE = """
@@ -214,7 +222,7 @@ def test_importing_an_operator_does_not_load_the_datastream_api_or_the_compiler(
     above = {m for m in loaded if m.split(".")[1:2] in (["runtime"], ["spark"], ["notebook"])}
     assert not above, sorted(above)
     graph = {m for m in loaded if m.startswith("pyflowkit.graph.")}
-    assert graph <= {*KEY_GROUPS, "pyflowkit.graph.renderable"}, sorted(graph)
+    assert graph == {"pyflowkit.graph.renderable"}, sorted(graph)  # registered by import pyflowkit
 
 
 def test_compiling_loads_no_operator_implementation() -> None:

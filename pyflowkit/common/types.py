@@ -102,7 +102,7 @@ class Row:
         return [self._values[self._fields.index(n)] for n in names]
 
     def _flink_row_fields(self) -> list[Any]:
-        """The field values in order (``pyflowkit.graph.java_hash`` hashes them as Flink)."""
+        """The field values in order (``pyflowkit.state.java_hash`` hashes them as Flink)."""
         return self._values
 
     def _index_of(self, name: str) -> int:

@@ -18,9 +18,9 @@ from pyflowkit.graph.job_graph import (
     JobVertex,
     ResultPartitionType,
 )
-from pyflowkit.graph.key_groups import compute_default_max_parallelism
 from pyflowkit.graph.renderable import Renderable
 from pyflowkit.graph.routing import consumed_subpartition_index, pointwise_sources
+from pyflowkit.state.key_groups import compute_default_max_parallelism
 
 _PIPELINED = (ResultPartitionType.PIPELINED, ResultPartitionType.PIPELINED_BOUNDED)
 

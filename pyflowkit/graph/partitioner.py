@@ -10,7 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from pyflowkit.graph.key_groups import (
+from pyflowkit.state.key_groups import (
     DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     assign_key_to_parallel_operator,
 )

@@ -15,7 +15,6 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
-from pyflowkit.graph.key_groups import compute_default_max_parallelism
 from pyflowkit.graph.partitioner import (
     KeyGroupStreamPartitioner,
     RebalancePartitioner,
@@ -23,6 +22,7 @@ from pyflowkit.graph.partitioner import (
     StreamPartitioner,
 )
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
+from pyflowkit.state.key_groups import compute_default_max_parallelism
 
 _KEY_CACHE_LIMIT = 1 << 16  # key → channel entries kept before a cache starts over
 Routed = list[tuple[list[Any], "list[int | None] | None"]]  # per channel: values, timestamps

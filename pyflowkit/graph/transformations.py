@@ -14,11 +14,11 @@ from enum import Enum
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.key_groups import UPPER_BOUND_MAX_PARALLELISM
 from pyflowkit.graph.partitioner import StreamPartitioner
 from pyflowkit.operators.boundedness import Boundedness
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.factory import OperatorFactory
+from pyflowkit.state.key_groups import UPPER_BOUND_MAX_PARALLELISM
 
 PARALLELISM_DEFAULT = -1  # ExecutionConfig.PARALLELISM_DEFAULT
 

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyflowkit.graph.key_groups import (
+from pyflowkit.operators.processing_time import ManualProcessingTimeService, ProcessingTimeService
+from pyflowkit.state.key_groups import (
     KeyGroupRange,
     compute_default_max_parallelism,
     compute_key_group_range_for_operator_index,
 )
-from pyflowkit.operators.processing_time import ManualProcessingTimeService, ProcessingTimeService
 
 
 @dataclass(eq=False)

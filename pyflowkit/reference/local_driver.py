@@ -214,7 +214,7 @@ class LocalDriver:
         self, restored: dict[str, list[OperatorSnapshot | None]] | None = None
     ) -> LocalJobResult:
         """Run to the end; returns collected results, printed lines and final keyed state."""
-        from pyflowkit.graph.key_groups import KeyGroupRange
+        from pyflowkit.state.key_groups import KeyGroupRange
         from pyflowkit.state.snapshot import assign_snapshot
 
         all_subs = [s for v in self.job_graph.vertices for s in self.subtasks[v.id]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyflowkit.graph.key_groups import murmur3_hash_int
+from pyflowkit.state.key_groups import murmur3_hash_int
 
 SPARK_HASH_SEED = 42  # HashPartitioning: pmod(Murmur3Hash(exprs, 42), numPartitions)
 

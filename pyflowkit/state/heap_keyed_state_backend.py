@@ -12,9 +12,9 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
-from pyflowkit.graph.key_groups import KeyGroupRange, assign_to_key_group
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
 from pyflowkit.state.heap_states import STATE_CLASSES
+from pyflowkit.state.key_groups import KeyGroupRange, assign_to_key_group
 from pyflowkit.state.time import VOID_NAMESPACE
 
 _KEY_GROUP_CACHE_LIMIT = 1 << 16

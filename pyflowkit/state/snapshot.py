@@ -11,7 +11,7 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from pyflowkit.graph.key_groups import KeyGroupRange
+from pyflowkit.state.key_groups import KeyGroupRange
 
 SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"  # OperatorStateHandle.Mode names
 UNION = "UNION"

@@ -26,7 +26,7 @@ from pyflowkit.common.restart_strategy import (
     NoRestartStrategyConfiguration,
 )
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.java_hash import java_hash_code
+from pyflowkit.state.java_hash import java_hash_code
 
 LONG_MIN = -(2**63)
 

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from pyflowkit.errors import IllegalStateException
-from pyflowkit.graph.key_groups import assign_key_to_parallel_operator
 from pyflowkit.runtime import JobStatus, MiniCluster
 from pyflowkit.runtime.predicates import all_tasks_in, checkpoint_completed, job_finished
 from pyflowkit.runtime.two_phase_commit import TransactionStore
+from pyflowkit.state.key_groups import assign_key_to_parallel_operator
 from tests.checkpoint.jobs import WORDS, running_counts, word_count
 
 REDUCE = "Keyed Reduce"

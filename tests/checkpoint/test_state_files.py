@@ -11,11 +11,11 @@ from pyflowkit.common.types import Row
 from pyflowkit.datastream.window import CountWindow, GlobalWindow, TimeWindow
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
 from pyflowkit.graph.job_graph import OperatorIDPair
-from pyflowkit.graph.key_groups import assign_to_key_group
 from pyflowkit.runtime.checkpoint import state_codec
 from pyflowkit.runtime.checkpoint.savepoint import read_savepoint, write_savepoint
 from pyflowkit.runtime.checkpoint.state_assignment import StateAssignmentOperation
 from pyflowkit.runtime.checkpoint.task_state import OperatorState
+from pyflowkit.state.key_groups import assign_to_key_group
 from pyflowkit.state.snapshot import OperatorSnapshot
 
 
@@ -66,7 +66,7 @@ KEYS = [f"key-{i}" for i in range(40)]
 
 
 def test_savepoint_round_trip_and_rescale_2_to_3_and_3_to_1(tmp_path) -> None:
-    from pyflowkit.graph.key_groups import compute_key_group_range_for_operator_index as rng
+    from pyflowkit.state.key_groups import compute_key_group_range_for_operator_index as rng
 
     halves = [[k for k in KEYS if assign_to_key_group(k, 128) in rng(128, 2, i)] for i in range(2)]
     state = OperatorState("op1", 2, 128, {i: keyed_snapshot(halves[i]) for i in range(2)}, "Reduce")

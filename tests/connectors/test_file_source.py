@@ -106,7 +106,7 @@ def test_positions_are_checkpointed_and_restored_mid_file(tmp_path) -> None:
 
 
 def test_restored_splits_are_redistributed_on_rescale(tmp_path) -> None:
-    from pyflowkit.graph.key_groups import KeyGroupRange
+    from pyflowkit.state.key_groups import KeyGroupRange
     from pyflowkit.state.snapshot import assign_snapshot
 
     _files(tmp_path, 4, lines=2)

@@ -6,14 +6,14 @@ import pytest
 
 from pyflowkit.datastream.functions import SinkFunction
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.key_groups import (
-    assign_to_key_group,
-    compute_key_group_range_for_operator_index,
-)
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.grouped_reduce import StreamGroupedReduce
 from pyflowkit.operators.output import CollectingOutput
 from pyflowkit.operators.sinks import StreamSink
+from pyflowkit.state.key_groups import (
+    assign_to_key_group,
+    compute_key_group_range_for_operator_index,
+)
 
 
 def opened(op, key=None, parallelism=1, index=0):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyflowkit.graph.key_groups import assign_to_key_group
 from pyflowkit.operators.batch_grouped_reduce import BatchGroupedReduceOperator
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.grouped_reduce import StreamGroupedReduce
 from pyflowkit.operators.output import CollectingOutput
+from pyflowkit.state.key_groups import assign_to_key_group
 
 
 class Name(str):

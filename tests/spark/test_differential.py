@@ -10,7 +10,7 @@ import pytest
 from pyflowkit.common import Duration, Types, WatermarkStrategy
 from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflowkit.datastream.output_tag import OutputTag
-from pyflowkit.graph.key_groups import assign_key_to_parallel_operator
+from pyflowkit.state.key_groups import assign_key_to_parallel_operator
 
 pytestmark = pytest.mark.spark
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from pyflowkit.graph.key_groups import assign_key_to_parallel_operator
 from pyflowkit.graph.partitioner import (
     BroadcastPartitioner,
     GlobalPartitioner,
@@ -23,6 +22,7 @@ from pyflowkit.graph.transformations import (
     SinkTransformation,
     UnionTransformation,
 )
+from pyflowkit.state.key_groups import assign_key_to_parallel_operator
 from tests.spark import _host_ops
 
 pytestmark = pytest.mark.spark

@@ -49,7 +49,7 @@ def test_hash_routes_keys_to_flinks_subtasks(key, subtasks) -> None:
 def test_spark_routing_uses_the_graphs_key_group_math(key, subtasks) -> None:
     """One key-group implementation: the Spark selector's per-record and batch routes, the graph's
     single-key and vectorised assignment and real Flink agree (also for a repeated, cached key)."""
-    from pyflowkit.graph import key_groups as KG
+    from pyflowkit.state import key_groups as KG
 
     for p, expected in zip((2, 3, 4), subtasks, strict=True):
         sel = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, p)
@@ -61,7 +61,7 @@ def test_spark_routing_uses_the_graphs_key_group_math(key, subtasks) -> None:
 
 def test_vectorised_assignment_keeps_java_types_apart() -> None:
     # Python: 1 == True == 1.0; Java: Integer 1, Boolean true (1231), Double 1.0 hash differently
-    from pyflowkit.graph import key_groups as KG
+    from pyflowkit.state import key_groups as KG
 
     keys = [1, True, 1.0, "a", 1, ("a",), True]
     known: dict = {}
@@ -72,7 +72,7 @@ def test_vectorised_assignment_keeps_java_types_apart() -> None:
 
 
 def test_one_murmur3_for_flink_and_spark() -> None:
-    from pyflowkit.graph import key_groups as KG
+    from pyflowkit.state import key_groups as KG
 
     for code in (0, 1, 42, 97, 99162322, -7, 2**31 - 1, -(2**31)):
         signed = KG.murmur3_hash_int(code, 0)
@@ -96,7 +96,7 @@ def test_hash_uses_the_consumers_max_parallelism() -> None:
     sel128 = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 2, 128)
     sel_default = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 2, -1)
     assert sel128.select(1) == sel_default.select(1) == 1
-    from pyflowkit.graph.key_groups import assign_key_to_parallel_operator
+    from pyflowkit.state.key_groups import assign_key_to_parallel_operator
 
     sel256 = ChannelSelector.for_subtask(KeyGroupStreamPartitioner(lambda v: v), 0, 1, 3, 256)
     assert [sel256.select(k) for k in range(50)] == [

@@ -139,7 +139,7 @@ def test_pipeline_runs_on_a_standalone_cluster(tmp_path) -> None:
         lines = out.stdout.splitlines()
         assert f"MASTER spark://127.0.0.1:{port}" in lines
         records = [eval(line[4:]) for line in lines if line.startswith("REC ")]
-        from pyflowkit.graph.key_groups import assign_key_to_parallel_operator
+        from pyflowkit.state.key_groups import assign_key_to_parallel_operator
 
         words = ["a", "b", "hello", "a", "b", "a"] * 5
         expected = sorted(

@@ -16,9 +16,9 @@ from pyflowkit.datastream.state import (
     ListStateDescriptor,
     ReducingStateDescriptor,
 )
-from pyflowkit.graph.key_groups import KeyGroupRange
 from pyflowkit.java_semantics import key_identity
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
+from pyflowkit.state.key_groups import KeyGroupRange
 from pyflowkit.state.timer_service import _TimerQueue
 
 KEYS = st.sampled_from([1, True, 1.0, "a", "b", (1, "a"), (True, "a"), 7])
@@ -129,6 +129,6 @@ def test_fast_paths_use_no_private_state_fields() -> None:
         for package in ("operators", "runtime", "spark", "cep")
         for path in sorted((root / package).rglob("*.py"))
         for n, line in enumerate(path.read_text().splitlines(), 1)
-        if PRIVATE.search(line.split("#")[0]) and "graph.key_groups" not in line
+        if PRIVATE.search(line.split("#")[0]) and "state.key_groups" not in line
     ]
     assert offenders == []

@@ -16,8 +16,8 @@ from pyflowkit.datastream.state import (
     ReducingStateDescriptor,
     ValueStateDescriptor,
 )
-from pyflowkit.graph.key_groups import KeyGroupRange
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
+from pyflowkit.state.key_groups import KeyGroupRange
 
 KEYS = st.sampled_from(["a", "b", "c", 1, True, 1.0, (2, "x")])
 NAMESPACES = st.sampled_from([None, "w1", "w2"])

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pyflowkit.datastream.state import ValueStateDescriptor
-from pyflowkit.graph.key_groups import KeyGroupRange, assign_to_key_group
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
 from pyflowkit.state import HeapKeyedStateBackend
+from pyflowkit.state.key_groups import KeyGroupRange, assign_to_key_group
 from pyflowkit.state.time import VOID_NAMESPACE
 
 

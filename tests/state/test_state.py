@@ -14,10 +14,6 @@ from pyflowkit.datastream.state import (
     ValueStateDescriptor,
 )
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
-from pyflowkit.graph.key_groups import (
-    assign_to_key_group,
-    compute_key_group_range_for_operator_index,
-)
 from pyflowkit.operators.processing_time import ManualProcessingTimeService
 from pyflowkit.state import (
     HeapKeyedStateBackend,
@@ -25,6 +21,10 @@ from pyflowkit.state import (
     OperatorSnapshot,
     StatusWatermarkValve,
     assign_snapshot,
+)
+from pyflowkit.state.key_groups import (
+    assign_to_key_group,
+    compute_key_group_range_for_operator_index,
 )
 from pyflowkit.state.time import LONG_MIN_VALUE
 

@@ -13,10 +13,10 @@ import pytest
 from pyflowkit.common import Types, WatermarkStrategy
 from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflowkit.datastream.functions import KeyedProcessFunction
-from pyflowkit.graph.key_groups import KeyGroupRange
 from pyflowkit.operators.processing_time import ManualProcessingTimeService
 from pyflowkit.runtime import JobStatus, MiniCluster
 from pyflowkit.state import HeapKeyedStateBackend
+from pyflowkit.state.key_groups import KeyGroupRange
 from pyflowkit.state.time import VOID_NAMESPACE
 from pyflowkit.state.timer_service import InternalTimer, InternalTimeServiceManager
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyflowkit.graph.key_groups import compute_key_group_range_for_operator_index
 from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.runtime.checkpoint import state_codec
 from pyflowkit.runtime.checkpoint.task_state import OperatorState
 from pyflowkit.runtime.file_schema import FileSchema, describe
 from pyflowkit.state.heap_states import STATE_CLASSES
+from pyflowkit.state.key_groups import compute_key_group_range_for_operator_index
 from pyflowkit.state.snapshot import SPLIT_DISTRIBUTE, UNION, OperatorSnapshot
 from pyflowkit.state.timer_service import EVENT_TIME, PROCESSING_TIME
 

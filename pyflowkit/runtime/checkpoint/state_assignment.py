@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from pyflowkit.errors import IllegalStateException
-from pyflowkit.graph.key_groups import compute_key_group_range_for_operator_index
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.runtime.checkpoint.task_state import OperatorState
+from pyflowkit.state.key_groups import compute_key_group_range_for_operator_index
 from pyflowkit.state.snapshot import OperatorSnapshot, assign_snapshot
 
 NOT_MAPPED = (

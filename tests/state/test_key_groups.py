@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pyflowkit.graph.java_hash import java_hash_code
-from pyflowkit.graph.key_groups import (
+from pyflowkit.state.java_hash import java_hash_code
+from pyflowkit.state.key_groups import (
     assign_key_to_parallel_operator,
     assign_to_key_group,
     compute_default_max_parallelism,

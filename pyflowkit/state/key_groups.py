@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.graph.java_hash import java_hash_code, to_int32
 from pyflowkit.java_semantics import INT_MIN_VALUE, SELF_IDENTIFYING_KEY_TYPES
+from pyflowkit.state.java_hash import java_hash_code, to_int32
 
 DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 1 << 7
 UPPER_BOUND_MAX_PARALLELISM = 1 << 15
