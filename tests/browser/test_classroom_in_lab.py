@@ -108,6 +108,7 @@ def test_submission_arrows_fonts_and_fixed_panes(lab, width, height):
             assert stepper.locator(".pfk-seq-bodybox rect.pfk-seq-current").count() >= 1
             smallest, where = stepper.evaluate(SMALLEST_FONT)
             assert smallest >= 14, f"{smallest:.3f} px: {where}"
+            print(f"{width}x{height}: smallest font {smallest:.2f} px ({where!r})")
             boxes = stepper.evaluate(PANE_BOXES)
             for _ in range(25):  # across state changes, table growth and new lifelines
                 step_and_wait(page, stepper)
