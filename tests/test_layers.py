@@ -27,6 +27,7 @@ DEFINITIONS = (
     "pyflowkit.datastream.functions",
     "pyflowkit.datastream.state",
     "pyflowkit.datastream.window",
+    "pyflowkit.datastream.state_ttl_config",
     "pyflowkit.datastream.output_tag",
 )
 # what the graph layer reads of the operators: their descriptions, never an implementation

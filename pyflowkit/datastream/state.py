@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from typing import Any, Generic, TypeVar
 
+from pyflowkit.datastream.state_ttl_config import StateTtlConfig
 from pyflowkit.errors import IllegalArgumentException
 
 __all__ = [
@@ -21,8 +22,11 @@ __all__ = [
     "MapStateDescriptor",
     "ReducingState",
     "ReducingStateDescriptor",
+    "AppendingState",
+    "MergingState",
     "State",
     "StateDescriptor",
+    "StateTtlConfig",
     "ValueState",
     "ValueStateDescriptor",
 ]
@@ -47,9 +51,27 @@ class StateDescriptor(ABC):
             )
         self.name = name
         self.type_info = type_info
+        self._ttl_config: StateTtlConfig | None = None
 
     def get_name(self) -> str:
         return self.name
+
+    def enable_time_to_live(self, ttl_config: StateTtlConfig) -> None:
+        """Values of this state expire ``ttl`` after their last write (or read, as configured).
+
+        Mirrors PyFlink's ``StateDescriptor.enable_time_to_live``; keyed state only (a non-keyed
+        operator's state with a TTL is refused when it is created).
+        """
+        if not isinstance(ttl_config, StateTtlConfig):
+            raise IllegalArgumentException(
+                f"State '{self.name}': enable_time_to_live needs a StateTtlConfig, got "
+                f"{ttl_config!r}."
+            )
+        self._ttl_config = ttl_config
+
+    def get_ttl_config(self) -> StateTtlConfig | None:
+        """The TTL configured with ``enable_time_to_live``, or None."""
+        return self._ttl_config
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"

@@ -142,7 +142,19 @@ class StreamOperator:
             # the synchronous part marks a version; reading keyed_state serialises it (async)
             snap.defer_keyed_state(self.keyed_state_backend.begin_snapshot())
             snap.timers = self.time_service_manager.snapshot()  # type: ignore[union-attr]
+            ttl = self.__dict__.get("_ttl_states")
+            if ttl is not None:  # TTL cleanup in full snapshots (expired entries left out)
+                snap.keyed_state = ttl.filter_snapshot(snap.keyed_state)
         return snap
+
+    def ttl_states(self) -> Any:
+        """The TTL wrappers of this operator's keyed states (Flink's ``TtlStateFactory``)."""
+        ttl = self.__dict__.get("_ttl_states")
+        if ttl is None:
+            from pyflowkit.state.ttl import TtlStates
+
+            ttl = self._ttl_states = TtlStates(self.keyed_state_backend, self.get_processing_time)
+        return ttl
 
     def snapshot_operator_state(self, checkpoint_id: int) -> None:
         """Hook: write own state into ``operator_state_backend`` before a snapshot."""

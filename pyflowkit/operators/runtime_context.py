@@ -55,12 +55,17 @@ class StreamingRuntimeContext(RuntimeContext):
                 f"{kind} state descriptor, got {type(descriptor).__name__}."
             )
         backend = self.operator.keyed_state_backend
+        ttl = descriptor.get_ttl_config() if hasattr(descriptor, "get_ttl_config") else None
         if backend is None:
+            what = f"State '{descriptor.name}' has a time-to-live; TTL" if ttl else "Keyed state"
             raise UnsupportedOperationException(
-                f"Operator '{self.operator.config.operator_name}': Keyed state can only be used on "
+                f"Operator '{self.operator.config.operator_name}': {what} can only be used on "
                 "a 'keyed stream', i.e., after a 'keyBy()' operation."
             )
-        return backend.get_partitioned_state(descriptor)
+        state = backend.get_partitioned_state(descriptor)
+        if ttl is None or not ttl.is_enabled():
+            return state
+        return self.operator.ttl_states().wrap(state, ttl)
 
     def get_state(self, state_descriptor: Any) -> Any:
         return self._keyed_state(state_descriptor, "value")
