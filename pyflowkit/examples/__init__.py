@@ -12,7 +12,7 @@ import importlib
 from types import ModuleType
 
 #: The demo's examples, in the order it shows them.
-EXAMPLES: tuple[str, ...] = ("gprs_alerts", "word_count")
+EXAMPLES: tuple[str, ...] = ("alerts_geohash", "word_count")
 
 
 def load_example(name: str) -> ModuleType:

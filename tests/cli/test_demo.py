@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from pyflowkit.cli import main
-from pyflowkit.examples import gprs_alerts, word_count
+from pyflowkit.examples import alerts_geohash, word_count
 
 FILES = [
     "chaining.txt",
@@ -17,18 +17,18 @@ FILES = [
     "stream_graph.svg",
     "trace.json",
 ]
-WINDOW = "Window(GlobalWindows(), CountTrigger, CountEvictor, UsageDelta)"
+WINDOW = "Window(GlobalWindows(), CountTrigger, CountEvictor, GprsDelta)"
 
 
 def test_demo_writes_every_level_for_every_example(tmp_path, capsys):
     out = tmp_path / "demo"
     assert main(["demo", "--out", str(out)]) == 0
-    for example in ("gprs_alerts", "word_count"):
+    for example in ("alerts_geohash", "word_count"):
         assert sorted(p.name for p in (out / example).iterdir()) == FILES
         for svg in (out / example).glob("*.svg"):
             assert "<svg" in svg.read_text()
     summary = capsys.readouterr().out
-    assert "== GPRS usage alerts (gprs_alerts)" in summary
+    assert "== AlertsGeoHashRepSubJob (alerts_geohash)" in summary
     assert "== Word Count (word_count)" in summary
     assert f"Done: 16 files in {out}/" in summary
     assert "MiniCluster     all tasks RUNNING after" in summary
@@ -47,14 +47,15 @@ def test_demo_writes_every_level_for_every_example(tmp_path, capsys):
     assert trace, "the saved trace is not empty"
 
 
-def test_gprs_job_graph_chains_as_flink_does(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path), "--example", "gprs_alerts"]) == 0
-    plan = json.loads((tmp_path / "gprs_alerts" / "job_graph.json").read_text())
-    assert plan["name"] == "GPRS usage alerts"
+def test_alerts_job_graph_chains_as_flink_does(tmp_path, capsys):
+    """AlertsGeoHashRepSubJob at parallelism 1: generator | count window | CepOperator -> print."""
+    assert main(["demo", "--out", str(tmp_path), "--example", "alerts_geohash"]) == 0
+    plan = json.loads((tmp_path / "alerts_geohash" / "job_graph.json").read_text())
+    assert plan["name"] == "AlertsGeoHashRepSubJob"
     assert [n["description"] for n in plan["nodes"]] == [  # sinks first, as Flink's REST plan
-        "KeyedProcess -&gt; Sink: Print to Std. Out",
+        "CepOperator -&gt; Sink: Print to Std. Out",
         WINDOW,
-        "Source: Collection Source -&gt; Timestamps/Watermarks",
+        "Source: Custom Source",
     ]
     assert [i["ship_strategy"] for n in plan["nodes"] for i in n.get("inputs", [])] == [
         "HASH",
@@ -62,9 +63,10 @@ def test_gprs_job_graph_chains_as_flink_does(tmp_path, capsys):
     ]
     summary = capsys.readouterr().out
     assert "JobGraph        3 chains, 2 job edges" in summary
-    assert "ship strategies FORWARD 2 (2 chained), HASH 2" in summary
-    assert "ExecutionGraph  5 subtasks" in summary
-    chaining = (tmp_path / "gprs_alerts" / "chaining.txt").read_text()
+    assert "ship strategies FORWARD 1 (1 chained), HASH 2" in summary
+    assert "ExecutionGraph  3 subtasks" in summary
+    assert "2 printed lines match the plain-Python result" in summary
+    chaining = (tmp_path / "alerts_geohash" / "chaining.txt").read_text()
     assert "ship strategy is HASH, not FORWARD" in chaining
 
 
@@ -88,14 +90,15 @@ def test_out_must_be_a_directory(tmp_path, capsys):
 
 
 def test_examples_expected_outputs_are_plain_python():
-    alerts = gprs_alerts.expected_output()
-    assert [a.split()[1] for a in alerts] == ["u4pruyf", "gcpvj0e"]  # u33dc1v surged only once
-    assert alerts[0].startswith("ALERT u4pruyf at 1600000301000: GPRS usage up ")
+    alarms = alerts_geohash.expected_output()
+    assert len(alarms) == 2
+    assert all(
+        a.startswith("ALARM> (GeoHashEvent{geohash='u4pruyd', totalGprsEvents=") for a in alarms
+    )
     counts = word_count.expected_output()
     assert counts["to"] == 6 and counts["To"] == 3 and counts["sleep"] == 1
-    events = gprs_alerts.gprs_events()
-    assert len(events) == 40 and events == gprs_alerts.gprs_events()
-    assert [e[1] for e in events] == sorted(e[1] for e in events)
+    events = list(alerts_geohash.generate(60))
+    assert len(events) == 60 and events == list(alerts_geohash.generate(60))
 
 
 def test_make_demo_command_runs_as_a_console_script(tmp_path):
@@ -109,5 +112,5 @@ def test_make_demo_command_runs_as_a_console_script(tmp_path):
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0] == "== GPRS usage alerts (gprs_alerts)"
+    assert result.stdout.splitlines()[0] == "== AlertsGeoHashRepSubJob (alerts_geohash)"
     assert len(list((tmp_path / "d").rglob("*.svg"))) == 6
