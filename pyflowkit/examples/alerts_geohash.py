@@ -21,7 +21,6 @@ from pyflowkit.cep import CEP, Pattern
 from pyflowkit.common import Time
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import SourceFunction, WindowFunction
-from pyflowkit.graph.transformations import Boundedness
 
 JOB_NAME = "AlertsGeoHashRepSubJob"
 PAUSE_MS = 1000  # the generator's pause between events
@@ -171,7 +170,8 @@ def generator_source(env: StreamExecutionEnvironment, max_events: int | None = D
     """``env.addSource(new GeoHashEventsGenerator(...))``; bounded when ``max_events`` is set."""
     events = env.add_source(GeoHashEventsGenerator(max_events))
     if max_events is not None:  # the generator stops after max_events: a bounded source
-        events.get_transformation().boundedness = Boundedness.BOUNDED
+        t = events.get_transformation()
+        t.boundedness = type(t.boundedness).BOUNDED  # Flink's Boundedness.BOUNDED
     return events
 
 

@@ -13,7 +13,7 @@ from pyflowkit.common import Configuration
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.examples import alerts_geohash as job
 from pyflowkit.examples.alerts_geohash import GeoHashEvent, JavaRandom, java_int, java_int_div
-from pyflowkit.operators.local_driver import run_local
+from pyflowkit.reference.local_driver import run_local
 from pyflowkit.runtime import JobStatus, MiniCluster
 
 
