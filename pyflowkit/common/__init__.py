@@ -15,7 +15,12 @@ from pyflowkit.common.restart_strategy import (
     RestartStrategies,
     RestartStrategyConfiguration,
 )
-from pyflowkit.common.serialization import Encoder, SimpleStringSchema
+from pyflowkit.common.serialization import (
+    DeserializationSchema,
+    Encoder,
+    SerializationSchema,
+    SimpleStringSchema,
+)
 from pyflowkit.common.time import Duration, Instant, Time
 from pyflowkit.common.typeinfo import (
     BasicType,
@@ -51,6 +56,8 @@ __all__ = [
     "Row",
     "RowKind",
     "SimpleStringSchema",
+    "SerializationSchema",
+    "DeserializationSchema",
     "Time",
     "TimestampAssigner",
     "TypeInformation",

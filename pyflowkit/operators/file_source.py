@@ -11,13 +11,15 @@ and deterministic on every host (the simulated cluster and Spark executors share
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, Any
 
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.boundedness import Boundedness
 from pyflowkit.operators.sources import Source, SourceReader
+
+_END = object()  # end of a split's records
 
 
 class TextLineFormat:
@@ -48,6 +50,11 @@ class TextLineFormat:
     def open(self, path: str) -> IO[str]:
         # newline=None: universal newlines, as readLine splits on \n, \r\n and \r
         return open(path, encoding=self.charset_name, newline=None)
+
+    def read_records(self, file: IO[str]) -> Iterator[Any]:
+        """Flink's ``StreamFormat.Reader.read``: the file's records, one per line."""
+        for line in file:
+            yield line[:-1] if line.endswith("\n") else line
 
     def __repr__(self) -> str:
         return f"TextLineFormat({self.charset_name!r})"
@@ -130,6 +137,7 @@ class FileSourceReader(SourceReader):
         self.current_split_id: str | None = None
         self._finished: list[str] = []
         self._file: IO[str] | None = None
+        self._records: Iterator[Any] | None = None
         self._next_discovery = 0
         self._discover()
 
@@ -153,35 +161,37 @@ class FileSourceReader(SourceReader):
             self._discover()
 
     # ---- reading ----
-    def _open_current(self) -> IO[str]:
-        if self._file is None:
+    def _open_current(self) -> Iterator[Any]:
+        if self._records is None:
             split = self.splits[0]
+            stream_format = self.source.stream_format
             try:
-                self._file = self.source.stream_format.open(split.path)
+                self._file = stream_format.open(split.path)
+                self._records = stream_format.read_records(self._file)
                 for _ in range(split.records_to_skip):
-                    if not self._file.readline():
+                    if next(self._records, _END) is _END:
                         break
             except OSError as exc:
                 raise IllegalArgumentException(
                     f"FileSource cannot read split {split.split_id} ({split.path!r}): {exc}."
                 ) from exc
-        return self._file
+        return self._records
 
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
         self._maybe_discover()
         if not self.splits or max_records <= 0:
             return []
-        f = self._open_current()
+        records = self._open_current()
         split = self.splits[0]
         out: list[tuple[Any, int | None]] = []
         while len(out) < max_records:
-            line = f.readline()
-            if not line:
+            record = next(records, _END)
+            if record is _END:
                 self._close_current()
                 self._finished.append(split.split_id)
                 self.splits.pop(0)
                 break
-            out.append((line[:-1] if line.endswith("\n") else line, None))
+            out.append((record, None))
         if self.splits and self.splits[0] is split:
             self.splits[0] = replace(split, records_to_skip=split.records_to_skip + len(out))
         self.current_split_id = split.split_id
@@ -193,6 +203,7 @@ class FileSourceReader(SourceReader):
         return done
 
     def _close_current(self) -> None:
+        self._records = None
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -236,7 +247,7 @@ class FileSource(Source):
         paths: Sequence[str],
         discovery_interval_ms: int | None = None,
     ) -> None:
-        if not hasattr(stream_format, "open"):
+        if not hasattr(stream_format, "open") or not hasattr(stream_format, "read_records"):
             raise IllegalArgumentException(
                 "FileSource.for_record_stream_format() needs a StreamFormat (e.g. "
                 f"StreamFormat.text_line_format()), got {stream_format!r}."

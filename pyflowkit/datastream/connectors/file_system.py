@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyflowkit.common.serialization import BulkWriterFactory
 from pyflowkit.common.time import Duration
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators import file_sink as _sink
@@ -27,6 +28,7 @@ from pyflowkit.operators.file_source import TextLineFormat
 __all__ = [
     "BasePathBucketAssigner",
     "BucketAssigner",
+    "BulkFormatBuilder",
     "DateTimeBucketAssigner",
     "DefaultRollingPolicy",
     "FileSink",
@@ -100,6 +102,12 @@ class FileSink(_sink.FileSink):
     def for_row_format(base_path: str, encoder: Any) -> RowFormatBuilder:
         return RowFormatBuilder(base_path, encoder)
 
+    @staticmethod
+    def for_bulk_format(base_path: str, writer_factory: BulkWriterFactory) -> BulkFormatBuilder:
+        """A bulk-format sink (e.g. ``CsvBulkWriters.for_schema``); part files roll on every
+        checkpoint (Flink's ``FileSink.forBulkFormat``)."""
+        return BulkFormatBuilder(base_path, writer_factory)
+
 
 class RowFormatBuilder:
     """PyFlink's ``FileSink.RowFormatBuilder``."""
@@ -154,3 +162,69 @@ class RowFormatBuilder:
             self._output_file_config,
             self._bucket_check_interval,
         )
+
+
+class BulkFormatBuilder:
+    """PyFlink's ``FileSink.BulkFormatBuilder``: rolling only on checkpoints, as bulk writers
+    cannot resume a part file."""
+
+    def __init__(self, base_path: str, writer_factory: BulkWriterFactory) -> None:
+        if not isinstance(writer_factory, BulkWriterFactory):
+            raise IllegalArgumentException(
+                "FileSink.for_bulk_format() needs a BulkWriterFactory (e.g. "
+                f"CsvBulkWriters.for_schema(schema)), got {writer_factory!r}."
+            )
+        FileSink(base_path, writer_factory)  # validate now
+        self._base_path = base_path
+        self._factory = writer_factory
+        self._bucket_assigner: BucketAssigner | None = None
+        self._rolling_policy: RollingPolicy = OnCheckpointRollingPolicy()
+        self._output_file_config: OutputFileConfig | None = None
+        self._bucket_check_interval = _sink.DEFAULT_BUCKET_CHECK_INTERVAL
+
+    def with_bucket_check_interval(self, interval: int) -> BulkFormatBuilder:
+        FileSink(self._base_path, self._factory, bucket_check_interval=interval)  # validate
+        self._bucket_check_interval = interval
+        return self
+
+    def with_bucket_assigner(self, bucket_assigner: BucketAssigner) -> BulkFormatBuilder:
+        if not isinstance(bucket_assigner, BucketAssigner):
+            raise IllegalArgumentException(
+                "BulkFormatBuilder.with_bucket_assigner() needs a BucketAssigner, "
+                f"got {bucket_assigner!r}."
+            )
+        self._bucket_assigner = bucket_assigner
+        return self
+
+    def with_rolling_policy(self, rolling_policy: OnCheckpointRollingPolicy) -> BulkFormatBuilder:
+        if not isinstance(rolling_policy, OnCheckpointRollingPolicy):
+            raise IllegalArgumentException(
+                "BulkFormatBuilder.with_rolling_policy() needs a checkpoint rolling policy "
+                "(RollingPolicy.on_checkpoint_rolling_policy()): bulk formats roll on every "
+                f"checkpoint, got {rolling_policy!r}."
+            )
+        self._rolling_policy = rolling_policy
+        return self
+
+    def with_output_file_config(self, output_file_config: OutputFileConfig) -> BulkFormatBuilder:
+        if not isinstance(output_file_config, OutputFileConfig):
+            raise IllegalArgumentException(
+                "BulkFormatBuilder.with_output_file_config() needs an OutputFileConfig, "
+                f"got {output_file_config!r}."
+            )
+        self._output_file_config = output_file_config
+        return self
+
+    def build(self) -> FileSink:
+        return FileSink(
+            self._base_path,
+            self._factory,
+            self._bucket_assigner,
+            self._rolling_policy,
+            self._output_file_config,
+            self._bucket_check_interval,
+        )
+
+
+FileSink.RowFormatBuilder = RowFormatBuilder  # type: ignore[attr-defined]
+FileSink.BulkFormatBuilder = BulkFormatBuilder  # type: ignore[attr-defined]
