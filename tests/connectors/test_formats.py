@@ -215,3 +215,18 @@ def test_csv_source_to_csv_and_json_sinks_on_spark(spark: Any, tmp_path, capsys)
     env.execute("formats on spark", spark=spark)
     assert _json(capsys.readouterr().out.splitlines()) == sorted(EXPECTED_JSON)
     assert _written(tmp_path) == sorted(EXPECTED_CSV)
+
+
+def test_a_restored_csv_reader_resumes_at_the_next_row(tmp_path) -> None:
+    from pyflowkit.datastream.connectors.file_system import FileSource
+
+    src = tmp_path / "people.csv"
+    src.write_text(PEOPLE_CSV)
+    source = FileSource.for_record_stream_format(CsvReaderFormat.for_schema(SCHEMA), str(src))
+    reader = source.build().create_reader(0, 1)
+    assert [r for r, _ in reader.poll(1)] == [Row(id=1, name="Alice", tags=["a", "b"])]
+    position = reader.snapshot_position()
+    reader.close()
+    restored = source.build().create_reader(0, 1)
+    restored.restore_position(position)
+    assert [r.id for r, _ in restored.poll(10)] == [2, 3]
