@@ -36,6 +36,15 @@ class JobExecutionException(Exception):
         self.cause = cause
 
 
+class RestartGuardException(JobExecutionException):
+    """pyflowkit's guard of ``run()``/``execute()`` on the simulated cluster (no Flink class): a job
+    kept failing and restarting past the guard; names the function, the restarts and the fix."""
+
+    def __init__(self, job_id: str, message: str, restarts: int, cause: BaseException | None):
+        super().__init__(job_id, message, cause)
+        self.restarts = restarts
+
+
 class NoResourceAvailableException(JobException):
     """Flink's ``NoResourceAvailableException``: slot requests could not be fulfilled in time."""
 

@@ -85,6 +85,8 @@ class DefaultScheduler:
         self.restart_event = None
         self.failure_cause: BaseException | None = None
         self.failure_traceback: str | None = None
+        self.last_failed: Execution | None = None  # the execution whose failure came last
+        self.number_of_restarts = 0  # ExecutionGraph.getNumberOfRestarts (metric numRestarts)
         self.restored: Any = None  # RestoredState the next deployments start from (or None)
         job_master.slot_pool.on_slot_available = self._try_deploy
         job_master.slot_pool.on_request_timeout = self._on_slot_request_timeout
@@ -262,6 +264,7 @@ class DefaultScheduler:
             jm.check_job_progress()
             return
         self.failure_cause, self.failure_traceback = cause, tb
+        self.last_failed = e
         self.restart_strategy.notify_failure(self.bus.now)
         if not self.restart_strategy.can_restart():
             err = suppressed_failure(e, cause, self.restart_strategy)
@@ -306,6 +309,7 @@ class DefaultScheduler:
         if not all(ev.current_execution.state.is_terminal() for ev in region):
             return
         self.pending_restart.clear()
+        self.number_of_restarts += 1
         self.jm.transition_job_status(JobStatus.RUNNING)
         for ev in region:
             ev.reset_for_new_execution(self.bus)

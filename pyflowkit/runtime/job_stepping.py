@@ -6,6 +6,7 @@ the discrete-event scheduler of ``runtime/environment.py`` in place of Flink's t
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ from pyflowkit.runtime.environment import EmptySchedule
 from pyflowkit.runtime.job_master import JobMaster
 from pyflowkit.runtime.job_status import JobStatus
 from pyflowkit.runtime.resource_manager import ResourceManager
+from pyflowkit.runtime.restart_guard import DEFAULT_MAX_RESTARTS, check_max_restarts, keeps_failing
 from pyflowkit.runtime.rpc import ClusterConfig, RpcBus
 from pyflowkit.runtime.stream_task import ChainFactory
 from pyflowkit.runtime.task import Task
@@ -188,9 +190,15 @@ class SteppedRun:
         self._handlers[name] = handler
 
     def command(self, name: str, *args: Any) -> Any:
-        """Log command ``name`` at the current step and apply it; returns the handler's result."""
-        self.commands.record((self.bus.step, name, args))
-        return self._handlers[name](*args)
+        """Apply command ``name`` and log it at the current step; returns the handler's result.
+
+        A command its handler rejects (raises) is not logged, so ``rewind`` replays only
+        accepted commands.
+        """
+        entry = (self.bus.step, name, args)
+        result = self._handlers[name](*args)
+        self.commands.record(entry)
+        return result
 
     def _apply_commands_due(self) -> None:
         for _at, name, args in self.commands.due(self.bus.step):
@@ -208,8 +216,28 @@ class SteppedRun:
             return []
         self.bus.step += 1
         start = len(self.bus.trace)
-        ev.action()
+        try:
+            ev.action()
+        except Exception as exc:  # noqa: BLE001 - a runtime error must not leave the job RUNNING
+            if not self._fail_job_on_error(exc):
+                raise
         return self.bus.trace[start:]
+
+    def _fail_job_on_error(self, exc: Exception) -> bool:
+        """An exception escaping an event of a RUNNING/RESTARTING job fails the job with it as the
+        cause (Flink's ``JobMaster`` failing the job on an error in its main thread)."""
+        jm = self.job_master
+        if jm is None or jm.job_status not in (JobStatus.RUNNING, JobStatus.RESTARTING):
+            return False
+        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        self.bus.emit(
+            "JobMaster",
+            "JobMaster.handleJobMasterError",
+            f"Fatal error in the job's runtime: {type(exc).__name__}: {exc}. Failing the job.",
+            job=jm.job_id,
+        )
+        jm.fail_job(exc, tb)
+        return True
 
     def _advance(self) -> bool:
         """One step in the current mode (fast stays fast); False when nothing is left."""
@@ -264,16 +292,34 @@ class SteppedRun:
                 break
         return out
 
-    def run(self: R, max_steps: int | None = None) -> R:
-        """Fast mode: the same machinery with whole buffers per step and no data-plane trace."""
+    @property
+    def number_of_restarts(self) -> int:
+        """Restarts of the job so far (Flink's ``ExecutionGraph.getNumberOfRestarts``, the
+        ``numRestarts`` metric); 0 before the JobMaster exists."""
+        jm = self.job_master
+        return 0 if jm is None else jm.scheduler.number_of_restarts
+
+    def run(
+        self: R, max_steps: int | None = None, max_restarts: int | None = DEFAULT_MAX_RESTARTS
+    ) -> R:
+        """Fast mode: the same machinery with whole buffers per step and no data-plane trace.
+
+        ``max_restarts`` guards the cell: more restarts than that during this call raise a
+        ``RestartGuardException`` naming the failing function (the job is left as it is: step
+        on, ``run(max_restarts=None)`` or ``cancel()``); None runs without a guard.
+        """
+        guard = check_max_restarts(max_restarts, "JobRun.run")
         self._set_fast(True)
         steps = 0
+        start = self.number_of_restarts
         with raised_gc_thresholds(FAST_MODE_GEN0_THRESHOLD):
             while self.has_next() or self._commands_pending():
                 self._step_once()
                 steps += 1
                 if max_steps is not None and steps >= max_steps:
                     break
+                if guard is not None and self.number_of_restarts - start > guard:
+                    raise keeps_failing(self, self.number_of_restarts - start)
         return self
 
     def _set_fast(self, fast: bool) -> None:

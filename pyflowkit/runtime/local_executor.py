@@ -9,10 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.common.job_execution_result import JobExecutionResult
+from pyflowkit.errors import RestartGuardException
 from pyflowkit.graph.job_graph import JobGraph
 from pyflowkit.runtime.job_run import JobRun
 from pyflowkit.runtime.job_status import JobStatus
-from pyflowkit.runtime.mini_cluster import MiniCluster, to_job_graph
+from pyflowkit.runtime.mini_cluster import MiniCluster, _configuration, to_job_graph
+from pyflowkit.runtime.restart_guard import (
+    DEFAULT_MAX_RESTARTS,
+    MAX_RESTARTS_KEY,
+    check_max_restarts,
+)
 
 
 def required_slots(job_graph: JobGraph) -> int:
@@ -70,6 +76,13 @@ def execute(
     job_graph = to_job_graph(env_or_job_graph, job_name, seed=cluster_options.get("seed", 0))
     options = {"task_managers": 1, "slots_per_task_manager": required_slots(job_graph)}
     options.update(cluster_options)
+    configured = _configuration(job_graph).get(MAX_RESTARTS_KEY, DEFAULT_MAX_RESTARTS)
+    max_restarts = check_max_restarts(configured, MAX_RESTARTS_KEY)
     run = MiniCluster(**options).submit(job_graph)
-    run.run()
+    try:
+        run.run(max_restarts=max_restarts)
+    except RestartGuardException:
+        run.cancel()  # the cell returns: cancel the looping job and let it reach CANCELED
+        run.run(max_restarts=None)
+        raise
     return job_execution_result(run)

@@ -94,6 +94,9 @@ class CheckpointCoordinator:
         self.bus = bus
         self.gateway = gateway
         self.settings = settings
+        # SavepointRestoreSettings.allowNonRestoredState of the savepoint the job started from;
+        # every later restore (a failover) keeps it
+        self.allow_non_restored_state = False
         self.interval = settings.checkpoint_interval
         self.timeout = settings.checkpoint_timeout
         self.is_exactly_once = settings.is_exactly_once
@@ -613,9 +616,11 @@ class CheckpointCoordinator:
 
     # -- restore --------------------------------------------------------------------------------
     def restore_latest_checkpointed_state(
-        self, vertices: list[Any] | None = None, allow_non_restored_state: bool = False
+        self, vertices: list[Any] | None = None, allow_non_restored_state: bool | None = None
     ) -> RestoredState | None:
         """``restoreLatestCheckpointedStateToAll``/``ToSubtasks``: None without a checkpoint."""
+        if allow_non_restored_state is None:  # a failover keeps the job's restore settings
+            allow_non_restored_state = self.allow_non_restored_state
         latest = self.store.get_latest_checkpoint()
         if latest is None:
             self._emit(
@@ -653,6 +658,7 @@ class CheckpointCoordinator:
 
         metadata, states = read_savepoint(path)
         check_state_mapping(states, self.job_graph.vertices, path, allow_non_restored_state)
+        self.allow_non_restored_state = allow_non_restored_state
         allowing = "allowing non restored state" if allow_non_restored_state else ""
         self._emit(
             "CheckpointCoordinator.restoreSavepoint",
