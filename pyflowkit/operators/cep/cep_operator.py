@@ -11,7 +11,7 @@ buffer's maps are keyed state, so checkpoints, savepoints and rescaling carry pa
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
@@ -173,13 +173,7 @@ class CepOperator(AbstractUdfStreamOperator):
     def process_element(self, value: Any, timestamp: int | None) -> None:
         if self.is_processing_time:
             if self.comparator is None:
-                nfa_state = self._get_nfa_state()
-                now = self._timer_service.current_processing_time()
-                accessor = self._accessor()
-                self._advance_time(accessor, nfa_state, now)
-                self._process_event(accessor, nfa_state, value, now)
-                self._flush(accessor)
-                self._update_nfa(nfa_state)
+                self._process_now(value, self._timer_service.current_processing_time(), None)
             else:
                 now = self._timer_service.current_processing_time()
                 self._buffer_event(value, now)
@@ -193,6 +187,49 @@ class CepOperator(AbstractUdfStreamOperator):
             self.output.collect_side(self.late_data_output_tag, value, timestamp)  # type: ignore[union-attr]
         else:
             self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME] += 1
+
+    def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
+        """Many records at once; processing time without a comparator skips, per key, an event
+        that no start-state edge accepts while only start states wait (it changes nothing)."""
+        if not self.is_processing_time or self.comparator is not None:
+            super().process_batch(values, timestamps)
+            return
+        backend = self.keyed_state_backend
+        set_key = backend.set_current_key  # type: ignore[union-attr]
+        select = self._key_selector1
+        nfa = self.nfa
+        nfa_table, events_table, entries_table, counts_table = self._tables[:4]
+        now = self._timer_service.current_processing_time()  # fixed while a batch is processed
+        timer_service = self._cep_timer_service
+        decide = nfa.start_decision_graph
+        quiescent = nfa.is_quiescent
+        for value in values:
+            key = select(value)  # type: ignore[misc]
+            set_key(key)
+            kg = backend.current_key_group  # type: ignore[union-attr]
+            nfa_state = nfa_table.namespace_map(kg, VOID_NAMESPACE).get(key)
+            if nfa_state is None or quiescent(nfa_state):
+                counts = counts_table.namespace_map(kg, VOID_NAMESPACE).get(key)
+                if counts is None or not events_table.namespace_map(kg, VOID_NAMESPACE).get(key):
+                    decision = decide(value, now, timer_service)
+                    if not decision[0]:
+                        if counts:  # advanceTime still forgets older event counters
+                            accessor = self._accessor()
+                            accessor.advance_time(now)
+                            self._flush(accessor)
+                        continue
+                    self._process_now(value, now, decision)
+                    continue
+            self._process_now(value, now, None)
+
+    def _process_now(self, value: Any, now: int, start_decision: Any) -> None:
+        """``processElement`` in processing time: advance time, feed the NFA, store the state."""
+        nfa_state = self._get_nfa_state()
+        accessor = self._accessor()
+        self._advance_time(accessor, nfa_state, now)
+        self._process_event(accessor, nfa_state, value, now, start_decision)
+        self._flush(accessor)
+        self._update_nfa(nfa_state)
 
     def _save_register_watermark_timer(self) -> None:
         watermark = self._timer_service.current_watermark()
@@ -240,7 +277,12 @@ class CepOperator(AbstractUdfStreamOperator):
 
     # ---- NFA ----
     def _process_event(
-        self, accessor: SharedBufferAccessor, nfa_state: NFAState, event: Any, timestamp: int
+        self,
+        accessor: SharedBufferAccessor,
+        nfa_state: NFAState,
+        event: Any,
+        timestamp: int,
+        start_decision: Any = None,
     ) -> None:
         matches = self.nfa.process(
             accessor,
@@ -249,6 +291,7 @@ class CepOperator(AbstractUdfStreamOperator):
             timestamp,
             self.after_match_skip_strategy,
             self._cep_timer_service,
+            start_decision,
         )
         if matches:
             self._ctx._timestamp = timestamp

@@ -9,7 +9,6 @@ partial matches older than ``within`` and reports them as timed out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from pyflowkit.errors import FlinkRuntimeException, IllegalStateException
@@ -94,7 +93,25 @@ class NFA:
         self._start = {s.name for s in states if s.is_start()}
         self._final = {s.name for s in states if s.is_final()}
         self._stop = {s.name for s in states if s.is_stop()}
-        self.condition_error: Callable[[BaseException, State], BaseException] | None = None
+        self._start_decision: tuple[list[Any], int, int] | None = None
+        self._start_states = [self.states[n] for n in sorted(self._start)]
+
+    def is_quiescent(self, nfa_state: NFAState) -> bool:
+        """Only start computation states and no completed match wait: an event that no start
+        state's edge accepts changes nothing (``start_decision_graph`` tells)."""
+        if nfa_state[1]:
+            return False
+        start = self._start
+        return all(cs[0] in start for cs in nfa_state[0])
+
+    def start_decision_graph(
+        self, event: Any, timestamp: int, timer_service: Any
+    ) -> tuple[list[Any], int, int]:
+        """``createDecisionGraph`` of the (single) start state for ``event`` (nothing taken yet,
+        so its context has no events)."""
+        (state,) = self._start_states
+        ctx = ConditionContext(_EMPTY_ACCESSOR, start_state(state.name), timer_service, timestamp)
+        return self._decision_graph(ctx, state, event)
 
     # ---- lifecycle ----
     def conditions(self) -> list[Any]:
@@ -157,9 +174,15 @@ class NFA:
         timestamp: int,
         skip_strategy: Any,
         timer_service: Any,
+        start_decision: tuple[list[Any], int, int] | None = None,
     ) -> list[dict[str, list]]:
-        """``process``: feed one event; the completed matches, materialized, in Flink's order."""
+        """``process``: feed one event; the completed matches, materialized, in Flink's order.
+
+        ``start_decision``: the start state's decision graph for this event when the caller has
+        already evaluated it (``start_decision_graph``), so no condition runs twice.
+        """
         wrapper = _EventWrapper(event, timestamp, accessor)
+        self._start_decision = start_decision
         try:
             return self._do_process(accessor, nfa_state, wrapper, skip_strategy, timer_service)
         finally:
@@ -255,8 +278,11 @@ class NFA:
         """``computeNextStates``: follow the edges whose conditions hold, with new versions."""
         state = self.states[cs[0]]
         ctx = ConditionContext(accessor, cs, timer_service, event.timestamp)
-        edges, total_take, total_ignore = self._decision_graph(ctx, state, event.event)
         is_start = cs[0] in self._start
+        if is_start and self._start_decision is not None:
+            edges, total_take, total_ignore = self._start_decision
+        else:
+            edges, total_take, total_ignore = self._decision_graph(ctx, state, event.event)
         take_to_visit = max(0, total_take - 1)
         ignore_to_visit = total_ignore
         take_to_skip = take_to_visit
@@ -346,6 +372,9 @@ class NFA:
                         return t.target_state
                     stack.append(t.target_state)
         return None
+
+
+_EMPTY_ACCESSOR = SharedBufferAccessor({}, {}, {})
 
 
 def _self_increase(ignore_branches: int, take_branches: int) -> int:
