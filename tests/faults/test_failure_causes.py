@@ -13,6 +13,8 @@ from pyflowkit.common import Configuration, Duration, Time, Types, WatermarkStra
 from pyflowkit.common.restart_strategy import RestartStrategies
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import (
+    AggregateFunction,
+    CoMapFunction,
     KeyedProcessFunction,
     MapFunction,
     ProcessWindowFunction,
@@ -59,6 +61,25 @@ class FailingSource(SourceFunction):
 
     def cancel(self) -> None:
         pass
+
+
+class FailingCoMap(CoMapFunction):
+    def map1(self, value: Any) -> Any:
+        return value
+
+    def map2(self, value: Any) -> Any:
+        raise LookupError(f"no match for {value}")
+
+
+class FailingAggregate(AggregateFunction):
+    def create_accumulator(self) -> Any:
+        return 0
+
+    def add(self, value: Any, accumulator: Any) -> Any:
+        return accumulator + value["count"]  # a tuple has no "count"
+
+    def get_result(self, accumulator: Any) -> Any:
+        return accumulator
 
 
 class FailingSink(SinkFunction):
@@ -180,6 +201,43 @@ CASES: list[tuple[str, Callable[[StreamExecutionEnvironment], Any], type, str, s
         lambda env: env.from_collection([0]).map(lambda v: 1 // v).print(),
         ZeroDivisionError,
         "Map",
+        "<lambda>",
+    ),
+    (
+        "co_map on connected streams",
+        lambda env: (
+            env.from_collection([1]).connect(env.from_collection(["x"])).map(FailingCoMap()).print()
+        ),
+        LookupError,
+        "Co-Map",
+        "map2",
+    ),
+    (
+        "window aggregate",
+        lambda env: (
+            events(env)
+            .key_by(lambda e: e[0])
+            .window(TumblingEventTimeWindows.of(Time.milliseconds(4)))
+            .aggregate(FailingAggregate())
+            .print()
+        ),
+        TypeError,
+        "Window(",
+        "add",
+    ),
+    (
+        "timestamp assigner",
+        lambda env: (
+            env.from_collection([1])
+            .assign_timestamps_and_watermarks(
+                WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+                    lambda e, ts: fail(e)
+                )
+            )
+            .print()
+        ),
+        ValueError,
+        "Timestamps/Watermarks",
         "<lambda>",
     ),
     (

@@ -125,6 +125,13 @@ def edit_value(d: Path) -> None:
     replace_in_state(old, json.dumps(value, separators=(",", ":")))(d)
 
 
+def edit_value_to(d: Path, new: Any) -> None:
+    old = first_reduce_value(d)
+    value = json.loads(old)
+    value["v"][1] = new
+    replace_in_state(old, json.dumps(value, separators=(",", ":")))(d)
+
+
 CHECKSUM = "does not match the checksum written at save time"
 # (case id, tamper, file named, fragments of the message)
 SAVEPOINT_CASES: list[tuple[str, Callable[[Path], None], list[str]]] = [
@@ -152,6 +159,7 @@ SAVEPOINT_CASES: list[tuple[str, Callable[[Path], None], list[str]]] = [
         ],
     ),
     ("edited state value 999999", edit_value, ["state file", CHECKSUM]),
+    ("state value edited to a string", lambda d: edit_value_to(d, "many"), [CHECKSUM]),
     (
         "binary _metadata",
         lambda d: (d / "_metadata").write_bytes(b"\x80\x04\x95\x00"),
