@@ -13,6 +13,7 @@ from typing import Any
 
 from pyflowkit.errors import FlinkRuntimeException, IllegalStateException
 from pyflowkit.operators.cep import java_priority_queue as pq
+from pyflowkit.operators.cep.conditions import RichCompositeIterativeCondition, SimpleCondition
 from pyflowkit.operators.cep.dewey_number import START, add_stage, increase
 from pyflowkit.operators.cep.nfa_compiler import original_name
 from pyflowkit.operators.cep.shared_buffer import SharedBufferAccessor
@@ -94,6 +95,8 @@ class NFA:
         self._final = {s.name for s in states if s.is_final()}
         self._stop = {s.name for s in states if s.is_stop()}
         self._start_decision: tuple[list[Any], int, int] | None = None
+        # SimpleConditions never look at their context: build one only for IterativeConditions
+        self._needs_context = not all(_is_simple(c) for c in self.conditions())
         self._start_states = [self.states[n] for n in sorted(self._start)]
 
     def is_quiescent(self, nfa_state: NFAState) -> bool:
@@ -148,7 +151,12 @@ class NFA:
         if window > 0:
             partial = nfa_state[0]
             start = self._start
-            if any(cs[0] not in start and timestamp - cs[3] >= window for cs in partial):
+            expired = False
+            for cs in partial:
+                if cs[0] not in start and timestamp - cs[3] >= window:
+                    expired = True
+                    break
+            if expired:
                 kept: list = []
                 for cs in partial:
                     if cs[0] not in start and timestamp - cs[3] >= window:
@@ -277,7 +285,11 @@ class NFA:
     ) -> list[ComputationState]:
         """``computeNextStates``: follow the edges whose conditions hold, with new versions."""
         state = self.states[cs[0]]
-        ctx = ConditionContext(accessor, cs, timer_service, event.timestamp)
+        ctx = (
+            ConditionContext(accessor, cs, timer_service, event.timestamp)
+            if self._needs_context
+            else None
+        )
         is_start = cs[0] in self._start
         if is_start and self._start_decision is not None:
             edges, total_take, total_ignore = self._start_decision
@@ -322,17 +334,13 @@ class NFA:
             accessor.release_node(cs[1])
         return result
 
-    def _check(self, condition: Any, event: Any, ctx: ConditionContext, state: State) -> bool:
-        if condition is None:
-            return True
-        try:
-            return bool(condition.test(event, ctx))
-        except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
-            raise FlinkRuntimeException(
-                f"Failure happened in filter function. (CEP pattern state "
-                f"'{original_name(state.name)}', condition {condition!r}: "
-                f"{type(exc).__name__}: {exc})"
-            ) from exc
+    @staticmethod
+    def _condition_failed(exc: Exception, state: State, condition: Any) -> FlinkRuntimeException:
+        return FlinkRuntimeException(
+            f"Failure happened in filter function. (CEP pattern state "
+            f"'{original_name(state.name)}', condition {condition!r}: "
+            f"{type(exc).__name__}: {exc})"
+        )
 
     def _decision_graph(
         self, ctx: ConditionContext, state: State, event: Any
@@ -342,20 +350,27 @@ class NFA:
         edges: list[Any] = []
         total_take = total_ignore = 0
         stack = [state]
-        check = self._check
-        while stack:
-            current = stack.pop()
-            for t in current.state_transitions:
-                if check(t.condition, event, ctx, current):
-                    action = t.action
-                    if action is PROCEED:
-                        stack.append(t.target_state)
-                    else:
-                        if action is TAKE:
-                            total_take += 1
-                        elif t.target_state.name != state.name:
-                            total_ignore += 1
-                        edges.append(t)
+        current = state
+        condition = None
+        try:
+            while stack:
+                current = stack.pop()
+                for t in current.state_transitions:
+                    condition = t.condition
+                    if condition is None or condition.test(event, ctx):
+                        action = t.action
+                        if action is PROCEED:
+                            stack.append(t.target_state)
+                        else:
+                            if action is TAKE:
+                                total_take += 1
+                            elif t.target_state.name != state.name:
+                                total_ignore += 1
+                            edges.append(t)
+        except FlinkRuntimeException:
+            raise
+        except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
+            raise self._condition_failed(exc, current, condition) from exc
         return edges, total_take, total_ignore
 
     def _final_state_after_proceed(
@@ -363,18 +378,33 @@ class NFA:
     ) -> State | None:
         """``findFinalStateAfterProceed``: a final state reachable by PROCEED edges, if any."""
         stack = [state]
-        check = self._check
-        while stack:
-            current = stack.pop()
-            for t in current.state_transitions:
-                if t.action is PROCEED and check(t.condition, event, ctx, current):
-                    if t.target_state.is_final():
-                        return t.target_state
-                    stack.append(t.target_state)
+        current = state
+        condition = None
+        try:
+            while stack:
+                current = stack.pop()
+                for t in current.state_transitions:
+                    if t.action is PROCEED:
+                        condition = t.condition
+                        if condition is None or condition.test(event, ctx):
+                            if t.target_state.is_final():
+                                return t.target_state
+                            stack.append(t.target_state)
+        except FlinkRuntimeException:
+            raise
+        except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
+            raise self._condition_failed(exc, current, condition) from exc
         return None
 
 
 _EMPTY_ACCESSOR = SharedBufferAccessor({}, {}, {})
+
+
+def _is_simple(condition: Any) -> bool:
+    """A ``SimpleCondition``, or an AND/OR/NOT of them: evaluated without a context."""
+    if isinstance(condition, RichCompositeIterativeCondition):
+        return all(_is_simple(c) for c in condition.nested)
+    return isinstance(condition, SimpleCondition)
 
 
 def _self_increase(ignore_branches: int, take_branches: int) -> int:
