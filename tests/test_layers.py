@@ -37,9 +37,9 @@ OPERATOR_DESCRIPTIONS = (
     "pyflowkit.operators.factory",
 )
 # modules below every layer (they import nothing of pyflowkit): every layer may import them
-BASE = {"errors", "java_semantics"}
+BASE = {"errors", "java_semantics", "metrics"}
 EVERYTHING = {
-    "errors", "java_semantics", "common", "state", "operators", "graph", "datastream", "cep", "reference",
+    "errors", "java_semantics", "metrics", "common", "state", "operators", "graph", "datastream", "cep", "reference",
     "runtime", "spark", "render", "notebook", "cli", "examples",
 }  # fmt: skip
 
@@ -47,6 +47,7 @@ EVERYTHING = {
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "java_semantics": set(),
+    "metrics": set(),
     "common": {"errors"},
     "state": {"errors", "common", *DEFINITIONS},
     "operators": {"errors", "common", "state", *DEFINITIONS},

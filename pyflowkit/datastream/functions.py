@@ -98,6 +98,10 @@ class RuntimeContext(ABC):
     @abstractmethod
     def get_aggregating_state(self, state_descriptor: Any) -> Any: ...
 
+    @abstractmethod
+    def get_metrics_group(self) -> Any:
+        """This operator subtask's ``MetricGroup`` (counters, gauges, meters, distributions)."""
+
 
 class Function(ABC):
     """PyFlink's ``Function`` (rich function): ``open(runtime_context)`` and ``close()``."""

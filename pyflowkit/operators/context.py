@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyflowkit.metrics.metricbase import MetricRegistry
 from pyflowkit.operators.processing_time import ManualProcessingTimeService, ProcessingTimeService
 from pyflowkit.state.key_groups import (
     KeyGroupRange,
@@ -27,7 +28,9 @@ class TaskEnvironment:
     them; a host with only ``print_writer`` gets them line by line, one without either writes
     them to stdout/stderr);
     ``collect(sink_node_id, value)`` appends to a collect sink's buffer; ``accumulators`` are the
-    job's accumulators (name → value) this subtask contributes to.
+    job's accumulators (name → value) this subtask contributes to; ``metric_registry`` holds the
+    metrics its operators registered (Flink's ``TaskMetricGroup``), ``task_manager_id`` names the
+    TaskManager in their scope.
     """
 
     job_name: str = "Flink Streaming Job"
@@ -44,6 +47,8 @@ class TaskEnvironment:
     collect_writer: Callable[[int, Any], None] | None = None
     accumulators: dict[str, Any] = field(default_factory=dict)
     job_parameters: dict[str, str] = field(default_factory=dict)
+    metric_registry: MetricRegistry = field(default_factory=MetricRegistry)
+    task_manager_id: str = "local"
 
     @property
     def key_group_range(self) -> KeyGroupRange:

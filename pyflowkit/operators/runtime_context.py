@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.functions import RuntimeContext
 from pyflowkit.errors import UnsupportedOperationException
+from pyflowkit.metrics.metricbase import MetricGroup, operator_metric_group
 
 if TYPE_CHECKING:
     from pyflowkit.operators.base import StreamOperator
@@ -41,6 +42,26 @@ class StreamingRuntimeContext(RuntimeContext):
 
     def get_job_parameter(self, key: str, default_value: str) -> str:
         return self._env.job_parameters.get(key, default_value)
+
+    def get_metrics_group(self) -> MetricGroup:
+        """Flink's ``getMetricGroup``: the operator's group, scope
+        ``<host>.taskmanager.<tm_id>.<job_name>.<operator_name>.<subtask_index>``."""
+        group = getattr(self.operator, "_metric_group", None)
+        if group is None:
+            env = self._env
+            clock = env.processing_time_service.get_current_processing_time
+            group = operator_metric_group(
+                env.metric_registry,
+                clock,
+                host="localhost",
+                tm_id=env.task_manager_id,
+                job_name=env.job_name,
+                task_name=env.task_name,
+                operator_name=self.operator.config.operator_name,
+                subtask_index=env.subtask_index,
+            )
+            self.operator._metric_group = group
+        return group
 
     def get_accumulator(self, name: str) -> Any:
         return self._env.accumulators.get(name)

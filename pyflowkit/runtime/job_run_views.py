@@ -30,6 +30,7 @@ TASK_COLUMNS = [
     "queued_out",
     "back_pressured",
     "watermark",
+    "metrics",
 ]
 SLOT_COLUMNS = ["task_executor", "slot", "alive", "state", "allocation_id", "job", "tasks"]
 
@@ -56,7 +57,8 @@ def state_history(trace: list[TraceEvent]) -> list[dict[str, Any]]:
 
 
 def tasks_frame(run: SteppedRun) -> Any:
-    """One row per subtask: states, attempt, slot, records, queued buffers, back pressure."""
+    """One row per subtask: states, attempt, slot, records, queued buffers, back pressure,
+    the user metrics its operators registered (identifier → value)."""
     import pandas as pd
 
     return pd.DataFrame(task_rows(run), columns=TASK_COLUMNS)
@@ -86,6 +88,7 @@ def task_rows(run: SteppedRun) -> list[dict[str, Any]]:
                 "queued_out": inv.queued_output_buffers() if inv else 0,
                 "back_pressured": bool(task.back_pressured) if task else False,
                 "watermark": inv.current_watermark if inv else None,
+                "metrics": task.task_env.metric_registry.values() if task else {},
             }
         )
     return rows

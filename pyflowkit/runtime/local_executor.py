@@ -51,7 +51,19 @@ def job_execution_result(run: JobRun) -> JobExecutionResult:
     )
     result.results_by_node = {k: list(v) for k, v in run.host.results_by_node.items()}  # type: ignore[attr-defined]
     result.printed = run.printed()  # type: ignore[attr-defined]
+    result.metrics = final_metrics(run)  # type: ignore[attr-defined]
     return result
+
+
+def final_metrics(run: JobRun) -> dict[str, dict[str, Any]]:
+    """Each finished subtask ("Map (1/2)") → its operators' user metrics, as the Spark result."""
+    metrics: dict[str, dict[str, Any]] = {}
+    for te in run.task_executors:
+        for task in te.tasks.values():
+            values = task.task_env.metric_registry.values()
+            if task.state.value == "FINISHED" and values:
+                metrics[task.task_env.task_name_with_subtasks] = values
+    return dict(sorted(metrics.items()))
 
 
 def merged_accumulators(run: JobRun) -> dict[str, Any]:

@@ -73,6 +73,7 @@ class Task:
                 vertex, subtask, lines, to_err
             ),
             collect_writer=self.host.collect,
+            task_manager_id=self.task_executor.name,
         )
 
     # -- state machine --------------------------------------------------------------------------

@@ -137,7 +137,7 @@ def execute(
     net_runtime = int((time.perf_counter() - started) * 1000)
     final = tracker.finish("FINISHED")
     plan.physical_plan = physical_plan_text(df)
-    results, printed, types, by_node = _gather(job_graph, table)
+    results, printed, types, by_node, metrics = _gather(job_graph, table)
     if print_output:  # one write per chunk of lines a subtask flushed
         for to_err, chunk in printed:
             (sys.stderr if to_err else sys.stdout).write("\n".join(chunk) + "\n")
@@ -150,6 +150,7 @@ def execute(
         spark_plan=plan,
         sink_types=types,
         progress=final,
+        metrics=metrics,
     )
     result.results_by_node = by_node
     return result
@@ -183,14 +184,17 @@ class TextProgressLine:
         self.width = 0
 
 
-def _gather(job_graph: Any, table: Any) -> tuple[dict, list[tuple[bool, list[str]]], dict, dict]:
-    """Decode sink rows (stage order, subtask, emission order) into per-sink results and the
-    printed chunks ``(to_err, lines)``."""
+def _gather(
+    job_graph: Any, table: Any
+) -> tuple[dict, list[tuple[bool, list[str]]], dict, dict, dict]:
+    """Decode sink rows (stage order, subtask, emission order) into per-sink results, the
+    printed chunks ``(to_err, lines)`` and each subtask's metrics."""
     nodes = {n.id: n for v in job_graph.vertices for n in v.stream_nodes}
     results: dict[str, list[Any]] = {}
     by_node: dict[int, list[Any]] = {}
     types: dict[str, Any] = {}
     printed: list[tuple[bool, list[str]]] = []
+    metrics: dict[str, dict[str, Any]] = {}
     print_sinks = [
         n
         for n in nodes.values()
@@ -200,7 +204,10 @@ def _gather(job_graph: Any, table: Any) -> tuple[dict, list[tuple[bool, list[str
     cols = table.to_pydict() if table.num_rows else {f: [] for f in records.FIELDS}
     for edge, target, payload in zip(cols["edge"], cols["target"], cols["payload"], strict=True):
         values = records.loads(payload)
-        if edge == records.COLLECT:
+        if edge == records.METRICS:
+            task, task_metrics = values
+            metrics[task] = task_metrics
+        elif edge == records.COLLECT:
             node = nodes.get(target)
             name = node.operator_name if node is not None else f"Sink {target}"
             results.setdefault(name, []).extend(values)
@@ -214,4 +221,4 @@ def _gather(job_graph: Any, table: Any) -> tuple[dict, list[tuple[bool, list[str
     if print_sinks:
         name = print_sinks[0].operator_name
         results[name] = [line for _, chunk in printed for line in chunk]
-    return results, printed, types, by_node
+    return results, printed, types, by_node, dict(sorted(metrics.items()))

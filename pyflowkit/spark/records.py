@@ -26,6 +26,7 @@ TYPED_FIELDS = ("ts", "wm", "flags")
 PRINT_OUT = -1  # edge code of print-sink lines to stdout
 PRINT_ERR = -2  # ... to stderr
 COLLECT = -3  # edge code of collect-sink records (target = the sink's StreamNode id)
+METRICS = -4  # edge code of a subtask's final metric values ([task name with subtasks, values])
 CHUNK_RECORDS = 2048
 END_OF_PARTITION = b"E"  # payload of the end-of-partition marker row
 

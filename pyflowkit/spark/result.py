@@ -12,7 +12,8 @@ from pyflowkit.common.job_execution_result import JobExecutionResult
 
 
 class SparkJobExecutionResult(JobExecutionResult):
-    """A finished Spark run: ``results`` per sink, ``print_lines``, ``spark_plan``, progress."""
+    """A finished Spark run: ``results`` per sink, ``print_lines``, ``spark_plan``, progress,
+    ``metrics`` per subtask."""
 
     def __init__(
         self,
@@ -24,12 +25,15 @@ class SparkJobExecutionResult(JobExecutionResult):
         spark_plan: Any = None,
         sink_types: Mapping[str, Any] | None = None,
         progress: Any = None,
+        metrics: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         super().__init__(job_id, net_runtime, results=results, job_name=job_name)
         self.print_lines = list(print_lines or [])
         self.spark_plan = spark_plan
         self.sink_types = dict(sink_types or {})
         self.progress = progress
+        # subtask ("Map (1/2)") → its operators' user metrics (identifier → value) at its end
+        self.metrics = {task: dict(values) for task, values in (metrics or {}).items()}
 
     def _sink_name(self, sink: Any) -> str:
         name = getattr(sink, "name", None) or sink

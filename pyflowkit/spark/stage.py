@@ -268,6 +268,10 @@ class SubtaskRunner:
             self.clock.set_current_time(LONG_MAX_VALUE)  # BATCH: processing time jumps to the end
         chain.close()  # closes the RecordWriterOutputs too (flushes their buffers)
         self._flush_sinks()
+        metrics = self.env.metric_registry.values()
+        if metrics:  # reported to the driver once, when the subtask finishes
+            payload = records.dumps([self.env.task_name_with_subtasks, metrics])
+            self.sink.emit(records.METRICS, self.subtask, payload)
         yield self.sink.drain()
 
     def _run_source(self) -> Iterator[dict[str, list]]:
