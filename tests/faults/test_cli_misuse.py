@@ -132,3 +132,23 @@ def test_os_exit_after_building_a_pipeline_still_draws_it(tmp_path: Path, capsys
     )
     assert main(["graph", str(job), "--level", "stream", "--format", "dot"]) == 0
     assert "Print to Std. Out" in capsys.readouterr().out
+
+
+def test_run_of_a_job_that_keeps_restarting_is_one_line(tmp_path: Path, capsys) -> None:
+    job = tmp_path / "job.py"
+    job.write_text(
+        "from pyflowkit.datastream import StreamExecutionEnvironment\n"
+        "def parse(v):\n"
+        "    raise ValueError(f'bad {v}')\n"
+        "env = StreamExecutionEnvironment.get_execution_environment()\n"
+        "env.set_parallelism(1)\n"
+        "env.enable_checkpointing(100)\n"
+        "env.from_collection([1, 2]).map(parse).print()\n"
+        "env.execute('loop job')\n"
+    )
+    assert main(["run", str(job), "--target", "local"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("pyflowkit run: error: RestartGuardException: Job 'loop job' (")
+    assert "restarted 101 times during this run and keeps failing: ValueError: bad 1" in err
+    assert "raised by parse (job.py, line 3)" in err and "env.set_restart_strategy(" in err
