@@ -40,7 +40,6 @@ from pyflowkit.graph.transformations import (
 )
 
 if TYPE_CHECKING:
-    from pyflowkit.datastream.connected_streams import ConnectedStreams
     from pyflowkit.datastream.keyed_stream import KeyedStream
     from pyflowkit.datastream.stream_execution_environment import StreamExecutionEnvironment
     from pyflowkit.datastream.windowed_stream import AllWindowedStream
@@ -381,9 +380,17 @@ class DataStream(_OperatorSettings):
             inputs.append(s._transformation)
         return DataStream(self._env, UnionTransformation(inputs))
 
-    def connect(self, ds: DataStream) -> ConnectedStreams:
+    def connect(self, ds: Any) -> Any:
+        """``ConnectedStreams``; with a ``BroadcastStream``, a ``BroadcastConnectedStream``."""
+        from pyflowkit.datastream.broadcast_stream import BroadcastConnectedStream, BroadcastStream
         from pyflowkit.datastream.connected_streams import ConnectedStreams
 
+        if isinstance(ds, BroadcastStream):
+            if ds.get_execution_environment() is not self._env:
+                raise IllegalArgumentException(
+                    "Cannot connect streams from different execution environments."
+                )
+            return BroadcastConnectedStream(self, ds, ds.broadcast_state_descriptors)
         if not isinstance(ds, DataStream):
             raise IllegalArgumentException(
                 f"connect() takes a DataStream, got {type(ds).__name__}: {ds!r}."
@@ -412,13 +419,18 @@ class DataStream(_OperatorSettings):
     def shuffle(self) -> DataStream:
         return self._partition(ShufflePartitioner())
 
-    def broadcast(self, *broadcast_state_descriptors: Any) -> DataStream:
-        if broadcast_state_descriptors:
-            raise UnsupportedOperationException(
-                "broadcast(MapStateDescriptor...) (the broadcast state pattern) is not supported "
-                "yet; call broadcast() without arguments for BROADCAST partitioning."
-            )
-        return self._partition(BroadcastPartitioner())
+    def broadcast(self, *broadcast_state_descriptors: Any) -> Any:
+        """BROADCAST partitioning; with ``MapStateDescriptor``s, a ``BroadcastStream`` carrying
+        those broadcast states (Flink's ``broadcast(MapStateDescriptor...)``)."""
+        if not broadcast_state_descriptors:
+            return self._partition(BroadcastPartitioner())
+        from pyflowkit.datastream.broadcast_stream import (
+            BroadcastStream,
+            check_broadcast_descriptors,
+        )
+
+        descriptors = check_broadcast_descriptors(broadcast_state_descriptors)
+        return BroadcastStream(self._partition(BroadcastPartitioner()), descriptors)
 
     def global_(self) -> DataStream:
         """Flink's ``global()``: every record to the first downstream subtask."""
@@ -586,3 +598,23 @@ class CloseableIterator:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+_ELSEWHERE = {
+    "KeyedStream": "pyflowkit.datastream.keyed_stream",
+    "WindowedStream": "pyflowkit.datastream.windowed_stream",
+    "AllWindowedStream": "pyflowkit.datastream.windowed_stream",
+    "ConnectedStreams": "pyflowkit.datastream.connected_streams",
+    "BroadcastStream": "pyflowkit.datastream.broadcast_stream",
+    "BroadcastConnectedStream": "pyflowkit.datastream.broadcast_stream",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """PyFlink's ``data_stream`` module holds every stream class; ours live beside it."""
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -14,6 +14,9 @@ from typing import Any, Generic, TypeVar
 
 __all__ = [
     "AggregateFunction",
+    "BaseBroadcastProcessFunction",
+    "BroadcastProcessFunction",
+    "KeyedBroadcastProcessFunction",
     "AllWindowFunction",
     "CheckpointListener",
     "CoFlatMapFunction",
@@ -310,6 +313,96 @@ class KeyedCoProcessFunction(Function):
     def on_timer(
         self, timestamp: int, ctx: KeyedProcessFunction.OnTimerContext
     ) -> Iterable[Any] | None:
+        return None
+
+
+class BaseBroadcastProcessFunction(Function):
+    """The functions of the broadcast state pattern: a non-broadcast and a broadcast input.
+
+    Mirrors PyFlink's ``BaseBroadcastProcessFunction`` (Flink's ``BaseBroadcastProcessFunction``).
+    """
+
+    class BaseContext(ABC):
+        """The current record's timestamp and the clocks."""
+
+        @abstractmethod
+        def timestamp(self) -> int | None: ...
+
+        @abstractmethod
+        def current_processing_time(self) -> int: ...
+
+        @abstractmethod
+        def current_watermark(self) -> int: ...
+
+    class Context(BaseContext):
+        """Seen by ``process_broadcast_element``: read-write broadcast state."""
+
+        @abstractmethod
+        def get_broadcast_state(self, state_descriptor: Any) -> Any: ...
+
+    class ReadOnlyContext(BaseContext):
+        """Seen by ``process_element``: read-only broadcast state."""
+
+        @abstractmethod
+        def get_broadcast_state(self, state_descriptor: Any) -> Any: ...
+
+
+class BroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[IN1, IN2, OUT]):
+    """Processes a non-keyed stream connected with a broadcast stream.
+
+    Mirrors PyFlink's ``BroadcastProcessFunction`` (Flink's ``BroadcastProcessFunction``).
+    """
+
+    class Context(BaseBroadcastProcessFunction.Context, ABC):
+        """``BroadcastProcessFunction.Context``."""
+
+    class ReadOnlyContext(BaseBroadcastProcessFunction.ReadOnlyContext, ABC):
+        """``BroadcastProcessFunction.ReadOnlyContext``."""
+
+    @abstractmethod
+    def process_element(self, value: Any, ctx: Any) -> Iterable[Any] | None: ...
+
+    @abstractmethod
+    def process_broadcast_element(self, value: Any, ctx: Any) -> Iterable[Any] | None: ...
+
+
+class KeyedBroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[KEY, IN1, IN2, OUT]):
+    """Processes a keyed stream connected with a broadcast stream (keyed state, timers).
+
+    Mirrors PyFlink's ``KeyedBroadcastProcessFunction`` (Flink's class of that name).
+    """
+
+    class Context(BaseBroadcastProcessFunction.Context, ABC):
+        """``KeyedBroadcastProcessFunction.Context``; ``apply_to_keyed_state`` as Flink's Java."""
+
+        @abstractmethod
+        def apply_to_keyed_state(self, state_descriptor: Any, function: Any) -> None: ...
+
+    class ReadOnlyContext(BaseBroadcastProcessFunction.ReadOnlyContext, ABC):
+        """``KeyedBroadcastProcessFunction.ReadOnlyContext``: the key and the timer service."""
+
+        @abstractmethod
+        def timer_service(self) -> TimerService: ...
+
+        @abstractmethod
+        def get_current_key(self) -> Any: ...
+
+    class OnTimerContext(ReadOnlyContext, ABC):
+        """``KeyedBroadcastProcessFunction.OnTimerContext``: which clock fired."""
+
+        @abstractmethod
+        def time_domain(self) -> TimeDomain: ...
+
+        @abstractmethod
+        def get_current_key(self) -> Any: ...
+
+    @abstractmethod
+    def process_element(self, value: Any, ctx: Any) -> Iterable[Any] | None: ...
+
+    @abstractmethod
+    def process_broadcast_element(self, value: Any, ctx: Any) -> Iterable[Any] | None: ...
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Iterable[Any] | None:
         return None
 
 

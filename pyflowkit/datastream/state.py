@@ -23,6 +23,9 @@ __all__ = [
     "ReducingState",
     "ReducingStateDescriptor",
     "AppendingState",
+    "BroadcastState",
+    "OperatorStateStore",
+    "ReadOnlyBroadcastState",
     "MergingState",
     "State",
     "StateDescriptor",
@@ -266,3 +269,54 @@ class AggregatingState(MergingState[IN, OUT]):
 
     @abstractmethod
     def add(self, value: Any) -> None: ...
+
+
+class ReadOnlyBroadcastState(State, Generic[K, V]):
+    """The broadcast state as the non-broadcast side sees it: reads only.
+
+    Mirrors PyFlink's ``ReadOnlyBroadcastState`` (Flink's ``ReadOnlyBroadcastState``).
+    """
+
+    @abstractmethod
+    def get(self, key: K) -> V | None: ...
+
+    @abstractmethod
+    def contains(self, key: K) -> bool: ...
+
+    @abstractmethod
+    def items(self) -> Iterable[tuple[K, V]]: ...
+
+    @abstractmethod
+    def keys(self) -> Iterable[K]: ...
+
+    @abstractmethod
+    def values(self) -> Iterable[V]: ...
+
+    @abstractmethod
+    def is_empty(self) -> bool: ...
+
+
+class BroadcastState(ReadOnlyBroadcastState[K, V]):
+    """The broadcast state as the broadcast side sees it: reads and writes.
+
+    Mirrors PyFlink's ``BroadcastState`` (Flink's ``BroadcastState``).
+    """
+
+    @abstractmethod
+    def put(self, key: K, value: V) -> None: ...
+
+    @abstractmethod
+    def put_all(self, dict_value: dict[K, V]) -> None: ...
+
+    @abstractmethod
+    def remove(self, key: K) -> None: ...
+
+
+class OperatorStateStore(ABC):
+    """Non-keyed state of an operator; PyFlink exposes its broadcast state.
+
+    Mirrors PyFlink's ``OperatorStateStore``.
+    """
+
+    @abstractmethod
+    def get_broadcast_state(self, state_descriptor: MapStateDescriptor) -> BroadcastState: ...

@@ -17,6 +17,7 @@ _BUILTIN_MODULES = (
     "pyflowkit.operators.stream_source",
     "pyflowkit.operators.simple",
     "pyflowkit.operators.process",
+    "pyflowkit.operators.co_broadcast",
     "pyflowkit.operators.grouped_reduce",
     "pyflowkit.operators.batch_grouped_reduce",
     "pyflowkit.operators.timestamps_watermarks",

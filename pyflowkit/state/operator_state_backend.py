@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from pyflowkit.errors import IllegalStateException
-from pyflowkit.state.snapshot import SPLIT_DISTRIBUTE, UNION
+from pyflowkit.state.broadcast_state import HeapBroadcastState
+from pyflowkit.state.snapshot import BROADCAST, SPLIT_DISTRIBUTE, UNION
 
 
 class PartitionableListState:
@@ -43,6 +44,7 @@ class OperatorStateBackend:
 
     def __init__(self) -> None:
         self.states: dict[str, PartitionableListState] = {}
+        self.broadcast_states: dict[str, HeapBroadcastState] = {}
         self._restored: dict[str, dict[str, Any]] = {}
         self.is_restored = False
 
@@ -66,11 +68,28 @@ class OperatorStateBackend:
             )
         return state
 
+    def get_broadcast_state(self, descriptor: Any, operator: str) -> HeapBroadcastState:
+        """``getBroadcastState``: the named map every subtask holds a copy of."""
+        name = descriptor.name
+        state = self.broadcast_states.get(name)
+        if state is None:
+            if name in self.states:
+                raise IllegalStateException(
+                    f"{operator}: operator state '{name}' is a list state, not broadcast state."
+                )
+            state = self.broadcast_states[name] = HeapBroadcastState(descriptor)
+            restored = self._restored.pop(name, None)
+            if restored is not None:
+                state.restore(copy.deepcopy(restored["entries"]))
+        return state
+
     def snapshot(self) -> dict[str, dict[str, Any]]:
         out = {
             name: {"mode": s.mode, "entries": copy.deepcopy(s.entries)}
             for name, s in self.states.items()
         }
+        for name, b in self.broadcast_states.items():
+            out[name] = {"mode": BROADCAST, "entries": b.snapshot()}
         for name, st in self._restored.items():  # restored but not (yet) asked for: keep it
             out.setdefault(name, copy.deepcopy(st))
         return out

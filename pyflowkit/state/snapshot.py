@@ -15,6 +15,7 @@ from pyflowkit.state.key_groups import KeyGroupRange
 
 SPLIT_DISTRIBUTE = "SPLIT_DISTRIBUTE"  # OperatorStateHandle.Mode names
 UNION = "UNION"
+BROADCAST = "BROADCAST"  # broadcast state: every subtask holds the same copy
 
 
 class OperatorSnapshot:
@@ -119,7 +120,8 @@ def assign_snapshot(
     Keyed state and timers: every key group in ``key_group_range`` (Flink's
     ``StateAssignmentOperation``). Operator list state: unchanged when the parallelism is unchanged,
     else SPLIT_DISTRIBUTE entries are concatenated in old-subtask order and split into contiguous
-    chunks (``RoundRobinOperatorStateRepartitioner``); UNION entries go to every subtask.
+    chunks (``RoundRobinOperatorStateRepartitioner``); UNION entries go to every subtask; new
+    subtask i restores BROADCAST state from old subtask i mod old parallelism.
     """
     present = [s for s in snapshots if s is not None]
     if not present:
@@ -142,8 +144,14 @@ def assign_snapshot(
         names: dict[str, list[Any]] = {}
         for snap in present:
             for name, st in snap.operator_state.items():
-                if st["mode"] != UNION:
+                if st["mode"] == SPLIT_DISTRIBUTE:
                     names.setdefault(name, []).extend(st["entries"])
+        # broadcast state: new subtask i takes old subtask (i mod old parallelism)'s copy
+        # (RoundRobinOperatorStateRepartitioner.repartitionBroadcastState)
+        source = snapshots[subtask_index % len(snapshots)] if snapshots else None
+        for name, st in (source.operator_state if source is not None else {}).items():
+            if st["mode"] == BROADCAST:
+                result.operator_state[name] = copy.deepcopy(st)
         for name, entries in names.items():
             base, extra = divmod(len(entries), parallelism)
             start = subtask_index * base + min(subtask_index, extra)

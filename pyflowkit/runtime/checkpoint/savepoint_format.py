@@ -16,7 +16,7 @@ from pyflowkit.runtime.checkpoint.task_state import OperatorState
 from pyflowkit.runtime.file_schema import FileSchema, describe
 from pyflowkit.state.heap_states import STATE_CLASSES
 from pyflowkit.state.key_groups import compute_key_group_range_for_operator_index
-from pyflowkit.state.snapshot import SPLIT_DISTRIBUTE, UNION, OperatorSnapshot
+from pyflowkit.state.snapshot import BROADCAST, SPLIT_DISTRIBUTE, UNION, OperatorSnapshot
 from pyflowkit.state.timer_service import EVENT_TIME, PROCESSING_TIME
 
 FORMAT = "pyflowkit-savepoint"
@@ -165,7 +165,7 @@ def _check_snapshot(
     return OperatorSnapshot.from_dict(snap)
 
 
-MODES = (SPLIT_DISTRIBUTE, UNION)
+MODES = (SPLIT_DISTRIBUTE, UNION, BROADCAST)
 KINDS = tuple(STATE_CLASSES)
 DOMAINS = (EVENT_TIME, PROCESSING_TIME)
 
