@@ -207,7 +207,7 @@ class JobRun(SteppedRun):
 
     def printed(self) -> list[str]:
         """The print sinks' lines in print order: the last ``printed_window`` of them (a
-        MiniCluster option, 100,000 by default; ``printed_window=None`` keeps every line)."""
+        MiniCluster option, 10,000 by default; ``printed_window=None`` keeps every line)."""
         return self.host.printed.lines()
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 
-DEFAULT_PRINTED_WINDOW = 100_000
+DEFAULT_PRINTED_WINDOW = 10_000
 
 
 class PrintedLines:
