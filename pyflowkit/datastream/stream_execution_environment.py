@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Iterable
 from typing import Any
 
+from pyflowkit.common import python_dependencies as deps
 from pyflowkit.common.configuration import Configuration
 from pyflowkit.common.execution_config import ExecutionConfig, check_max_parallelism
 from pyflowkit.common.job_client import JobClient
@@ -338,13 +340,95 @@ class StreamExecutionEnvironment:
             _java_only("add_classpaths", "pipeline.classpaths", classpaths)
         )
 
+    # --- Python dependencies (PyFlink's; made real in this process, shipped on Spark) ----------
+    def _local_dependencies(self) -> deps.LocalDependencies:
+        if getattr(self, "_python_deps", None) is None:
+            self._python_deps = deps.LocalDependencies()
+        return self._python_deps
+
     def add_python_file(self, file_path: str) -> None:
-        self._append_config_list("python.files", [file_path])
+        """Ship a ``.py`` file, a directory or a zip/egg/whl to the workers' Python path
+        (``python.files``); importable by user functions here at once, ``addPyFile`` on Spark."""
+        path = deps.existing_path(file_path, "add_python_file()")
+        self._local_dependencies().add_file(path)
+        self._append_config_list(deps.PYTHON_FILES, [path])
+
+    def set_python_requirements(
+        self, requirements_file_path: str, requirements_cache_dir: str | None = None
+    ) -> None:
+        """The third-party packages the functions need (``python.requirements``). pyflowkit
+        installs nothing: each must already be installed in this interpreter (the one the
+        simulated cluster and a local Spark run use), else the call fails naming them."""
+        path = deps.existing_path(requirements_file_path, "set_python_requirements()")
+        if requirements_cache_dir is not None:
+            deps.existing_path(requirements_cache_dir, "set_python_requirements()")
+        unmet = deps.unmet_requirements(path)
+        if unmet:
+            raise UnsupportedOperationException(
+                f"set_python_requirements({requirements_file_path!r}): pyflowkit installs no "
+                f"packages and this interpreter ({sys.executable}) lacks: {'; '.join(unmet)}. "
+                f"Run `pip install -r {requirements_file_path}` first. The environment is unchanged."
+            )
+        value = path if requirements_cache_dir is None else f"{path}#{requirements_cache_dir}"
+        self._configuration.set_string(deps.PYTHON_REQUIREMENTS, value)
+
+    def add_python_archive(self, archive_path: str, target_dir: str | None = None) -> None:
+        """Ship a zip/tar archive, extracted into the workers' working directory under
+        ``target_dir`` (default: the archive's file name) (``python.archives``); here it is
+        extracted at once into a working directory on ``sys.path``, on Spark it goes to
+        ``spark.archives``."""
+        path = deps.existing_path(archive_path, "add_python_archive()")
+        target = target_dir or os.path.basename(path)
+        if os.path.isabs(target) or ".." in target.replace("\\", "/").split("/"):
+            raise IllegalArgumentException(
+                f"add_python_archive(): target_dir must be a relative directory name, got "
+                f"{target_dir!r}."
+            )
+        self._local_dependencies().add_archive(path, target)
+        entry = path if target_dir is None else f"{path}#{target_dir}"
+        self._append_config_list(deps.PYTHON_ARCHIVES, [entry])
+
+    def set_python_executable(self, python_exec: str) -> None:
+        """The interpreter the workers run (``python.executable``): ``spark.pyspark.python`` on
+        Spark; the simulated cluster, which runs functions in this interpreter, refuses another."""
+        if not isinstance(python_exec, str) or not python_exec:
+            raise IllegalArgumentException(
+                f"set_python_executable() needs a path or command name, got {python_exec!r}."
+            )
+        self._configuration.set_string(deps.PYTHON_EXECUTABLE, python_exec)
+
+    def register_cached_file(self, file_path: str, name: str, executable: bool = False) -> None:
+        """Flink's ``registerCachedFile``: functions read it as
+        ``runtime_context.get_distributed_cache().get_file(name)`` (``SparkFiles`` on Spark)."""
+        path = deps.existing_path(file_path, "register_cached_file()")
+        if not isinstance(name, str) or not name or any(c in name for c in ",;:"):
+            raise IllegalArgumentException(
+                f"register_cached_file(): name must be a non-empty str without ',', ';' or ':', "
+                f"got {name!r}."
+            )
+        key = deps.CACHED_FILES
+        registered = deps.cached_files(self._configuration.get_string(key))
+        if name in registered:
+            raise IllegalArgumentException(
+                f"register_cached_file(): a file named {name!r} is already registered "
+                f"({registered[name][0]!r})."
+            )
+        entries = deps.split_list(self._configuration.get_string(key), ";")
+        entries.append(deps.cached_file_entry(name, path, executable))
+        self._configuration.set_string(key, ";".join(entries))
+
+    def close(self) -> None:
+        """Flink's ``close``: release what the environment holds here (the ``sys.path`` entries
+        and extracted archives of its Python files and archives)."""
+        local = getattr(self, "_python_deps", None)
+        if local is not None:
+            local.close()
+            self._python_deps = None
 
     def _append_config_list(self, key: str, values: Iterable[str]) -> None:
-        existing = self._configuration.get_string(key)
-        items = (existing.split(";") if existing else []) + [str(v) for v in values]
-        self._configuration.set_string(key, ";".join(items))
+        existing = deps.split_list(self._configuration.get_string(key))
+        items = existing + [str(v) for v in values]
+        self._configuration.set_string(key, deps.FILE_DELIMITER.join(items))
 
     # --- sources ------------------------------------------------------------------------------
     def _register(self, t: Transformation) -> None:

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyflowkit.common.python_dependencies import CACHED_FILES
+from pyflowkit.common.python_dependencies import cached_files as parse_cached_files
 from pyflowkit.metrics.metricbase import MetricRegistry
 from pyflowkit.operators.processing_time import ManualProcessingTimeService, ProcessingTimeService
 from pyflowkit.state.key_groups import (
@@ -49,6 +51,7 @@ class TaskEnvironment:
     job_parameters: dict[str, str] = field(default_factory=dict)
     metric_registry: MetricRegistry = field(default_factory=MetricRegistry)
     task_manager_id: str = "local"
+    cached_file_resolver: Callable[[str, str], str] | None = None  # None: registered path as is
 
     @property
     def key_group_range(self) -> KeyGroupRange:
@@ -106,6 +109,7 @@ class StreamConfig:
     is_chain_start: bool = True
     is_chain_end: bool = True
     runtime_mode: str = "STREAMING"  # the job's resolved RuntimeExecutionMode: STREAMING / BATCH
+    cached_files: dict[str, tuple[str, bool]] = field(default_factory=dict)  # name → (path, exec)
 
     @property
     def is_batch(self) -> bool:
@@ -150,6 +154,9 @@ class StreamConfig:
             time_characteristic=getattr(settings, "time_characteristic", "ProcessingTime"),
             auto_watermark_interval=getattr(settings, "auto_watermark_interval", 0),
             chain_index=chain_index,
+            cached_files=parse_cached_files(
+                (getattr(settings, "configuration", None) or {}).get(CACHED_FILES)
+            ),
         )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pyflowkit.common.distributed_cache import DistributedCache
 from pyflowkit.datastream.functions import RuntimeContext
 from pyflowkit.errors import UnsupportedOperationException
 from pyflowkit.metrics.metricbase import MetricGroup, operator_metric_group
@@ -62,6 +63,10 @@ class StreamingRuntimeContext(RuntimeContext):
             )
             self.operator._metric_group = group
         return group
+
+    def get_distributed_cache(self) -> DistributedCache:
+        """Flink's ``getDistributedCache``: files registered with ``register_cached_file``."""
+        return DistributedCache(self.operator.config.cached_files, self._env.cached_file_resolver)
 
     def get_accumulator(self, name: str) -> Any:
         return self._env.accumulators.get(name)

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pyflowkit.common.python_dependencies import PYTHON_EXECUTABLE, LocalDependencies
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.job_graph import JobGraph
 from pyflowkit.runtime.rpc import ClusterConfig
@@ -75,6 +76,9 @@ class MiniCluster:
         from pyflowkit.runtime.job_run import JobRun
 
         job_graph = to_job_graph(env_or_job_graph, job_name, seed=self.config.seed)
+        python_exec = _configuration(job_graph).get(PYTHON_EXECUTABLE)
+        if python_exec:  # functions run in this interpreter: another one cannot be honoured
+            LocalDependencies().check_executable(python_exec)
         if savepoint_path is None:
             savepoint_path = configured_savepoint_path(job_graph)
             if savepoint_path is not None:

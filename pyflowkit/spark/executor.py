@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pyflowkit.errors import JobExecutionException
+from pyflowkit.spark import python_dependencies as python_deps
 from pyflowkit.spark import records
 from pyflowkit.spark.plan import SparkPlan, build_plan
 from pyflowkit.spark.progress import ProgressTracker, SparkProgress
@@ -106,7 +107,8 @@ def execute(
 
     job_graph = _job_graph(env, job_name)
     configuration = _configuration(env)
-    session = get_session(configuration, spark)
+    session = get_session({**python_deps.session_settings(configuration), **configuration}, spark)
+    python_deps.ship(session, configuration)
     job_id = getattr(job_graph, "job_id", None) or uuid.uuid4().hex
     name = job_graph.job_name
     listeners = [progress] if progress is not None else []

@@ -142,6 +142,7 @@ class SubtaskRunner:
         from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
         from pyflowkit.operators.processing_time import ManualProcessingTimeService
         from pyflowkit.operators.registry import register_operator
+        from pyflowkit.spark.python_dependencies import spark_file
 
         for name, cls in spec.operator_classes.items():  # operators registered on the driver
             register_operator(name, cls)
@@ -168,6 +169,7 @@ class SubtaskRunner:
             print_lines_writer=self._print_lines,
             collect_writer=self._collect,
             job_parameters={"execution.runtime-mode": spec.runtime_mode},
+            cached_file_resolver=spark_file,
         )
         self.writers: dict[Any, records.RecordWriterOutput] = {}
         for position, out in enumerate(spec.outputs):
