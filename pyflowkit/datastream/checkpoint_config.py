@@ -153,6 +153,61 @@ class CheckpointConfig:
         self._externalized = cleanup_mode
         return self
 
+    # --- checkpoint storage (Flink 1.20's CheckpointConfig#setCheckpointStorage) --------------
+    def _options(self) -> Any:
+        """The environment's Configuration this config writes storage options into."""
+        from pyflowkit.common.configuration import Configuration
+
+        if getattr(self, "_configuration", None) is None:
+            self._configuration = Configuration()
+        return self._configuration
+
+    def set_checkpoint_storage(self, storage: Any) -> CheckpointConfig:
+        """Where checkpoints go: ``JobManagerCheckpointStorage`` or
+        ``FileSystemCheckpointStorage`` (``state.checkpoint-storage``, ``state.checkpoints.dir``)."""
+        from pyflowkit.datastream.checkpoint_storage import (
+            CHECKPOINT_STORAGE,
+            CHECKPOINTS_DIR,
+            CheckpointStorage,
+        )
+
+        if not isinstance(storage, CheckpointStorage):
+            raise IllegalArgumentException(
+                "set_checkpoint_storage needs a CheckpointStorage (JobManagerCheckpointStorage() or "
+                f"FileSystemCheckpointStorage('file:///tmp/chk')), got {storage!r}."
+            )
+        options = self._options()
+        for key in (CHECKPOINT_STORAGE, CHECKPOINTS_DIR):
+            options.remove_config(key)
+        for key, value in storage.configuration().items():
+            options.set_string(key, value)
+        self._storage = storage
+        return self
+
+    def set_checkpoint_storage_dir(self, checkpoint_path: str) -> CheckpointConfig:
+        """Shorthand for ``set_checkpoint_storage(FileSystemCheckpointStorage(checkpoint_path))``."""
+        from pyflowkit.datastream.checkpoint_storage import FileSystemCheckpointStorage
+
+        return self.set_checkpoint_storage(FileSystemCheckpointStorage(checkpoint_path))
+
+    def get_checkpoint_storage(self) -> Any:
+        """The storage set, else the one the options name (``JobManagerCheckpointStorage`` by
+        default, ``FileSystemCheckpointStorage`` when ``state.checkpoints.dir`` is set)."""
+        from pyflowkit.datastream.checkpoint_storage import (
+            CHECKPOINT_STORAGE,
+            CHECKPOINTS_DIR,
+            FileSystemCheckpointStorage,
+            JobManagerCheckpointStorage,
+        )
+
+        storage = getattr(self, "_storage", None)
+        if storage is not None:
+            return storage
+        path = self._options().get_string(CHECKPOINTS_DIR)
+        if self._options().get_string(CHECKPOINT_STORAGE) == "jobmanager" or not path:
+            return JobManagerCheckpointStorage(path)
+        return FileSystemCheckpointStorage(path)
+
     def is_externalized_checkpoints_enabled(self) -> bool:
         return self._externalized is not None
 

@@ -70,6 +70,7 @@ class StreamExecutionEnvironment:
         self._configuration = Configuration(configuration) if configuration else Configuration()
         self._config = ExecutionConfig()
         self._checkpoint_config = CheckpointConfig()
+        self._checkpoint_config._configuration = self._configuration
         self._transformations: list[Transformation] = []
         self._all_transformations: list[Transformation] = []  # incl. sources, for uid checks
         self._requested_side_outputs: dict[int, dict[str, TypeInformation]] = {}
@@ -339,6 +340,46 @@ class StreamExecutionEnvironment:
         raise UnsupportedOperationException(
             _java_only("add_classpaths", "pipeline.classpaths", classpaths)
         )
+
+    # --- state backend and savepoint directory -------------------------------------------------
+    def set_state_backend(self, state_backend: Any) -> StreamExecutionEnvironment:
+        """The keyed state backend (``state.backend.type``); the 1.11 backends with paths also set
+        the checkpoint storage and savepoint directory."""
+        from pyflowkit.datastream.checkpoint_storage import CHECKPOINT_STORAGE, CHECKPOINTS_DIR
+        from pyflowkit.datastream.state_backend import StateBackend
+
+        if not isinstance(state_backend, StateBackend):
+            raise IllegalArgumentException(
+                "set_state_backend needs a StateBackend (HashMapStateBackend(), "
+                f"EmbeddedRocksDBStateBackend(), …), got {state_backend!r}."
+            )
+        options = state_backend.configuration()
+        if CHECKPOINT_STORAGE in options:  # a 1.11 backend brings its checkpoint storage
+            for key in (CHECKPOINT_STORAGE, CHECKPOINTS_DIR):
+                self._configuration.remove_config(key)
+            self._checkpoint_config._storage = None
+        for key, value in options.items():
+            self._configuration.set_string(key, value)
+        self._state_backend = state_backend
+        return self
+
+    def get_state_backend(self) -> Any:
+        """The backend set (``None`` before ``set_state_backend``, as PyFlink)."""
+        return getattr(self, "_state_backend", None)
+
+    def set_default_savepoint_directory(self, directory: str) -> StreamExecutionEnvironment:
+        """Where savepoints go when no path is given (``state.savepoints.dir``)."""
+        from pyflowkit.datastream.checkpoint_storage import SAVEPOINTS_DIR
+        from pyflowkit.datastream.checkpoint_storage import directory as checked
+
+        path = checked(directory, "set_default_savepoint_directory()")
+        self._configuration.set_string(SAVEPOINTS_DIR, path)  # type: ignore[arg-type]
+        return self
+
+    def get_default_savepoint_directory(self) -> str | None:
+        from pyflowkit.datastream.checkpoint_storage import SAVEPOINTS_DIR
+
+        return self._configuration.get_string(SAVEPOINTS_DIR)
 
     # --- Python dependencies (PyFlink's; made real in this process, shipped on Spark) ----------
     def _local_dependencies(self) -> deps.LocalDependencies:

@@ -263,6 +263,13 @@ class JobRun(SteppedRun):
         """One row per checkpoint and savepoint, oldest first (Flink REST ``/checkpoints`` names)."""
         return views.checkpoints_frame(self.checkpoint_coordinator)
 
+    def checkpoint_config(self) -> dict[str, Any]:
+        """``GET /jobs/:jobid/checkpoints/config``'s storage part: the declared state backend,
+        the checkpoint storage and where checkpoints and savepoints are written."""
+        from pyflowkit.runtime.checkpoint.storage_options import checkpoint_config_info
+
+        return checkpoint_config_info(self.job_graph)
+
     def checkpoints_overview(self) -> dict[str, Any]:
         """``GET /jobs/:jobid/checkpoints``: counts, summary, latest, history."""
         return views.checkpoints_overview(self.checkpoint_coordinator)

@@ -10,12 +10,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from pyflowkit.common.checkpointing_options import SAVEPOINTS_DIR
 from pyflowkit.errors import CheckpointException, IllegalArgumentException
 from pyflowkit.runtime.checkpoint.properties import CheckpointProperties, CheckpointType
 from pyflowkit.runtime.checkpoint.stats import COMPLETED, FAILED
 from pyflowkit.runtime.job_stepping import SteppedRun
 
-SAVEPOINT_DIR_KEY = "state.savepoints.dir"
+SAVEPOINT_DIR_KEY = SAVEPOINTS_DIR
 
 
 def default_savepoint_directory() -> str:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
+from pyflowkit.common.checkpointing_options import CHECKPOINTS_DIR
 from pyflowkit.errors import (
     CheckpointException,
     IllegalArgumentException,
@@ -43,6 +45,7 @@ from pyflowkit.runtime.checkpoint.request_decider import (
 )
 from pyflowkit.runtime.checkpoint.state_assignment import StateAssignmentOperation, TaskRestore
 from pyflowkit.runtime.checkpoint.stats import CheckpointStatsTracker
+from pyflowkit.runtime.checkpoint.storage_options import job_configuration
 from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics, TaskStateSnapshot
 
 
@@ -483,13 +486,17 @@ class CheckpointCoordinator:
         now = self.bus.now
         completed = pending.finalize_checkpoint(now)
         target = self.savepoint_targets.pop(checkpoint_id, None)
-        if target is not None:
+        checkpoints_dir = job_configuration(self.job_graph).get(CHECKPOINTS_DIR)
+        if target is not None or checkpoints_dir:
             from pyflowkit.runtime.checkpoint.savepoint import savepoint_directory, write_savepoint
 
-            suffix = f"{self.bus.new_id()}"
+            if target is not None:
+                where = savepoint_directory(target, self.job_id, f"{self.bus.new_id()}")
+            else:  # FileSystemCheckpointStorage: <state.checkpoints.dir>/<job id>/chk-<n>
+                where = Path(checkpoints_dir) / self.job_id / f"chk-{checkpoint_id}"
             try:
                 path = write_savepoint(
-                    savepoint_directory(target, self.job_id, suffix),
+                    where,
                     self.job_id,
                     checkpoint_id,
                     pending.checkpoint_timestamp,

@@ -1,0 +1,43 @@
+"""The checkpoint storage and state backend options a job was compiled with, as the simulated
+cluster reads them (Flink's ``CheckpointStorageLoader`` / ``StateBackendLoader`` keys)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyflowkit.common.checkpointing_options import (
+    CHECKPOINT_STORAGE,
+    CHECKPOINTS_DIR,
+    INCREMENTAL,
+    SAVEPOINTS_DIR,
+    STATE_BACKEND,
+)
+
+_BACKEND_NAMES = {"hashmap": "HashMapStateBackend", "rocksdb": "EmbeddedRocksDBStateBackend"}
+
+
+def job_configuration(job_graph: Any) -> dict[str, str]:
+    """Every Configuration key the job's environment set."""
+    config = getattr(getattr(job_graph, "stream_graph", None), "execution_config", None)
+    return dict(getattr(config, "configuration", {}) or {})
+
+
+def checkpoint_config_info(job_graph: Any) -> dict[str, Any]:
+    """Flink's ``CheckpointConfigInfo`` storage fields (``/jobs/:id/checkpoints/config``):
+    ``state_backend``, ``checkpoint_storage``, the directories and incremental checkpointing."""
+    conf = job_configuration(job_graph)
+    storage = conf.get(CHECKPOINT_STORAGE) or (
+        "filesystem" if conf.get(CHECKPOINTS_DIR) else "jobmanager"
+    )
+    backend = conf.get(STATE_BACKEND, "hashmap")
+    return {
+        "state_backend": _BACKEND_NAMES.get(backend, backend),
+        "checkpoint_storage": "FileSystemCheckpointStorage"
+        if storage == "filesystem"
+        else "JobManagerCheckpointStorage",
+        "checkpoints_directory": conf.get(CHECKPOINTS_DIR),
+        "savepoints_directory": conf.get(SAVEPOINTS_DIR),
+        "state_changelog_enabled": False,
+        "incremental_checkpointing": conf.get(INCREMENTAL, "false") == "true",
+        "keyed_state_held_in": "heap (pyflowkit's HeapKeyedStateBackend)",
+    }
