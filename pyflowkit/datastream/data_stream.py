@@ -530,6 +530,10 @@ class DataStream(_OperatorSettings):
         ):
             raise IllegalArgumentException(f"Limit should be positive, got {limit!r}.")
         sink = self._sink(COLLECT_SINK_NAME, {"collect": True}, 1, ChainingStrategy.NEVER)
+        running = self._env._start_streaming_job(job_execution_name, spark)
+        if running is not None:  # an unbounded job on Spark: records as they arrive
+            records = running.collect_iterator(limit)
+            return list(records) if limit is not None else CloseableIterator(records)
         if spark is None:
             result = self._env.execute(job_execution_name)
         else:
@@ -591,7 +595,11 @@ class CloseableIterator:
         return self.__next__()
 
     def close(self) -> None:
+        """Stop iterating; a running job feeding the iterator is cancelled (Flink's collect)."""
         self._closed = True
+        closer = getattr(self._it, "close", None)
+        if callable(closer):
+            closer()
 
     def __enter__(self) -> CloseableIterator:
         return self

@@ -733,8 +733,31 @@ class StreamExecutionEnvironment:
         executor = importlib.import_module(EXECUTION_TARGETS["spark"])
         return executor.execute(pipeline, job_name, spark=spark)
 
+    def _start_streaming_job(self, job_name: str | None, spark: Any) -> Any:
+        """An unbounded job on Spark started for ``execute_and_collect`` (None: not such a job)."""
+        if self._capture is not None or not self._transformations:
+            return None
+        executor = importlib.import_module(EXECUTION_TARGETS["spark"]) if spark else None
+        executor = executor or self._executor()
+        starter = getattr(executor, "start_if_streaming", None)
+        if starter is None:
+            return None
+        return starter(self, job_name, spark)
+
     def execute_async(self, job_name: str | None = None, *, spark: Any = None) -> JobClient:
-        """Submits the job; our executors finish it before returning the ``JobClient``."""
+        """Submits the job; a streaming job on Spark runs on while the ``JobClient`` is returned,
+        other executors finish the job first."""
+        executor = (
+            importlib.import_module(EXECUTION_TARGETS["spark"]) if spark is not None else None
+        )
+        executor = executor or self._executor()
+        if self._capture is None and hasattr(executor, "execute_async"):
+            if not self._transformations:
+                raise IllegalStateException(
+                    "No operators defined in streaming topology. Cannot execute."
+                )
+            pipeline = _StreamGraphPipeline(self, self.get_stream_graph(job_name, True))
+            return executor.execute_async(pipeline, job_name, spark=spark)
         try:
             result = self.execute(job_name, spark=spark)
         except JobExecutionException as e:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pyflowkit.errors import JobException, NoResourceAvailableException
 from pyflowkit.graph.execution_graph import ExecutionGraph
+from pyflowkit.graph.restart_backoff import create_restart_backoff_strategy
 from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.operators.user_failure import (
@@ -25,7 +26,6 @@ from pyflowkit.runtime.deployment import (
 from pyflowkit.runtime.execution import Execution, ExecutionVertex
 from pyflowkit.runtime.execution_state import ExecutionState
 from pyflowkit.runtime.job_status import JobStatus
-from pyflowkit.runtime.restart_backoff import create_restart_backoff_strategy
 from pyflowkit.runtime.slot_pool import PendingRequest, SlotKey
 from pyflowkit.runtime.task import format_failure
 

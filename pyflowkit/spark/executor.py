@@ -64,7 +64,24 @@ def physical_plan_text(df: Any) -> str:
 def explain_spark(env: Any, job_name: str | None = None, spark: Any = None) -> SparkPlan:
     """Which JobVertex becomes which Spark stage, the partitioning per edge, Spark's plan text."""
     job_graph = _job_graph(env, job_name)
-    session = get_session(_configuration(env), spark)
+    configuration = _configuration(env)
+    session = get_session(configuration, spark)
+    if runs_as_streaming_query(job_graph, configuration):
+        from pyflowkit.spark.streaming_job import settings_from
+        from pyflowkit.spark.streaming_plan import build_streaming_frame
+
+        settings = settings_from(_settings(job_graph), configuration, "")
+        df, splan = build_streaming_frame(
+            session, job_graph, _settings(job_graph), settings.options
+        )
+        splan.trigger = (
+            "availableNow" if settings.available_now else f"processingTime {settings.trigger_ms} ms"
+        )
+        splan.checkpoint_location = configuration.get("state.checkpoints.dir", "") or (
+            "a temporary directory (state.checkpoints.dir is not set)"
+        )
+        splan.physical_plan = physical_plan_text(df)
+        return splan  # type: ignore[return-value]
     df, plan = build_plan(session, job_graph, _settings(job_graph), materialize=False)
     plan.physical_plan = physical_plan_text(df)
     return plan
@@ -107,6 +124,10 @@ def execute(
 
     job_graph = _job_graph(env, job_name)
     configuration = _configuration(env)
+    if runs_as_streaming_query(job_graph, configuration):
+        job = start_streaming(job_graph, configuration, spark, print_output)
+        job.wait()
+        return job.result()
     session = get_session({**python_deps.session_settings(configuration), **configuration}, spark)
     python_deps.ship(session, configuration)
     job_id = getattr(job_graph, "job_id", None) or uuid.uuid4().hex
@@ -156,6 +177,61 @@ def execute(
     )
     result.results_by_node = by_node
     return result
+
+
+def runs_as_streaming_query(job_graph: Any, configuration: dict[str, str]) -> bool:
+    """Unbounded jobs (and, with ``pyflowkit.spark.streaming-query=always``, any STREAMING job)
+    run as a Structured Streaming query; an unbounded source in BATCH mode gets Flink's error."""
+    from pyflowkit.spark.plan import check_bounded, unbounded_sources
+
+    mode = str(getattr(job_graph, "runtime_mode", "STREAMING")).upper().split(".")[-1]
+    if unbounded_sources(job_graph):
+        if mode == "BATCH":
+            check_bounded(job_graph, "BATCH")
+        return True
+    return mode == "STREAMING" and configuration.get("pyflowkit.spark.streaming-query") == "always"
+
+
+def start_streaming(
+    job_graph: Any, configuration: dict[str, str], spark: Any = None, print_output: bool = True
+) -> Any:
+    """Start the job's Structured Streaming query; returns the running ``StreamingJob``."""
+    from pyflowkit.spark.streaming_job import StreamingJob, settings_from
+
+    session = get_session({**python_deps.session_settings(configuration), **configuration}, spark)
+    python_deps.ship(session, configuration)
+    job_id = getattr(job_graph, "job_id", None) or uuid.uuid4().hex
+    settings = settings_from(_settings(job_graph), configuration, job_id)
+    return StreamingJob(session, job_graph, configuration, settings, print_output).start()
+
+
+def start_if_streaming(env: Any, job_name: str | None = None, spark: Any = None) -> Any:
+    """Start ``env``'s job if it runs as a streaming query (its transformations are then used
+    up, as by ``execute``); None for a bounded job, which the caller executes as usual."""
+    configuration = _configuration(env)
+    if not runs_as_streaming_query(env.get_job_graph(job_name), configuration):
+        return None
+    graph = env.get_stream_graph(job_name, True)
+    from pyflowkit.graph.streaming_job_graph_generator import create_job_graph
+
+    return start_streaming(create_job_graph(graph), configuration, spark, print_output=True)
+
+
+def execute_async(env: Any, job_name: str | None = None, spark: Any = None) -> Any:
+    """``env.execute_async()``: an unbounded job starts and a ``SparkJobClient`` is returned at
+    once; a bounded one runs to its end first (Flink's ``JobClient`` of a finished job)."""
+    from pyflowkit.common.job_client import JobClient
+    from pyflowkit.spark.job_client import SparkJobClient
+
+    job_graph = _job_graph(env, job_name)
+    configuration = _configuration(env)
+    if runs_as_streaming_query(job_graph, configuration):
+        return SparkJobClient(start_streaming(job_graph, configuration, spark))
+    try:
+        result = execute(env, job_name, spark=spark)
+    except JobExecutionException as exc:
+        return JobClient(exc.job_id, None, exc)
+    return JobClient(result.get_job_id(), result)
 
 
 def _is_spark_error(exc: BaseException) -> bool:

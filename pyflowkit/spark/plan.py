@@ -78,6 +78,17 @@ class SparkPlan:
         return "```\n" + str(self) + "\n```"
 
 
+def unbounded_sources(job_graph: Any) -> list[str]:
+    """Names of the job's CONTINUOUS_UNBOUNDED sources (they make it a streaming query)."""
+    names = []
+    for vertex in job_graph.vertices:
+        for node in vertex.stream_nodes:
+            boundedness = getattr(node.transformation, "boundedness", None)
+            if boundedness is not None and getattr(boundedness, "value", boundedness) == UNBOUNDED:
+                names.append(node.operator_name)
+    return names
+
+
 def check_bounded(job_graph: Any, runtime_mode: str) -> None:
     """Spark runs bounded jobs only; an unbounded source gets an error naming it."""
     for vertex in job_graph.vertices:

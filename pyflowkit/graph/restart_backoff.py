@@ -1,4 +1,5 @@
-"""Restart back-off strategies on the simulated clock (Flink's ``RestartBackoffTimeStrategy``s)."""
+"""Restart back-off strategies on a host's clock (Flink's ``RestartBackoffTimeStrategy``s), used by the
+simulated cluster's scheduler and the Spark streaming job alike."""
 
 from __future__ import annotations
 

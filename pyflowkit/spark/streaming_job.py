@@ -1,0 +1,415 @@
+"""A running unbounded job on Spark: one Structured Streaming query and its sinks on the driver.
+
+Stands for Flink's ``JobMaster`` of a streaming job as a client sees it: the job id, its
+``JobStatus`` (CREATED, RUNNING, FINISHED, CANCELED, FAILED), a checkpoint per committed
+micro-batch in the checkpoint location, print-sink lines printed on the driver as each batch
+commits (Flink's print format, written by the print operator) and collect-sink records handed to
+``execute_and_collect``'s iterator.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from pyflowkit.errors import JobException, JobExecutionException
+from pyflowkit.graph.restart_backoff import create_restart_backoff_strategy
+from pyflowkit.java_semantics import LONG_MAX_VALUE
+from pyflowkit.spark import records
+from pyflowkit.spark.streaming_plan import (
+    StreamingOptions,
+    StreamingPlan,
+    build_streaming_frame,
+    ensure_rocksdb,
+)
+from pyflowkit.spark.streaming_savepoint import last_batch, restore_into, write_savepoint
+
+CHECKPOINTS_DIR = "state.checkpoints.dir"
+SAVEPOINT_PATH = "execution.savepoint.path"
+DEFAULT_TRIGGER_MS = 1000
+_END = object()  # end of the collect queue
+
+
+@dataclass
+class StreamingSettings:
+    """How the query runs: trigger (ms, or available-now), checkpoint location, read budget."""
+
+    trigger_ms: int = DEFAULT_TRIGGER_MS
+    available_now: bool = False
+    checkpoint_location: str | None = None
+    options: StreamingOptions | None = None
+
+
+def checkpoint_location(configuration: dict[str, str], job_id: str) -> tuple[str, bool]:
+    """``state.checkpoints.dir``/<job id>, or a temporary directory (True: temporary)."""
+    base = configuration.get(CHECKPOINTS_DIR)
+    if not base:
+        return tempfile.mkdtemp(prefix=f"pyflowkit-checkpoints-{job_id[:8]}-"), True
+    base = base.removeprefix("file://")
+    path = os.path.join(base, job_id)
+    try:
+        os.makedirs(path, exist_ok=True)
+        probe = os.path.join(path, ".pyflowkit-write-probe")
+        with open(probe, "w") as f:
+            f.write("")
+        os.remove(probe)
+    except OSError as exc:
+        raise ValueError(
+            f"Cannot write checkpoints to {path!r} ({exc.strerror or exc}). Set "
+            f"'{CHECKPOINTS_DIR}' to a writable directory (or leave it unset for a temporary one)."
+        ) from None
+    return path, False
+
+
+def settings_from(
+    env_settings: Any, configuration: dict[str, str], job_id: str
+) -> StreamingSettings:
+    """Trigger = the checkpoint interval (``enable_checkpointing``), else 1 s."""
+    interval = 0
+    checkpoint = getattr(env_settings, "checkpoint", None)
+    if checkpoint is not None:
+        interval = int(getattr(checkpoint, "interval", 0) or 0)
+    options = StreamingOptions()
+    if "pyflowkit.spark.streaming.max-records-per-batch" in configuration:
+        options.max_records = int(configuration["pyflowkit.spark.streaming.max-records-per-batch"])
+    return StreamingSettings(
+        trigger_ms=interval if interval > 0 else DEFAULT_TRIGGER_MS,
+        available_now=configuration.get("pyflowkit.spark.streaming.trigger") == "available-now",
+        options=options,
+    )
+
+
+class StreamingJob:
+    """One unbounded job running as a Structured Streaming query on ``session``."""
+
+    def __init__(
+        self,
+        session: Any,
+        job_graph: Any,
+        configuration: dict[str, str],
+        settings: StreamingSettings,
+        print_output: bool = True,
+    ) -> None:
+        self.session = session
+        self.job_graph = job_graph
+        self.configuration = configuration
+        self.settings = settings
+        self.print_output = print_output
+        self.job_id = getattr(job_graph, "job_id", None) or uuid.uuid4().hex
+        self.job_name = job_graph.job_name
+        self.status = "CREATED"
+        self.query: Any = None
+        self.plan: StreamingPlan | None = None
+        self.error: BaseException | None = None
+        self.print_lines: list[str] = []
+        self.results: dict[str, list[Any]] = {}
+        self.results_by_node: dict[int, list[Any]] = {}
+        self.collected: queue.Queue = queue.Queue()
+        self.batches = 0
+        self.started = 0.0
+        self.ended = 0.0
+        self._lock = threading.Lock()
+        self._nodes = {n.id: n for v in job_graph.vertices for n in v.stream_nodes}
+        self.checkpoint_location = settings.checkpoint_location or ""
+        self.temporary_checkpoints = False
+        self.restarts = 0
+        self.failure_note = ""
+        checkpoints = getattr(job_graph, "checkpointing_settings", None)
+        interval = getattr(checkpoints, "checkpoint_interval", 0) or 0
+        self.restart_strategy = create_restart_backoff_strategy(
+            getattr(job_graph, "restart_strategy", None), 0 < interval < LONG_MAX_VALUE
+        )
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+    def start(self) -> StreamingJob:
+        """Build the query and start it (Flink: the job is submitted and RUNNING)."""
+        ensure_rocksdb(self.session)
+        if not self.checkpoint_location:
+            self.checkpoint_location, self.temporary_checkpoints = checkpoint_location(
+                self.configuration, self.job_id
+            )
+        savepoint = self.configuration.get(SAVEPOINT_PATH)
+        if savepoint:
+            if last_batch(self.checkpoint_location) is not None:
+                raise ValueError(
+                    f"Cannot restore savepoint {savepoint!r} into {self.checkpoint_location!r}: "
+                    "that checkpoint location already holds a job's checkpoints."
+                )
+            restore_into(savepoint, self.checkpoint_location, self.job_graph)
+        settings = getattr(self.job_graph.stream_graph, "execution_config", None)
+        df, plan = build_streaming_frame(
+            self.session, self.job_graph, settings, self.settings.options
+        )
+        plan.checkpoint_location = self.checkpoint_location
+        plan.trigger = self.trigger_text()
+        self.plan = plan
+        if self.temporary_checkpoints:
+            print(
+                f"Job {self.job_id}: checkpoints go to {self.checkpoint_location} "
+                f"('{CHECKPOINTS_DIR}' is not set: a temporary directory).",
+                file=sys.stderr,
+            )
+        writer = (
+            df.writeStream.foreachBatch(self._on_batch)
+            .option("checkpointLocation", self.checkpoint_location)
+            .queryName(f"pyflowkit-{self.job_id[:8]}")
+            .outputMode("append")
+        )
+        # "available now" runs batches back to back until every source has ended: Spark's own
+        # availableNow fixes its target offset at the simple reader's first read (one batch)
+        interval = 0 if self.settings.available_now else self.settings.trigger_ms
+        writer = writer.trigger(processingTime=f"{interval} milliseconds")
+        self._writer = writer
+        self.started = time.perf_counter()
+        self.query = writer.start()
+        self.status = "RUNNING"
+        return self
+
+    # ---- savepoints ----------------------------------------------------------------------------
+    def stop_with_savepoint(self, path: str, drain: bool = False) -> str:
+        """Flink's stop-with-savepoint: stop at a micro-batch boundary, write the savepoint,
+        the job ends FINISHED. ``drain`` (emit MAX_WATERMARK first) is refused: it would need
+        every source to end at once, which a stopped query cannot do."""
+        if drain:
+            raise ValueError(
+                "stop_with_savepoint(drain=True) is not supported on Spark: the sources cannot "
+                "emit MAX_WATERMARK to a stopping query. Use drain=False (state is kept and "
+                "resumes with savepoint_path)."
+            )
+        self._require_running("stop_with_savepoint")
+        self.query.stop()
+        self.poll(0)
+        written = write_savepoint(self.checkpoint_location, path, self.job_graph, self.job_id)
+        if self.status in ("RUNNING", "CANCELLING"):
+            self._end("FINISHED")
+        return written
+
+    def trigger_savepoint(self, path: str) -> str:
+        """Flink's ``triggerSavepoint``: pause at a micro-batch boundary, copy the checkpoint,
+        go on running (the query restarts from that checkpoint at once)."""
+        self._require_running("trigger_savepoint")
+        self.query.stop()
+        written = write_savepoint(self.checkpoint_location, path, self.job_graph, self.job_id)
+        self.query = self._writer.start()
+        return written
+
+    def _require_running(self, what: str) -> None:
+        self.poll(0)
+        if self.status != "RUNNING":
+            raise ValueError(f"Cannot {what}: job {self.job_id} is {self.status}, not RUNNING.")
+
+    def trigger_text(self) -> str:
+        if self.settings.available_now:
+            return "as soon as possible until every source has ended (available now)"
+        return f"processingTime {self.settings.trigger_ms} ms (the checkpoint interval)"
+
+    def sources_ended(self) -> bool:
+        """Every source subtask has ended and its last batch committed (Flink: FINISHED)."""
+        progress = self.query.lastProgress if self.query is not None else None
+        if not progress:
+            return False
+        sources = progress.get("sources") or []
+        if not sources:
+            return False
+        for source in sources:
+            end = source.get("endOffset")
+            if isinstance(end, str):
+                try:
+                    end = json.loads(end)
+                except ValueError:
+                    return False
+            if not isinstance(end, dict) or not all(
+                s.get("ended") for s in end.get("subtasks", [{}])
+            ):
+                return False
+        return True
+
+    def poll(self, timeout: float) -> str:
+        """Wait up to ``timeout`` s for the job to end; returns the job status."""
+        if self.status in ("FINISHED", "CANCELED", "FAILED"):
+            return self.status
+        query = self.query
+        try:
+            terminated = query.awaitTermination(timeout)
+        except Exception as exc:  # the query failed
+            self._fail(exc)
+            return self.status
+        if terminated:
+            error = query.exception()
+            if error is not None:
+                if self.status == "RUNNING" and self._restart(error):
+                    return self.status
+                self._fail(error)
+            else:
+                self._end("FINISHED" if self.status == "RUNNING" else self.status)
+        elif self.sources_ended():
+            query.stop()
+            self._end("FINISHED")
+        return self.status
+
+    def wait(self, timeout: float | None = None) -> str:
+        """Block until the job ends (or ``timeout`` s pass); Ctrl-C cancels it."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while self.poll(0.2) in ("RUNNING", "CREATED"):
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+        except KeyboardInterrupt:
+            self.cancel()
+            raise
+        return self.status
+
+    def cancel(self) -> None:
+        """Flink's ``cancel``: stop the query (at once); status CANCELED."""
+        if self.status in ("FINISHED", "CANCELED", "FAILED"):
+            return
+        self.status = "CANCELLING"
+        if self.query is not None:
+            self.query.stop()
+        self._end("CANCELED")
+
+    def _restart(self, error: BaseException) -> bool:
+        """The restart strategy decides (Flink's ``RestartBackoffTimeStrategy``): restart the
+        query from its last checkpoint after the back-off, or let the job fail."""
+        strategy = self.restart_strategy
+        strategy.notify_failure(int(time.time() * 1000))
+        name = f"{self.job_name} ({self.job_id})"
+        if not strategy.can_restart():
+            self.failure_note = f"Recovery is suppressed by {strategy}"
+            print(f"Job {name} switched from state RUNNING to FAILED.", file=sys.stderr)
+            return False
+        from pyflowkit.spark.executor import user_error_message
+
+        carried = user_error_message(error)
+        cause = carried[0].strip().splitlines()[-1] if carried else str(error).splitlines()[0]
+        print(f"Job {name} switched from state RUNNING to RESTARTING ({cause}).", file=sys.stderr)
+        time.sleep(strategy.backoff_time / 1000)
+        self.query = self._writer.start()
+        self.restarts += 1
+        print(
+            f"Job {name} switched from state RESTARTING to RUNNING (restored from the checkpoint "
+            f"of batch {last_batch(self.checkpoint_location)}).",
+            file=sys.stderr,
+        )
+        return True
+
+    def _end(self, status: str) -> None:
+        self.status = status
+        self.ended = time.perf_counter()
+        self.collected.put(_END)
+
+    def _fail(self, exc: BaseException) -> None:
+        self.error = exc
+        self._end("FAILED")
+
+    # ---- sinks ---------------------------------------------------------------------------------
+    def _on_batch(self, df: Any, batch_id: int) -> None:
+        """``foreachBatch`` on the driver: print lines and collected records of one batch."""
+        table = df.toArrow()
+        cols = table.to_pydict() if table.num_rows else {f: [] for f in records.FIELDS}
+        rows = sorted(
+            zip(
+                cols["producer"],
+                cols["seq"],
+                cols["edge"],
+                cols["target"],
+                cols["payload"],
+                strict=True,
+            ),
+            key=lambda r: (r[0], r[1]),
+        )
+        lines: list[tuple[str, bool]] = []
+        with self._lock:
+            for _producer, _seq, edge, target, payload in rows:
+                values = records.loads(payload)
+                if edge == records.COLLECT:
+                    node = self._nodes.get(target)
+                    name = node.operator_name if node is not None else f"Sink {target}"
+                    self.results.setdefault(name, []).extend(values)
+                    self.results_by_node.setdefault(target, []).extend(values)
+                    for value in values:
+                        self.collected.put(value)
+                elif edge in (records.PRINT_OUT, records.PRINT_ERR):
+                    lines.extend((line, edge == records.PRINT_ERR) for line in values)
+            self.print_lines.extend(line for line, _ in lines)
+            self.batches += 1
+        if self.print_output:
+            for line, to_err in lines:
+                print(line, file=sys.stderr if to_err else sys.stdout)
+            sys.stdout.flush()
+
+    # ---- results -------------------------------------------------------------------------------
+    def raise_if_failed(self) -> None:
+        """A failed job raises Flink's ``JobExecutionException`` with the user's traceback."""
+        if self.error is None:
+            return
+        from pyflowkit.spark.executor import user_error_message
+
+        carried = user_error_message(self.error)
+        cause: BaseException = self.error
+        if self.failure_note:
+            cause = JobException(self.failure_note)
+            cause.__cause__ = self.error
+        if carried is None:
+            raise JobExecutionException(
+                self.job_id,
+                f"Job '{self.job_name}' ({self.job_id}) failed on Spark: {self.error}",
+                cause,
+            ) from None
+        tb, where = carried
+        raise JobExecutionException(
+            self.job_id,
+            f"{tb.rstrip()}\n\nJob '{self.job_name}' ({self.job_id}) failed in {where} on Spark."
+            + (f" {self.failure_note}." if self.failure_note else ""),
+            cause,
+        ) from None
+
+    def result(self) -> Any:
+        """The ``SparkJobExecutionResult`` of an ended job (print lines, sink records, plan)."""
+        from pyflowkit.spark.result import SparkJobExecutionResult
+
+        self.raise_if_failed()
+        end = self.ended or time.perf_counter()
+        with self._lock:
+            results = {k: list(v) for k, v in self.results.items()}
+            for node in self._nodes.values():
+                if node.operator_name.startswith("Sink: Print"):
+                    results[node.operator_name] = list(self.print_lines)
+            result = SparkJobExecutionResult(
+                self.job_id,
+                int((end - self.started) * 1000),
+                results,
+                job_name=self.job_name,
+                print_lines=list(self.print_lines),
+                spark_plan=self.plan,
+            )
+            result.results_by_node = {k: list(v) for k, v in self.results_by_node.items()}
+        result.job_status = self.status
+        return result
+
+    def collect_iterator(self, limit: int | None = None) -> Any:
+        """Records of the collect sink as they arrive; ends at ``limit`` or when the job ends.
+        Reaching the limit or closing the iterator cancels a job still running."""
+        count = 0
+        try:
+            while limit is None or count < limit:
+                try:
+                    item = self.collected.get(timeout=0.2)
+                except queue.Empty:
+                    self.poll(0)
+                    continue
+                if item is _END:
+                    self.raise_if_failed()
+                    return
+                count += 1
+                yield item
+        finally:
+            self.cancel()

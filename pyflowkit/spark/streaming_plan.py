@@ -1,0 +1,198 @@
+"""The JobGraph as one Structured Streaming query (unbounded jobs).
+
+pyflowkit's counterpart of Flink's deployment of a streaming job: source vertices become the
+``pyflowkit-flink-source`` Python stream source (one per vertex, offsets per subtask), every other
+vertex a ``transformWithState`` grouped by ``(group, target subtask)`` in topological order, each
+hosting the vertex's operator chain; sink rows (print lines, collected records) reach the
+driver's ``foreachBatch``. Only DataFrame API calls are used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyflowkit.spark.plan import stage_specs
+from pyflowkit.spark.streaming_processor import OUTPUT_DDL, grouping_columns, vertex_processor
+from pyflowkit.spark.streaming_source import FORMAT, encode_object, register
+
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+PROVIDER_KEY = "spark.sql.streaming.stateStore.providerClass"
+TIME_MODE = "ProcessingTime"  # Spark timers stand for processing-time timers; event time is in-band
+
+
+@dataclass
+class StreamingStagePlan:
+    """How one JobVertex runs in the streaming query."""
+
+    index: int
+    vertex_name: str
+    parallelism: int
+    spark_operator: str
+    state: str
+
+
+@dataclass
+class StreamingEdgePlan:
+    """How one JobEdge's records reach their consumer subtasks."""
+
+    source: str
+    target: str
+    ship_strategy: str
+    spark_partitioning: str
+
+
+@dataclass
+class StreamingPlan:
+    """Vertex → streaming operator, edge → grouping; trigger, checkpoint location, state store."""
+
+    job_name: str
+    stages: list[StreamingStagePlan] = field(default_factory=list)
+    edges: list[StreamingEdgePlan] = field(default_factory=list)
+    trigger: str = ""
+    checkpoint_location: str = ""
+    state_store: str = ROCKSDB_PROVIDER.rsplit(".", 1)[-1]
+    physical_plan: str = ""
+    runtime_mode: str = "STREAMING"
+
+    def __str__(self) -> str:
+        lines = [
+            f"Spark Structured Streaming plan of '{self.job_name}' (unbounded, STREAMING)",
+            f"Trigger: {self.trigger or '(set when the job starts)'}; checkpoint location: "
+            f"{self.checkpoint_location or '(set when the job starts)'}; state store: "
+            f"{self.state_store}",
+            "Stages:",
+        ]
+        for s in self.stages:
+            lines.append(
+                f"  stage {s.index}: {s.vertex_name} — {s.spark_operator}, "
+                f"{s.parallelism} subtask(s); state: {s.state}"
+            )
+        lines.append("Edges:")
+        for e in self.edges:
+            lines.append(f"  {e.source} -> {e.target}: {e.ship_strategy} — {e.spark_partitioning}")
+        lines.append(
+            "Watermarks: Flink's, carried in-band with the records and combined per subtask by "
+            "its StatusWatermarkValve (Spark's own watermark is not used, so no row is dropped)."
+        )
+        if self.physical_plan:
+            lines += ["Spark plan:", self.physical_plan]
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:
+        return "```\n" + str(self) + "\n```"
+
+
+@dataclass
+class StreamingOptions:
+    """Per-query knobs: records and milliseconds a source subtask reads per micro-batch."""
+
+    max_records: int = 10_000
+    max_millis: int = 200
+
+
+def ensure_rocksdb(session: Any) -> None:
+    """``transformWithState`` needs the RocksDB state store: set it if unset, refuse another."""
+    try:
+        current = session.conf.get(PROVIDER_KEY, None)
+    except Exception:
+        current = None
+    if current in (None, "", ROCKSDB_PROVIDER):
+        if current != ROCKSDB_PROVIDER:
+            session.conf.set(PROVIDER_KEY, ROCKSDB_PROVIDER)
+        return
+    raise ValueError(
+        f"Unbounded jobs run as Spark transformWithState queries, which need the RocksDB state "
+        f"store, but {PROVIDER_KEY} is {current!r}. Set it to {ROCKSDB_PROVIDER} (or leave it "
+        f"unset) before the job starts."
+    )
+
+
+def _is_source(vertex: Any) -> bool:
+    return not vertex.inputs
+
+
+def _state_description(vertex: Any) -> str:
+    keyed = any(
+        n.state_key_selector is not None
+        or n.state_key_selector1 is not None
+        or n.state_key_selector2 is not None
+        for n in vertex.stream_nodes
+    )
+    if keyed:
+        return "keyed state + timers per key group (map state), operator state (value state)"
+    return "operator state + watermarks (value state)"
+
+
+def build_streaming_frame(
+    session: Any, job_graph: Any, settings: Any, options: StreamingOptions | None = None
+) -> tuple[Any, StreamingPlan]:
+    """The streaming DataFrame of sink rows and the StreamingPlan describing it."""
+    options = options or StreamingOptions()
+    register(session)
+    plan = StreamingPlan(job_graph.job_name)
+    specs = stage_specs(job_graph, settings, "STREAMING")
+    edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
+    frames = []
+    for index, (vertex, spec) in enumerate(zip(job_graph.vertices, specs, strict=True)):
+        spec.typed = {}  # streaming chunks travel pickled
+        if not _is_source(vertex):
+            continue
+        frames.append(
+            session.readStream.format(FORMAT)
+            .option("spec", encode_object(spec))
+            .option("max_records", str(options.max_records))
+            .option("max_millis", str(options.max_millis))
+            .load()
+        )
+        plan.stages.append(
+            StreamingStagePlan(
+                index,
+                vertex.name,
+                vertex.parallelism,
+                "Python stream source (SimpleDataSourceStreamReader, offsets per subtask)",
+                "reader positions in the offset log",
+            )
+        )
+    df = frames[0]
+    for frame in frames[1:]:
+        df = df.unionByName(frame)
+    for index, (vertex, spec) in enumerate(zip(job_graph.vertices, specs, strict=True)):
+        if _is_source(vertex):
+            continue
+        consumed = sorted(edge_index[id(e)] for e in vertex.inputs)
+        df = (
+            grouping_columns(df, consumed)
+            .groupBy("g", "t")
+            .transformWithStateInPandas(
+                statefulProcessor=vertex_processor(spec),
+                outputStructType=OUTPUT_DDL,
+                outputMode="Append",
+                timeMode=TIME_MODE,
+            )
+        )
+        plan.stages.append(
+            StreamingStagePlan(
+                index,
+                vertex.name,
+                vertex.parallelism,
+                f"groupBy(g, t).transformWithStateInPandas(timeMode={TIME_MODE}, Append)",
+                _state_description(vertex),
+            )
+        )
+        for e in vertex.inputs:
+            how = {
+                "HASH": "target = key group → subtask (KeyGroupRangeAssignment)",
+                "FORWARD": "target = same subtask",
+                "REBALANCE": "target = round robin per producer",
+                "BROADCAST": "a copy per target subtask",
+            }.get(e.ship_strategy.value, f"target per {e.ship_strategy.value}")
+            plan.edges.append(
+                StreamingEdgePlan(
+                    e.source.name,
+                    vertex.name,
+                    e.ship_strategy.value,
+                    f"{how}; grouping key (0, target) of the consumer's transformWithState",
+                )
+            )
+    return df, plan

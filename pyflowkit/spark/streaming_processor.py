@@ -1,0 +1,148 @@
+"""A non-source JobVertex as Spark's ``transformWithState`` (pandas flavour), one group per subtask.
+
+Stands for Flink's ``StreamTask`` of one vertex with its ``CheckpointedStreamOperator``s: the
+grouping key is ``(0, subtask)`` for rows of the vertex's in-edges (their ``target`` is the Flink
+subtask the routing chose: key group → subtask for HASH), so one Spark group is one Flink subtask
+and its state variables hold that subtask's Flink state: ``flink_keyed_state`` maps each key group
+to its keyed state and timers (pickled, as PyFlink's ``PICKLED_BYTE_ARRAY``: no Spark type fits
+user values), ``flink_task`` holds operator state and in-memory watermarks. Processing-time
+timers and periodic callbacks become one Spark processing-time timer per subtask (the earliest);
+Flink's event time travels in-band as in the batch executor (each chunk's watermark through the
+subtask's ``StatusWatermarkValve``), so no row is ever dropped by Spark's own watermark.
+Rows of other edges and sink rows pass through under ``(1, producer)`` untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pyflowkit.spark import records
+from pyflowkit.spark.stage import ERROR_BEGIN, ERROR_END, StageSpec, user_traceback
+from pyflowkit.spark.streaming_task import (
+    STREAM_FIELDS,
+    StreamingSubtask,
+    SubtaskSnapshot,
+    sorted_input,
+)
+
+OWN = 0  # grouping value of rows for this vertex
+PASS = 1  # ... of rows passing through
+TASK_STATE = "flink_task"
+KEYED_STATE = "flink_keyed_state"
+_DTYPES = {"edge": "int32", "target": "int32", "producer": "int32", "seq": "int64"}
+
+
+def output_frame(columns: dict[str, list[Any]]) -> Any:
+    """Output rows (stage schema without typed columns) as a pandas frame."""
+    import pandas as pd
+
+    frame = pd.DataFrame({f: columns[f] for f in STREAM_FIELDS})
+    return frame.astype(_DTYPES)
+
+
+class VertexProcessor:
+    """Hosts one vertex's ``OperatorChain``; Spark calls it per (group, subtask) and batch
+    (PySpark's ``StatefulProcessor``, mixed in by ``vertex_processor``)."""
+
+    def __init__(self, spec: StageSpec) -> None:
+        self.spec = spec
+        self.handle: Any = None
+        self.loaded: dict[int, bytes] = {}
+
+    def init(self, handle: Any) -> None:
+        self.handle = handle
+        self.task_state = handle.getValueState(TASK_STATE, "snapshot binary")
+        self.key_groups = handle.getMapState(KEYED_STATE, "key_group int", "state binary")
+
+    def handleInputRows(self, key: Any, rows: Iterator[Any], timerValues: Any):
+        group, subtask = int(key[0]), int(key[1])
+        if group == PASS:
+            for frame in rows:
+                yield frame[list(STREAM_FIELDS)]
+            return
+        yield from self._run(subtask, timerValues, rows)
+
+    def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any):
+        group, subtask = int(key[0]), int(key[1])
+        if group == OWN:
+            yield from self._run(subtask, timerValues, ())
+
+    def close(self) -> None:
+        pass
+
+    # ---- one subtask, one batch ------------------------------------------------------------
+    def _run(self, subtask: int, timer_values: Any, frames: Any) -> Iterator[Any]:
+        try:
+            restored = self._load()
+            if restored is not None and restored.finished:
+                return
+            now = int(timer_values.getCurrentProcessingTimeInMs())
+            task = StreamingSubtask(self.spec, subtask, restored, now)
+            task.process(sorted_input(frames))
+            columns = task.drain()
+            snapshot = task.snapshot(restored.checkpoint + 1 if restored else 1)
+            self._store(snapshot)
+            self._arm_timer(task.next_timer())
+        except Exception as exc:
+            where = f"{self.spec.vertex.name} ({subtask + 1}/{self.spec.parallelism})"
+            raise RuntimeError(
+                f"{ERROR_BEGIN}{user_traceback(exc)}{ERROR_END}{where}{ERROR_END}"
+            ) from None
+        if columns["edge"]:
+            yield output_frame(columns)
+
+    def _load(self) -> SubtaskSnapshot | None:
+        if not self.task_state.exists():
+            self.loaded = {}
+            return None
+        task = bytes(self.task_state.get()[0])
+        self.loaded = {int(k[0]): bytes(v[0]) for k, v in self.key_groups.iterator()}
+        return SubtaskSnapshot.join(task, self.loaded.items())
+
+    def _store(self, snapshot: SubtaskSnapshot) -> None:
+        task, key_groups = snapshot.split()
+        self.task_state.update((task,))
+        for kg, blob in key_groups.items():
+            if self.loaded.get(kg) != blob:
+                self.key_groups.updateValue((kg,), (blob,))
+        for kg in self.loaded.keys() - key_groups.keys():
+            self.key_groups.removeKey((kg,))
+
+    def _arm_timer(self, when: int | None) -> None:
+        handle = self.handle
+        armed = list(handle.listTimers())  # type: ignore[union-attr]
+        for t in armed:
+            if t != when:
+                handle.deleteTimer(t)  # type: ignore[union-attr]
+        if when is not None and when not in armed:
+            handle.registerTimer(when)  # type: ignore[union-attr]
+
+
+_PROCESSOR: Any = None
+
+
+def vertex_processor(spec: StageSpec) -> Any:
+    """A ``StatefulProcessor`` hosting ``spec``'s vertex (the class is built on first use)."""
+    global _PROCESSOR
+    if _PROCESSOR is None:
+        from pyspark.sql.streaming import StatefulProcessor
+
+        class SparkVertexProcessor(VertexProcessor, StatefulProcessor):
+            pass
+
+        _PROCESSOR = SparkVertexProcessor
+    return _PROCESSOR(spec)
+
+
+def grouping_columns(df: Any, consumed_edges: list[int]) -> Any:
+    """Add ``g`` (OWN for the vertex's in-edges, PASS else) and ``t`` (target subtask or, for
+    rows passing through, the producer) to the rows before ``groupBy("g", "t")``."""
+    from pyspark.sql import functions as F
+
+    own = F.col("edge").isin(consumed_edges) if consumed_edges else F.lit(False)
+    df = df.withColumn("g", F.when(own, F.lit(OWN)).otherwise(F.lit(PASS)))
+    return df.withColumn("t", F.when(own, F.col("target")).otherwise(F.col("producer")))
+
+
+OUTPUT_DDL = records.SCHEMA_DDL

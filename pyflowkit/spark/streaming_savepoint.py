@@ -1,0 +1,99 @@
+"""Savepoints of streaming jobs on Spark: the query's checkpoint directory plus JSON metadata.
+
+Stands for Flink's savepoint (``SavepointV2`` ``_metadata``) and its restore check
+(``Checkpoints.loadAndValidateCheckpoint``): a savepoint is a copy of the Structured Streaming
+checkpoint (offsets, commits, RocksDB state) taken at a micro-batch boundary, with
+``_pyflowkit_savepoint.json`` naming the job and its operators; resuming copies it into the new
+job's checkpoint location after checking every operator with state exists in the new program.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from typing import Any
+
+from pyflowkit.operators.chain import operator_ids
+
+METADATA = "_pyflowkit_savepoint.json"
+FORMAT = "pyflowkit-spark-streaming-savepoint"
+VERSION = 1
+
+
+def job_operators(job_graph: Any) -> list[list[str]]:
+    """Per vertex (topological order), its chained operators' ids (Flink's OperatorIDs)."""
+    return [operator_ids(v) for v in job_graph.vertices]
+
+
+def last_batch(checkpoint_dir: str) -> int | None:
+    """The last committed micro-batch of a checkpoint directory (Spark's ``commits`` log)."""
+    commits = os.path.join(checkpoint_dir, "commits")
+    ids = [int(n) for n in os.listdir(commits) if n.isdigit()] if os.path.isdir(commits) else []
+    return max(ids) if ids else None
+
+
+def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str) -> str:
+    """Copy a stopped (or paused) query's checkpoint to ``path`` and write the metadata."""
+    if os.path.exists(path) and os.listdir(path):
+        raise ValueError(f"Savepoint directory {path!r} exists and is not empty; choose a new one.")
+    shutil.copytree(checkpoint_dir, path, dirs_exist_ok=True)
+    metadata = {
+        "format": FORMAT,
+        "version": VERSION,
+        "job_id": job_id,
+        "job_name": job_graph.job_name,
+        "operators": job_operators(job_graph),
+        "vertices": [v.name for v in job_graph.vertices],
+        "last_batch": last_batch(checkpoint_dir),
+        "timestamp": int(time.time() * 1000),
+    }
+    with open(os.path.join(path, METADATA), "w") as f:
+        json.dump(metadata, f, indent=2)
+    return path
+
+
+def read_metadata(path: str) -> dict[str, Any]:
+    """The savepoint's metadata, or an error saying why ``path`` is not a savepoint."""
+    meta = os.path.join(path, METADATA)
+    if not os.path.isfile(meta):
+        raise ValueError(
+            f"Failed to restore from savepoint {path!r}: it has no {METADATA}, so it is not a "
+            "savepoint of a pyflowkit streaming job on Spark (stop_with_savepoint or "
+            "trigger_savepoint write one)."
+        )
+    with open(meta) as f:
+        data = json.load(f)
+    if data.get("format") != FORMAT or data.get("version") != VERSION:
+        raise ValueError(
+            f"Failed to restore from savepoint {path!r}: unknown format "
+            f"{data.get('format')!r} version {data.get('version')!r}."
+        )
+    return data
+
+
+def restore_into(path: str, checkpoint_dir: str, job_graph: Any) -> dict[str, Any]:
+    """Check the savepoint fits ``job_graph`` (Flink's operator mapping) and copy it into the new
+    job's (empty) checkpoint location."""
+    data = read_metadata(path)
+    new = job_operators(job_graph)
+    present = {op for ops in new for op in ops}
+    for vertex, ops in zip(data["vertices"], data["operators"], strict=True):
+        for op in ops:
+            if op not in present:
+                raise ValueError(
+                    f"Failed to rollback to checkpoint/savepoint {path}. Cannot map "
+                    f"checkpoint/savepoint state for operator {op} ('{vertex}') to the new "
+                    f"program, because the operator is not available in the new program. "
+                    f"(This savepoint is of job '{data['job_name']}' ({data['job_id']}).)"
+                )
+    if new != data["operators"]:
+        raise ValueError(
+            f"Failed to rollback to checkpoint/savepoint {path}: the job's operator chains "
+            f"changed ({data['vertices']} → {[v.name for v in job_graph.vertices]}); a Spark "
+            "streaming query restores only into the same chain of stateful operators."
+        )
+    shutil.copytree(path, checkpoint_dir, dirs_exist_ok=True)
+    os.remove(os.path.join(checkpoint_dir, METADATA))
+    return data

@@ -1,0 +1,182 @@
+"""A source vertex as a Python streaming data source with offsets (Structured Streaming).
+
+Stands for Flink's ``SourceStreamTask``: each source subtask runs its chain (the source operator
+and what is chained to it) in the long-lived reader process Spark keeps per query, and emits the
+same chunk rows (records, in-band watermarks, end of partition) as a batch stage. The offset of a
+micro-batch is, per subtask, the reader position and the chain's Flink snapshot (its operator
+state, e.g. the reader position list state), so a restarted query rebuilds the subtask from the
+last committed offset and replays exactly the batches it had not committed
+(``readBetweenOffsets``), as a Flink source restores its position from a checkpoint.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from pyflowkit.spark import records
+from pyflowkit.spark.streaming_task import (
+    STREAM_FIELDS,
+    StreamingSubtask,
+    SubtaskSnapshot,
+    now_ms,
+)
+from pyflowkit.state.snapshot import OperatorSnapshot
+
+FORMAT = "pyflowkit-flink-source"
+
+
+def encode_object(obj: Any) -> str:
+    """An object as a data source option (options are strings)."""
+    return base64.b64encode(records.dumps(obj)).decode("ascii")
+
+
+def decode_object(text: str) -> Any:
+    return records.loads(base64.b64decode(text))
+
+
+def _encode_state(operators: dict[str, OperatorSnapshot]) -> str:
+    return encode_object({k: v.to_dict() for k, v in operators.items()})
+
+
+def _decode_state(text: str) -> dict[str, OperatorSnapshot] | None:
+    if not text:
+        return None
+    return {k: OperatorSnapshot.from_dict(v) for k, v in decode_object(text).items()}
+
+
+class FlinkSourceStreamReader:
+    """Runs the source subtasks of one vertex; ``read`` is one micro-batch of all of them
+    (PySpark's ``SimpleDataSourceStreamReader`` + ``SupportsTriggerAvailableNow``, mixed in by
+    ``data_source_class``)."""
+
+    def __init__(self, spec: Any, max_records: int, max_millis: int) -> None:
+        self.spec = spec
+        self.max_records = max_records
+        self.max_millis = max_millis
+        self.tasks: list[StreamingSubtask | None] = []
+        self.at: str | None = None  # the offset (JSON) the live tasks stand at
+        self.available_now = False
+
+    def initialOffset(self) -> dict:
+        entry = {"state": "", "pos": 0, "ended": False}
+        return {"batch": 0, "subtasks": [dict(entry) for _ in range(self.spec.parallelism)]}
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        """``Trigger.AvailableNow``: read each source to its end, then the query stops."""
+        self.available_now = True
+
+    def _build(self, start: dict) -> list[StreamingSubtask | None]:
+        tasks: list[StreamingSubtask | None] = []
+        now = now_ms()
+        for i, entry in enumerate(start["subtasks"]):
+            if entry["ended"]:
+                tasks.append(None)
+                continue
+            restored = _decode_state(entry["state"])  # None: the source's first batch
+            snapshot = None if restored is None else SubtaskSnapshot(operators=restored)
+            task = StreamingSubtask(self.spec, i, snapshot, now)
+            task.base_position = entry["pos"]
+            tasks.append(task)
+        return tasks
+
+    def read(self, start: dict) -> tuple[Iterator[tuple], dict]:
+        key = json.dumps(start, sort_keys=True)
+        if self.at != key:
+            self.tasks = self._build(start)
+        deadline = None if self.available_now else time.monotonic() + self.max_millis / 1000
+        rows, end = self._run(start, None, deadline)
+        if not rows:
+            self.at = key
+            return iter(()), start
+        self.at = json.dumps(end, sort_keys=True)
+        return iter(rows), end
+
+    def readBetweenOffsets(self, start: dict, end: dict) -> Iterator[tuple]:
+        """Replay after a restart: rebuild from ``start`` and read exactly up to ``end``."""
+        self.tasks = self._build(start)
+        rows, _ = self._run(start, end, None)
+        self.at = None
+        return iter(rows)
+
+    def _run(self, start: dict, end: dict | None, deadline: float | None) -> tuple[list, dict]:
+        rows: list[tuple] = []
+        entries = []
+        batch = start["batch"] + 1
+        now = now_ms()
+        for i, task in enumerate(self.tasks):
+            entry = start["subtasks"][i]
+            if task is None or task.finished:
+                entries.append(entry)
+                continue
+            if end is not None:
+                limit = end["subtasks"][i]["pos"]
+                if end["subtasks"][i]["ended"]:
+                    limit = None  # read to the end
+            else:
+                limit = entry["pos"] + self.max_records
+            task.advance_time(now)
+            task.emit_source(limit, deadline)
+            columns = task.drain()
+            rows.extend(zip(*(columns[f] for f in STREAM_FIELDS), strict=True))
+            entries.append(
+                {
+                    "state": "" if task.finished else _encode_state(task.snapshot(batch).operators),
+                    "pos": task.position(),
+                    "ended": task.finished,
+                }
+            )
+        return rows, {"batch": batch, "subtasks": entries}
+
+    def commit(self, end: dict) -> None:
+        """Spark committed the batch: Flink's ``notifyCheckpointComplete`` for the source chain."""
+        for task in self.tasks:
+            if task is not None and not task.finished:
+                task.runner.chain.notify_checkpoint_complete(end["batch"])
+
+
+_DATA_SOURCE: Any = None
+
+
+def data_source_class() -> type:
+    """The ``pyflowkit-flink-source`` DataSource class (built on first use: pyspark loads lazily).
+
+    Option ``spec`` is the source vertex's StageSpec; ``max_records`` / ``max_millis`` bound what
+    one subtask reads per micro-batch.
+    """
+    global _DATA_SOURCE
+    if _DATA_SOURCE is not None:
+        return _DATA_SOURCE
+    from pyspark.sql.datasource import DataSource, SimpleDataSourceStreamReader
+    from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
+
+    class SparkFlinkSourceStreamReader(
+        FlinkSourceStreamReader, SimpleDataSourceStreamReader, SupportsTriggerAvailableNow
+    ):
+        pass
+
+    class FlinkSourceDataSource(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return FORMAT
+
+        def schema(self) -> str:
+            return records.SCHEMA_DDL
+
+        def simpleStreamReader(self, schema: Any) -> Any:
+            return SparkFlinkSourceStreamReader(
+                decode_object(self.options["spec"]),
+                int(self.options.get("max_records", "10000")),
+                int(self.options.get("max_millis", "200")),
+            )
+
+    _DATA_SOURCE = FlinkSourceDataSource
+    return _DATA_SOURCE
+
+
+def register(session: Any) -> None:
+    """Register the format on ``session`` (idempotent)."""
+    session.dataSource.register(data_source_class())

@@ -1,0 +1,273 @@
+"""One Flink subtask carried across Structured Streaming micro-batches.
+
+Stands for Flink's ``StreamTask`` restored from a checkpoint: every micro-batch builds the vertex's
+``OperatorChain`` for one subtask (the same operator objects as the batch stage and the simulated
+cluster), restores it from the subtask's last snapshot (keyed state and timers per key group,
+operator state, and the watermarks a running task keeps in memory: each operator's current
+watermark and the input valves), processes the batch's input chunks in order, flushes its record
+writers (Flink's buffer timeout) and snapshots again. A subtask whose inputs have all ended closes
+its chain, as a finishing Flink task does, and stays finished.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyflowkit.spark import records
+from pyflowkit.spark.stage import StageSpec, SubtaskRunner
+from pyflowkit.state.snapshot import OperatorSnapshot
+
+STREAM_FIELDS = records.FIELDS  # edge, target, producer, seq, payload
+_WATERMARK_FIELDS = ("current_watermark", "input1_watermark", "input2_watermark")
+
+
+def now_ms() -> int:
+    """Wall-clock processing time in milliseconds (Flink's ``SystemProcessingTimeService``)."""
+    return int(time.time() * 1000)
+
+
+@dataclass
+class SubtaskSnapshot:
+    """A subtask's state between micro-batches: Flink's ``TaskStateSnapshot`` plus what a running
+    task keeps in memory (watermarks, valves, ended channels)."""
+
+    operators: dict[str, OperatorSnapshot] = field(default_factory=dict)
+    watermarks: list[dict[str, int]] = field(default_factory=list)  # per chained operator
+    # input → (channel watermarks, channel active flags, last output watermark)
+    valves: dict[int, tuple[list, list, int]] = field(default_factory=dict)
+    ended: set[tuple[int, int]] = field(default_factory=set)  # (edge, producer) channels ended
+    finished: bool = False
+    clock: int = 0
+    checkpoint: int = 0  # id of the last snapshot (the micro-batches this subtask took part in)
+
+    def split(self) -> tuple[bytes, dict[int, bytes]]:
+        """(task part, key group → that key group's keyed state and timers), pickled."""
+        by_kg: dict[int, dict[str, Any]] = {}
+        for op_id, snap in self.operators.items():
+            for kg, states in snap.keyed_state.items():
+                by_kg.setdefault(kg, {}).setdefault(op_id, [{}, []])[0] = states
+            for kg, timers in snap.timers.items():
+                by_kg.setdefault(kg, {}).setdefault(op_id, [{}, []])[1] = timers
+        task = {
+            "operator_state": {k: s.operator_state for k, s in self.operators.items()},
+            "watermarks": self.watermarks,
+            "valves": self.valves,
+            "ended": sorted(self.ended),
+            "finished": self.finished,
+            "clock": self.clock,
+            "checkpoint": self.checkpoint,
+        }
+        return records.dumps(task), {kg: records.dumps(v) for kg, v in by_kg.items()}
+
+    @classmethod
+    def join(cls, task: bytes | None, key_groups: Iterable[tuple[int, bytes]]) -> SubtaskSnapshot:
+        """The inverse of ``split``."""
+        snap = cls()
+        data = records.loads(task) if task is not None else {}
+        for op_id, op_state in data.get("operator_state", {}).items():
+            snap.operators[op_id] = OperatorSnapshot(operator_state=op_state)
+        for kg, blob in key_groups:
+            for op_id, (states, timers) in records.loads(blob).items():
+                op = snap.operators.setdefault(op_id, OperatorSnapshot())
+                if states:
+                    op.keyed_state[int(kg)] = states
+                if timers:
+                    op.timers[int(kg)] = timers
+        snap.watermarks = data.get("watermarks", [])
+        snap.valves = data.get("valves", {})
+        snap.ended = {tuple(c) for c in data.get("ended", [])}
+        snap.finished = data.get("finished", False)
+        snap.clock = data.get("clock", 0)
+        snap.checkpoint = data.get("checkpoint", 0)
+        return snap
+
+    def to_bytes(self) -> bytes:
+        return pickle.dumps(self.split(), protocol=5)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> SubtaskSnapshot:
+        task, kgs = pickle.loads(data)
+        return cls.join(task, kgs.items())
+
+
+class StreamingSubtask:
+    """Subtask ``subtask`` of a vertex for one micro-batch: restore → process → snapshot."""
+
+    def __init__(
+        self, spec: StageSpec, subtask: int, restored: SubtaskSnapshot | None, now: int
+    ) -> None:
+        self.spec = spec
+        self.subtask = subtask
+        self.runner = runner = SubtaskRunner(spec, subtask)
+        runner.tick = 0  # processing time is the wall clock here, not one interval per chunk
+        self.channels: dict[int, set[tuple[int, int]]] = {}  # input → its (edge, producer)s
+        for channel in runner.channel_of:
+            self.channels.setdefault(runner.input_of_edge[channel[0]], set()).add(channel)
+        self.ended: set[tuple[int, int]] = set()
+        self.finished = False
+        self.base_position = 0  # sources without a positional reader count records from here
+        clock = max(now, restored.clock if restored is not None else 0)
+        runner.clock.set_current_time(clock)
+        chain = runner.chain
+        chain.initialize_state(restored.operators if restored is not None else None)
+        if restored is not None:
+            self._restore_memory(restored)
+        if not self.finished:
+            chain.open()
+            runner.clock.set_current_time(clock)  # restored processing-time timers now due fire
+
+    # ---- restore / snapshot ----------------------------------------------------------------
+    def _restore_memory(self, snap: SubtaskSnapshot) -> None:
+        for op, marks in zip(self.runner.chain.operators, snap.watermarks, strict=False):
+            for name, value in marks.items():
+                if name == "timers":
+                    if op.time_service_manager is not None:
+                        op.time_service_manager.current_watermark = value
+                else:
+                    setattr(op, name, value)
+        for t, (marks, active, last) in snap.valves.items():
+            valve = self.runner.gates.get(t)
+            if valve is not None:
+                valve.channel_watermarks[:] = marks
+                valve.channel_active[:] = active
+                valve.last_output_watermark = last
+        self.ended = set(snap.ended)
+        self.finished = snap.finished
+
+    def snapshot(self, checkpoint_id: int) -> SubtaskSnapshot:
+        """Flink's checkpoint of this subtask plus its in-memory watermarks (after ``flush``)."""
+        chain = self.runner.chain
+        snap = SubtaskSnapshot(
+            clock=self.runner.clock.get_current_processing_time(), checkpoint=checkpoint_id
+        )
+        snap.operators = chain.snapshot_state(checkpoint_id, snap.clock)
+        for op in chain.operators:
+            marks = {n: getattr(op, n) for n in _WATERMARK_FIELDS if hasattr(op, n)}
+            if op.time_service_manager is not None:
+                marks["timers"] = op.time_service_manager.current_watermark
+            snap.watermarks.append(marks)
+        snap.valves = {
+            t: (list(v.channel_watermarks), list(v.channel_active), v.last_output_watermark)
+            for t, v in self.runner.gates.items()
+        }
+        snap.ended = set(self.ended)
+        snap.finished = self.finished
+        return snap
+
+    def next_timer(self) -> int | None:
+        """When the earliest processing-time callback of this subtask is due (None: none)."""
+        if self.finished:
+            return None
+        return self.runner.clock.next_timer_time()
+
+    # ---- processing --------------------------------------------------------------------------
+    def advance_time(self, now: int) -> None:
+        """Processing time moves to ``now``: due timers and periodic callbacks fire."""
+        if not self.finished and now > self.runner.clock.get_current_processing_time():
+            self.runner.clock.set_current_time(now)
+
+    def process(self, rows: Iterable[tuple[int, int, bytes]]) -> None:
+        """Input chunks ``(edge, producer, payload)`` in order: records, watermarks, ends."""
+        runner, chain = self.runner, self.runner.chain
+        for edge, producer, payload in rows:
+            if self.finished:
+                break
+            input_index = runner.input_of_edge[edge]
+            if payload == records.END_OF_PARTITION:
+                self._end_channel(edge, producer, input_index)
+                continue
+            values, stamps, watermark = records.decode_chunk(payload)
+            if values:
+                chain.process_batch(values, stamps, input_index)
+            if watermark is not None:
+                channel = runner.channel_of[(edge, producer)]
+                new_wm = runner.gates[input_index].input_watermark(watermark, channel)
+                if new_wm is not None:
+                    chain.process_watermark(new_wm, input_index)
+
+    def _end_channel(self, edge: int, producer: int, input_index: int) -> None:
+        self.ended.add((edge, producer))
+        if self.channels[input_index] <= self.ended:
+            self.runner.chain.end_input(input_index)
+        if all(channels <= self.ended for channels in self.channels.values()):
+            self.finish()
+
+    def position(self) -> int:
+        """The source reader's position (records and watermarks read), for offsets."""
+        head = self.runner.chain.head
+        snapshot_position = getattr(getattr(head, "reader", None), "snapshot_position", None)
+        if callable(snapshot_position):
+            return int(snapshot_position())
+        return self.base_position + int(getattr(head, "records_emitted", 0))
+
+    def emit_source(self, limit: int | None, deadline: float | None) -> bool:
+        """Source subtasks: read until position ``limit``, ``deadline`` or the end (True)."""
+        chain = self.runner.chain
+        while not self.finished:
+            position = self.position()
+            if limit is not None and position >= limit:
+                break
+            wanted = records.CHUNK_RECORDS if limit is None else limit - position
+            status = chain.emit_next(min(records.CHUNK_RECORDS, wanted))
+            if getattr(status, "name", str(status)) == "END_OF_INPUT":
+                chain.end_input(0)
+                self.finish()
+            elif deadline is not None and time.monotonic() >= deadline:
+                break
+        return self.finished
+
+    def finish(self) -> None:
+        """All inputs ended: close the chain (its writers send end-of-partition downstream)."""
+        if self.finished:
+            return
+        self.finished = True
+        self.runner.chain.close()
+        self.runner.clock = _Quiesced(self.runner.clock)
+
+    def drain(self) -> dict[str, list[Any]]:
+        """Flush buffered records and sink output; the batch's output rows as columns."""
+        if not self.finished:
+            for writer in self.runner.writers.values():
+                writer.flush()
+        self.runner._flush_sinks()
+        columns = self.runner.sink.drain()
+        out = {f: columns[f] for f in STREAM_FIELDS}
+        out["seq"] = list(range(len(out["edge"])))  # emission order of this subtask's rows
+        return out
+
+
+class _Quiesced:
+    """A finished task's timer service: quiesced, nothing fires any more (1.11)."""
+
+    def __init__(self, clock: Any) -> None:
+        self.clock = clock
+
+    def get_current_processing_time(self) -> int:
+        return self.clock.get_current_processing_time()
+
+    def next_timer_time(self) -> None:
+        return None
+
+    def set_current_time(self, timestamp: int) -> None:
+        pass
+
+
+def sorted_input(frames: Iterable[Any]) -> Iterator[tuple[int, int, bytes]]:
+    """Rows of pandas frames as ``(edge, producer, payload)`` in (seq, edge, producer) order."""
+    rows: list[tuple[int, int, int, bytes]] = []
+    for pdf in frames:
+        rows.extend(
+            zip(
+                pdf["seq"].tolist(),
+                pdf["edge"].tolist(),
+                pdf["producer"].tolist(),
+                pdf["payload"].tolist(),
+                strict=True,
+            )
+        )
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    return ((int(e), int(p), bytes(b)) for _, e, p, b in rows)
