@@ -106,7 +106,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{program.path.name} on {target}: {describe_error(exc)}") from None
     sys.stdout.flush()
     print("Program execution finished")
-    print(f"Job with JobID {result.get_job_id()} has finished.")
+    if getattr(result, "job_status", "FINISHED") == "CANCELED":  # Ctrl-C on a streaming job
+        print(f"Job with JobID {result.get_job_id()} has been cancelled.")
+    else:
+        print(f"Job with JobID {result.get_job_id()} has finished.")
     print(f"Job Runtime: {result.get_net_runtime()} ms")
     accumulators = result.get_all_accumulator_results()
     if accumulators:

@@ -44,6 +44,21 @@ def _frame(pd: Any, values: list[Any]) -> Any:
     return pd.DataFrame({"value": values})
 
 
+def start_unbounded(env: Any, job_name: str) -> Any:
+    """An unbounded pipeline starts as a Structured Streaming query shown live (Stop button);
+    the cell returns at once with its ``SparkJobClient``. None for a bounded pipeline."""
+    from pyflowkit.notebook.streaming_view import StreamingJobView
+    from pyflowkit.spark.executor import _configuration, execute_async, runs_as_streaming_query
+
+    if not runs_as_streaming_query(env.get_job_graph(job_name), _configuration(env)):
+        return None
+    client = execute_async(env, job_name)  # the pipeline keeps its transformations
+    view = StreamingJobView(client)
+    display(view)
+    view.follow()
+    return client
+
+
 def run_pipeline(env: Any, job_name: str, target: str, master: str | None = None) -> RunResults:
     """Run on ``local`` (MiniCluster, fast mode) or ``spark`` (progress bars, then the stage table)."""
     if target not in TARGETS:
@@ -62,6 +77,9 @@ def run_pipeline(env: Any, job_name: str, target: str, master: str | None = None
 
     if master is not None:
         env.get_configuration().set_string("spark.master", master)
+    client = start_unbounded(env, job_name)
+    if client is not None:
+        return client
     view = SparkProgressView()
     display(view)
     result = execute(env, job_name, progress=view.update)

@@ -126,7 +126,11 @@ def execute(
     configuration = _configuration(env)
     if runs_as_streaming_query(job_graph, configuration):
         job = start_streaming(job_graph, configuration, spark, print_output)
-        job.wait()
+        if progress is not None:
+            job.listeners.append(progress)
+        elif configuration.get("pyflowkit.spark.progress") == "text":
+            job.listeners.append(TextProgressLine())
+        job.wait()  # Ctrl-C cancels the job; its result then says CANCELED
         return job.result()
     session = get_session({**python_deps.session_settings(configuration), **configuration}, spark)
     python_deps.ship(session, configuration)

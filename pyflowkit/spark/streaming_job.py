@@ -30,6 +30,7 @@ from pyflowkit.spark.streaming_plan import (
     build_streaming_frame,
     ensure_rocksdb,
 )
+from pyflowkit.spark.streaming_processor import PROGRESS
 from pyflowkit.spark.streaming_savepoint import last_batch, restore_into, write_savepoint
 
 CHECKPOINTS_DIR = "state.checkpoints.dir"
@@ -122,6 +123,9 @@ class StreamingJob:
         self.temporary_checkpoints = False
         self.restarts = 0
         self.failure_note = ""
+        self.printed = 0
+        self._watermarks: dict[str, dict[int, int]] = {}  # vertex → subtask → input watermark
+        self.listeners: list[Any] = []  # called with a StreamingProgress while waiting
         checkpoints = getattr(job_graph, "checkpointing_settings", None)
         interval = getattr(checkpoints, "checkpoint_interval", 0) or 0
         self.restart_strategy = create_restart_backoff_strategy(
@@ -256,16 +260,43 @@ class StreamingJob:
         return self.status
 
     def wait(self, timeout: float | None = None) -> str:
-        """Block until the job ends (or ``timeout`` s pass); Ctrl-C cancels it."""
+        """Block until the job ends (or ``timeout`` s pass); Ctrl-C cancels it (the job ends
+        CANCELED and ``wait`` returns). Listeners get a ``StreamingProgress`` every 0.5 s."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        reported = 0.0
         try:
             while self.poll(0.2) in ("RUNNING", "CREATED"):
+                if self.listeners and time.monotonic() - reported >= 0.5:
+                    reported = time.monotonic()
+                    self._report()
                 if deadline is not None and time.monotonic() >= deadline:
                     break
         except KeyboardInterrupt:
             self.cancel()
-            raise
+        if self.listeners and self.status not in ("RUNNING", "CREATED"):
+            self._report()
         return self.status
+
+    def progress(self) -> Any:
+        """The job's ``StreamingProgress`` now."""
+        from pyflowkit.spark.streaming_progress import StreamingProgress
+
+        return StreamingProgress.of(self)
+
+    def _report(self) -> None:
+        progress = self.progress()
+        for listener in self.listeners:
+            listener(progress)
+
+    def flink_watermarks(self) -> dict[str, int]:
+        """Per vertex (plan order), the minimum input watermark over its subtasks."""
+        with self._lock:
+            return {v: min(marks.values()) for v, marks in self._watermarks.items()}
+
+    def printed_tail(self, n: int) -> tuple[int, list[str]]:
+        """(lines printed so far, the last ``n`` of them)."""
+        with self._lock:
+            return self.printed, self.print_lines[-n:]
 
     def cancel(self) -> None:
         """Flink's ``cancel``: stop the query (at once); status CANCELED."""
@@ -328,7 +359,7 @@ class StreamingJob:
         )
         lines: list[tuple[str, bool]] = []
         with self._lock:
-            for _producer, _seq, edge, target, payload in rows:
+            for producer, _seq, edge, target, payload in rows:
                 values = records.loads(payload)
                 if edge == records.COLLECT:
                     node = self._nodes.get(target)
@@ -339,7 +370,11 @@ class StreamingJob:
                         self.collected.put(value)
                 elif edge in (records.PRINT_OUT, records.PRINT_ERR):
                     lines.extend((line, edge == records.PRINT_ERR) for line in values)
+                elif edge == PROGRESS:
+                    vertex, watermark = values
+                    self._watermarks.setdefault(vertex, {})[producer] = watermark
             self.print_lines.extend(line for line, _ in lines)
+            self.printed += len(lines)
             self.batches += 1
         if self.print_output:
             for line, to_err in lines:

@@ -26,6 +26,7 @@ from pyflowkit.spark.streaming_task import (
     sorted_input,
 )
 
+PROGRESS = -4  # edge code of a subtask's (vertex name, input watermark) row for the driver
 OWN = 0  # grouping value of rows for this vertex
 PASS = 1  # ... of rows passing through
 TASK_STATE = "flink_task"
@@ -81,6 +82,12 @@ class VertexProcessor:
             task = StreamingSubtask(self.spec, subtask, restored, now)
             task.process(sorted_input(frames))
             columns = task.drain()
+            for name, value in (("edge", PROGRESS), ("target", 0), ("producer", subtask)):
+                columns[name].append(value)
+            columns["seq"].append(len(columns["seq"]))
+            columns["payload"].append(
+                records.dumps((self.spec.vertex.name, task.input_watermark()))
+            )
             snapshot = task.snapshot(restored.checkpoint + 1 if restored else 1)
             self._store(snapshot)
             self._arm_timer(task.next_timer())

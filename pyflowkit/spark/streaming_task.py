@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyflowkit.java_semantics import LONG_MIN_VALUE
 from pyflowkit.spark import records
 from pyflowkit.spark.stage import StageSpec, SubtaskRunner
 from pyflowkit.state.snapshot import OperatorSnapshot
@@ -157,6 +158,11 @@ class StreamingSubtask:
         snap.ended = set(self.ended)
         snap.finished = self.finished
         return snap
+
+    def input_watermark(self) -> int:
+        """The subtask's combined input watermark (min over its inputs' valves)."""
+        gates = self.runner.gates.values()
+        return min((v.last_output_watermark for v in gates), default=LONG_MIN_VALUE)
 
     def next_timer(self) -> int | None:
         """When the earliest processing-time callback of this subtask is due (None: none)."""

@@ -1,0 +1,134 @@
+"""Bad input to the streaming executor gets an error naming the rule and the fix, before any
+query starts (no Spark session needed): an unbounded source in BATCH mode (Flink's own text), an
+unwritable checkpoint directory, another state store provider, a savepoint of another job or not
+a savepoint at all."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pyflowkit.common import Types
+from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
+from pyflowkit.datastream.functions import SourceFunction
+from pyflowkit.spark.executor import runs_as_streaming_query
+from pyflowkit.spark.streaming_job import checkpoint_location
+from pyflowkit.spark.streaming_plan import ROCKSDB_PROVIDER, ensure_rocksdb
+from pyflowkit.spark.streaming_progress import StreamingProgress, watermark_text
+from pyflowkit.spark.streaming_savepoint import METADATA, restore_into, write_savepoint
+
+
+class Numbers(SourceFunction):
+    def run(self, ctx):
+        yield from range(3)
+
+
+def _graph(mode: RuntimeExecutionMode | None = None, mapped: bool = False):
+    env = StreamExecutionEnvironment.get_execution_environment()
+    if mode is not None:
+        env.set_runtime_mode(mode)
+    ds = env.add_source(Numbers(), "Numbers", Types.INT())
+    if mapped:
+        ds = ds.map(lambda x: x + 1, Types.INT())
+    ds.key_by(lambda x: x % 2, key_type=Types.INT()).reduce(lambda a, b: a + b).print()
+    return env.get_job_graph()
+
+
+def test_unbounded_source_in_batch_mode_gets_flinks_error() -> None:
+    with pytest.raises(ValueError) as info:
+        runs_as_streaming_query(_graph(RuntimeExecutionMode.BATCH), {})
+    assert str(info.value).startswith(
+        "Detected an UNBOUNDED source with the 'execution.runtime-mode' set to 'BATCH'. This "
+        "combination is not allowed, please set the 'execution.runtime-mode' to STREAMING or "
+        "AUTOMATIC."
+    )
+    assert "'Source: Numbers'" in str(info.value)
+
+
+def test_unbounded_jobs_and_forced_bounded_jobs_run_as_streaming_queries() -> None:
+    assert runs_as_streaming_query(_graph(), {})
+    assert runs_as_streaming_query(_graph(RuntimeExecutionMode.AUTOMATIC), {})
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.from_collection([1, 2]).print()
+    bounded = env.get_job_graph()
+    assert not runs_as_streaming_query(bounded, {})
+    assert runs_as_streaming_query(bounded, {"pyflowkit.spark.streaming-query": "always"})
+
+
+def test_unwritable_checkpoint_dir_names_the_key(tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(ValueError) as info:
+        checkpoint_location({"state.checkpoints.dir": str(blocker / "chk")}, "abc")
+    assert "Cannot write checkpoints to" in str(info.value)
+    assert "Set 'state.checkpoints.dir' to a writable directory" in str(info.value)
+    path, temporary = checkpoint_location({"state.checkpoints.dir": str(tmp_path)}, "job1")
+    assert path == os.path.join(str(tmp_path), "job1") and not temporary
+    path, temporary = checkpoint_location({}, "job2")
+    assert temporary and os.path.isdir(path)
+
+
+class _Conf:
+    def __init__(self, value):
+        self.values = (
+            {} if value is None else {"spark.sql.streaming.stateStore.providerClass": value}
+        )
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+    def set(self, key, value):
+        self.values[key] = value
+
+
+class _Session:
+    def __init__(self, value):
+        self.conf = _Conf(value)
+
+
+def test_rocksdb_provider_is_set_or_another_one_refused() -> None:
+    session = _Session(None)
+    ensure_rocksdb(session)
+    assert session.conf.values["spark.sql.streaming.stateStore.providerClass"] == ROCKSDB_PROVIDER
+    hdfs = "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider"
+    with pytest.raises(ValueError) as info:
+        ensure_rocksdb(_Session(hdfs))
+    assert "need the RocksDB state store" in str(info.value)
+    assert f"Set it to {ROCKSDB_PROVIDER}" in str(info.value)
+
+
+def test_savepoint_of_another_job_or_no_savepoint_is_refused(tmp_path) -> None:
+    checkpoint = tmp_path / "chk"
+    (checkpoint / "commits").mkdir(parents=True)
+    (checkpoint / "commits" / "3").write_text("v1")
+    savepoint = str(tmp_path / "sp")
+    write_savepoint(str(checkpoint), savepoint, _graph(), "job-a")
+    assert os.path.isfile(os.path.join(savepoint, METADATA))
+    with pytest.raises(ValueError, match="is not empty"):
+        write_savepoint(str(checkpoint), savepoint, _graph(), "job-a")
+    restored = tmp_path / "restored"
+    data = restore_into(savepoint, str(restored), _graph())
+    assert data["last_batch"] == 3 and (restored / "commits" / "3").exists()
+    assert not (restored / METADATA).exists()
+    with pytest.raises(ValueError) as info:
+        restore_into(savepoint, str(tmp_path / "other"), _graph(mapped=True))
+    assert "Cannot map checkpoint/savepoint state for operator" in str(info.value)
+    assert "because the operator is not available in the new program" in str(info.value)
+    with pytest.raises(ValueError, match="not a savepoint of a pyflowkit streaming job"):
+        restore_into(str(checkpoint), str(tmp_path / "x"), _graph())
+
+
+def test_progress_line_in_flinks_words() -> None:
+    assert watermark_text(None) == "No Watermark"
+    assert watermark_text(-(2**63)) == "No Watermark"
+    assert watermark_text(2**63 - 1) == "MAX_WATERMARK"
+    p = StreamingProgress("clicks", "id", "RUNNING", batch_id=4, batch_duration_ms=812)
+    p.processed_rows_per_second = 1234.4
+    p.watermarks = {"Keyed Reduce -> Sink: Print to Std. Out": 17}
+    p.state_rows, p.printed_lines = 2048, 99
+    assert p.line() == (
+        "clicks: RUNNING · batch 4 (812 ms), 1,234 rows/s · watermark 17 at Keyed Reduce -> "
+        "Sink: Print to Std. Out · 2,048 state rows · 99 lines printed"
+    )
+    assert p.to_dict()["watermarks"] == {"Keyed Reduce -> Sink: Print to Std. Out": "17"}
