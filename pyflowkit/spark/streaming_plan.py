@@ -18,7 +18,23 @@ from pyflowkit.spark.streaming_source import FORMAT, encode_object, register
 
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 PROVIDER_KEY = "spark.sql.streaming.stateStore.providerClass"
-TIME_MODE = "ProcessingTime"  # Spark timers stand for processing-time timers; event time is in-band
+PROCESSING_TIME = "ProcessingTime"  # Spark timers stand for processing-time timers
+NO_TIMERS = "None"  # event time is in-band: a vertex without processing time needs no Spark timer
+# operators that never register a processing-time timer or callback
+_TIMER_FREE = frozenset(
+    {
+        "StreamMap",
+        "StreamFlatMap",
+        "StreamFilter",
+        "StreamGroupedReduce",
+        "StreamSink",
+        "CoStreamMap",
+        "CoStreamFlatMap",
+        "ProcessOperator",
+        "CoProcessOperator",
+    }
+)
+_TIMER_FREE_TRIGGERS = frozenset({"EventTimeTrigger", "CountTrigger"})
 
 
 @dataclass
@@ -108,6 +124,36 @@ def ensure_rocksdb(session: Any) -> None:
     )
 
 
+def _trigger_name(trigger: Any) -> str:
+    inner = getattr(trigger, "nested_trigger", None) or getattr(trigger, "trigger", None)
+    if type(trigger).__name__ == "PurgingTrigger" and inner is not None:
+        return _trigger_name(inner)
+    return type(trigger).__name__
+
+
+def time_mode(vertex: Any, settings: Any) -> str:
+    """Spark's ``TimeMode`` for a vertex: ProcessingTime if any operator may use processing
+    time (keyed process functions, processing-time windows or triggers, periodic watermarks,
+    unknown operators), else None, so idle queries run no timer-only micro-batches."""
+    for node in vertex.stream_nodes:
+        factory = node.operator_factory
+        name = factory.operator_class
+        if name in _TIMER_FREE:
+            continue
+        if name in ("WindowOperator", "EvictingWindowOperator"):
+            assigner = factory.params.get("assigner") or factory.params.get("window_assigner")
+            trigger = factory.params.get("trigger")
+            if trigger is None and assigner is not None:
+                trigger = assigner.get_default_trigger()
+            if _trigger_name(trigger) in _TIMER_FREE_TRIGGERS:
+                continue
+        if name == "TimestampsAndWatermarksOperator":
+            if not (getattr(settings, "auto_watermark_interval", 0) or 0):
+                continue
+        return PROCESSING_TIME
+    return NO_TIMERS
+
+
 def _is_source(vertex: Any) -> bool:
     return not vertex.inputs
 
@@ -161,14 +207,15 @@ def build_streaming_frame(
         if _is_source(vertex):
             continue
         consumed = sorted(edge_index[id(e)] for e in vertex.inputs)
+        mode = time_mode(vertex, settings)
         df = (
             grouping_columns(df, consumed)
             .groupBy("g", "t")
             .transformWithStateInPandas(
-                statefulProcessor=vertex_processor(spec),
+                statefulProcessor=vertex_processor(spec, mode == PROCESSING_TIME),
                 outputStructType=OUTPUT_DDL,
                 outputMode="Append",
-                timeMode=TIME_MODE,
+                timeMode=mode,
             )
         )
         plan.stages.append(
@@ -176,7 +223,7 @@ def build_streaming_frame(
                 index,
                 vertex.name,
                 vertex.parallelism,
-                f"groupBy(g, t).transformWithStateInPandas(timeMode={TIME_MODE}, Append)",
+                f"groupBy(g, t).transformWithStateInPandas(timeMode={mode}, Append)",
                 _state_description(vertex),
             )
         )

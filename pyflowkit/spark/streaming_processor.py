@@ -23,6 +23,7 @@ from pyflowkit.spark.streaming_task import (
     STREAM_FIELDS,
     StreamingSubtask,
     SubtaskSnapshot,
+    now_ms,
     sorted_input,
 )
 
@@ -46,8 +47,9 @@ class VertexProcessor:
     """Hosts one vertex's ``OperatorChain``; Spark calls it per (group, subtask) and batch
     (PySpark's ``StatefulProcessor``, mixed in by ``vertex_processor``)."""
 
-    def __init__(self, spec: StageSpec) -> None:
+    def __init__(self, spec: StageSpec, timers: bool = True) -> None:
         self.spec = spec
+        self.timers = timers  # Spark TimeMode ProcessingTime (else None: no Spark timers)
         self.handle: Any = None
         self.loaded: dict[int, bytes] = {}
 
@@ -79,6 +81,8 @@ class VertexProcessor:
             if restored is not None and restored.finished:
                 return
             now = int(timer_values.getCurrentProcessingTimeInMs())
+            if now < 0:  # TimeMode None: Spark gives no processing time
+                now = now_ms()
             task = StreamingSubtask(self.spec, subtask, restored, now)
             task.process(sorted_input(frames))
             columns = task.drain()
@@ -90,7 +94,8 @@ class VertexProcessor:
             )
             snapshot = task.snapshot(restored.checkpoint + 1 if restored else 1)
             self._store(snapshot)
-            self._arm_timer(task.next_timer())
+            if self.timers:
+                self._arm_timer(task.next_timer())
         except Exception as exc:
             where = f"{self.spec.vertex.name} ({subtask + 1}/{self.spec.parallelism})"
             raise RuntimeError(
@@ -129,7 +134,7 @@ class VertexProcessor:
 _PROCESSOR: Any = None
 
 
-def vertex_processor(spec: StageSpec) -> Any:
+def vertex_processor(spec: StageSpec, timers: bool = True) -> Any:
     """A ``StatefulProcessor`` hosting ``spec``'s vertex (the class is built on first use)."""
     global _PROCESSOR
     if _PROCESSOR is None:
@@ -139,7 +144,7 @@ def vertex_processor(spec: StageSpec) -> Any:
             pass
 
         _PROCESSOR = SparkVertexProcessor
-    return _PROCESSOR(spec)
+    return _PROCESSOR(spec, timers)
 
 
 def grouping_columns(df: Any, consumed_edges: list[int]) -> Any:
