@@ -37,6 +37,7 @@ CHECKPOINTS_DIR = "state.checkpoints.dir"
 SAVEPOINT_PATH = "execution.savepoint.path"
 DEFAULT_TRIGGER_MS = 1000
 _END = object()  # end of the collect queue
+PRINT_WINDOW = 100_000  # print lines a job keeps (the last ones); ``printed`` counts them all
 
 
 @dataclass
@@ -375,6 +376,8 @@ class StreamingJob:
                     self._watermarks.setdefault(vertex, {})[producer] = watermark
             self.print_lines.extend(line for line, _ in lines)
             self.printed += len(lines)
+            if len(self.print_lines) > PRINT_WINDOW + PRINT_WINDOW // 2:  # endless jobs
+                del self.print_lines[:-PRINT_WINDOW]
             self.batches += 1
         if self.print_output:
             for line, to_err in lines:

@@ -50,8 +50,9 @@ def _decode_state(text: str) -> dict[str, OperatorSnapshot] | None:
 
 class FlinkSourceStreamReader:
     """Runs the source subtasks of one vertex; ``read`` is one micro-batch of all of them
-    (PySpark's ``SimpleDataSourceStreamReader`` + ``SupportsTriggerAvailableNow``, mixed in by
-    ``data_source_class``)."""
+    (PySpark's ``SimpleDataSourceStreamReader``, mixed in by ``data_source_class``). Not
+    ``SupportsTriggerAvailableNow``: Spark fixes that trigger's target at a simple reader's first
+    read, so "available now" is run as back-to-back batches until every source has ended."""
 
     def __init__(self, spec: Any, max_records: int, max_millis: int) -> None:
         self.spec = spec
@@ -59,15 +60,10 @@ class FlinkSourceStreamReader:
         self.max_millis = max_millis
         self.tasks: list[StreamingSubtask | None] = []
         self.at: str | None = None  # the offset (JSON) the live tasks stand at
-        self.available_now = False
 
     def initialOffset(self) -> dict:
         entry = {"state": "", "pos": 0, "ended": False}
         return {"batch": 0, "subtasks": [dict(entry) for _ in range(self.spec.parallelism)]}
-
-    def prepareForTriggerAvailableNow(self) -> None:
-        """``Trigger.AvailableNow``: read each source to its end, then the query stops."""
-        self.available_now = True
 
     def _build(self, start: dict) -> list[StreamingSubtask | None]:
         tasks: list[StreamingSubtask | None] = []
@@ -87,7 +83,7 @@ class FlinkSourceStreamReader:
         key = json.dumps(start, sort_keys=True)
         if self.at != key:
             self.tasks = self._build(start)
-        deadline = None if self.available_now else time.monotonic() + self.max_millis / 1000
+        deadline = time.monotonic() + self.max_millis / 1000
         rows, end = self._run(start, None, deadline)
         if not rows:
             self.at = key
@@ -151,11 +147,8 @@ def data_source_class() -> type:
     if _DATA_SOURCE is not None:
         return _DATA_SOURCE
     from pyspark.sql.datasource import DataSource, SimpleDataSourceStreamReader
-    from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
-    class SparkFlinkSourceStreamReader(
-        FlinkSourceStreamReader, SimpleDataSourceStreamReader, SupportsTriggerAvailableNow
-    ):
+    class SparkFlinkSourceStreamReader(FlinkSourceStreamReader, SimpleDataSourceStreamReader):
         pass
 
     class FlinkSourceDataSource(DataSource):

@@ -119,6 +119,10 @@ class StreamingSubtask:
             self._restore_memory(restored)
         if not self.finished:
             chain.open()
+            if restored is not None and restored.checkpoint:
+                # the micro-batch of that snapshot has committed (batches run one after the
+                # other): Flink's notifyCheckpointComplete, e.g. sinks commit what it pre-committed
+                chain.notify_checkpoint_complete(restored.checkpoint)
             runner.clock.set_current_time(clock)  # restored processing-time timers now due fire
 
     # ---- restore / snapshot ----------------------------------------------------------------
@@ -218,10 +222,12 @@ class StreamingSubtask:
             if limit is not None and position >= limit:
                 break
             wanted = records.CHUNK_RECORDS if limit is None else limit - position
-            status = chain.emit_next(min(records.CHUNK_RECORDS, wanted))
-            if getattr(status, "name", str(status)) == "END_OF_INPUT":
+            status = getattr(chain.emit_next(min(records.CHUNK_RECORDS, wanted)), "name", "")
+            if status == "END_OF_INPUT":
                 chain.end_input(0)
                 self.finish()
+            elif status == "NOTHING_AVAILABLE" and deadline is not None:  # not in a replay
+                break
             elif deadline is not None and time.monotonic() >= deadline:
                 break
         return self.finished
