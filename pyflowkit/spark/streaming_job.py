@@ -278,6 +278,25 @@ class StreamingJob:
             self._report()
         return self.status
 
+    def keyed_state(self, vertex: str | int, batch_id: int | None = None) -> dict[str, Any]:
+        """Operator name → state name → {key: value} of a vertex (by name or index) as its last
+        committed micro-batch (or ``batch_id``) left it, read with Spark's state data source —
+        the shape ``JobRun.keyed_state_at`` gives on the simulated cluster."""
+        from pyflowkit.spark.streaming_state import read_keyed_state
+
+        vertices = self.job_graph.vertices
+        if isinstance(vertex, int):
+            jv = vertices[vertex]
+        else:
+            found = [v for v in vertices if v.name == vertex]
+            if not found:
+                raise ValueError(
+                    f"keyed_state: no vertex named {vertex!r}; the job's vertices are "
+                    f"{[v.name for v in vertices]}."
+                )
+            jv = found[0]
+        return read_keyed_state(self.session, self.checkpoint_location, jv, batch_id)
+
     def progress(self) -> Any:
         """The job's ``StreamingProgress`` now."""
         from pyflowkit.spark.streaming_progress import StreamingProgress

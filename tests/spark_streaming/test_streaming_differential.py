@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.pipelines.catalog import CATALOG
+from tests.pipelines.catalog import BY_NAME, CATALOG
 from tests.pipelines.spec import STREAMING, assert_results
 from tests.pipelines.test_spark_results import deterministic_placement, placement, run_simulator
 from tests.spark_streaming.helpers import RECORDS_PER_BATCH, run_streaming, streaming_env
@@ -72,3 +72,16 @@ def test_streamed_pipeline_equals_the_simulated_cluster(spark, pipeline) -> None
         assert placement(pipeline, STREAMING, job.print_lines) == placement(
             pipeline, STREAMING, run_simulator(pipeline, STREAMING)
         )
+
+
+def test_keyed_state_read_back_with_sparks_state_reader(spark) -> None:
+    """The keyed reduce's state after the stream, read from the checkpoint with Spark's state
+    data source, in ``keyed_state_at``'s shape: each key's final reduced value."""
+    from tests.pipelines.catalog import WORD_PAIRS, _add, finals
+
+    job = run_streaming(spark, streaming_env(BY_NAME["keyed_reduce_p2"]))
+    job.raise_if_failed()
+    state = job.keyed_state(1)
+    assert list(state) == [job.job_graph.vertices[1].stream_nodes[0].operator_name]
+    (values,) = state[list(state)[0]].values()
+    assert values == {v[0]: v for v in finals(WORD_PAIRS, _add)}
