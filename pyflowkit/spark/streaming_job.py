@@ -244,8 +244,9 @@ class StreamingJob:
         query = self.query
         try:
             terminated = query.awaitTermination(timeout)
-        except Exception as exc:  # the query failed
-            self._fail(exc)
+        except Exception as exc:  # the query failed (awaitTermination raises its exception)
+            if not (self.status == "RUNNING" and self._restart(exc)):
+                self._fail(exc)
             return self.status
         if terminated:
             error = query.exception()
