@@ -243,7 +243,7 @@ class StreamingJob:
             return self.status
         query = self.query
         try:
-            terminated = query.awaitTermination(timeout)
+            terminated = query.awaitTermination(max(timeout, 0.001))  # 0 is refused
         except Exception as exc:  # the query failed (awaitTermination raises its exception)
             if not (self.status == "RUNNING" and self._restart(exc)):
                 self._fail(exc)
