@@ -47,7 +47,8 @@ function strRender({ model, el }) {
     stop.disabled = !(status === "RUNNING" || status === "CREATED");
     table.replaceChildren();
     strRow(table, "micro-batch", p.batch_id == null ? "–" : `${p.batch_id} (${p.batch_duration_ms} ms)`);
-    strRow(table, "records/s in · processed",
+    strRow(table, "source records/s", Math.round(p.source_records_per_second || 0).toLocaleString());
+    strRow(table, "Spark rows/s in · processed (record chunks)",
       `${Math.round(p.input_rows_per_second || 0).toLocaleString()} · ${Math.round(p.processed_rows_per_second || 0).toLocaleString()}`);
     for (const [vertex, mark] of Object.entries(p.watermarks || {})) {
       strRow(table, `watermark · ${vertex}`, mark);

@@ -7,6 +7,7 @@ CLI's status line and ``to_dict()`` for the notebook view.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -22,6 +23,18 @@ def watermark_text(watermark: int | None) -> str:
     return str(watermark)
 
 
+def _positions(offset: Any) -> int:
+    """Sum of the source subtasks' reader positions in a ``pyflowkit-flink-source`` offset."""
+    if isinstance(offset, str):
+        try:
+            offset = json.loads(offset)
+        except ValueError:
+            return 0
+    if not isinstance(offset, dict):
+        return 0
+    return sum(int(s.get("pos", 0)) for s in offset.get("subtasks", []))
+
+
 @dataclass
 class StreamingProgress:
     """One look at a streaming job: status, last micro-batch, rates, watermarks, state size."""
@@ -35,6 +48,8 @@ class StreamingProgress:
     processed_rows_per_second: float = 0.0
     batch_duration_ms: int = 0
     input_rows: int = 0
+    source_records: int = 0  # records (and source watermarks) the sources read in the batch
+    source_records_per_second: float = 0.0
     state_rows: int = 0
     state_memory_bytes: int = 0
     watermarks: dict[str, int | None] = field(default_factory=dict)  # vertex → min over subtasks
@@ -60,6 +75,12 @@ class StreamingProgress:
             p.input_rows_per_second = float(progress.get("inputRowsPerSecond") or 0.0)
             p.processed_rows_per_second = float(progress.get("processedRowsPerSecond") or 0.0)
             p.batch_duration_ms = int(progress.get("batchDuration") or 0)
+            p.source_records = sum(
+                _positions(s.get("endOffset")) - _positions(s.get("startOffset"))
+                for s in progress.get("sources") or []
+            )
+            seconds = p.batch_duration_ms / 1000
+            p.source_records_per_second = p.source_records / seconds if seconds > 0 else 0.0
             for op in progress.get("stateOperators") or []:
                 p.state_rows += int(op.get("numRowsTotal") or 0)
                 p.state_memory_bytes += int(op.get("memoryUsedBytes") or 0)
@@ -73,7 +94,7 @@ class StreamingProgress:
         if self.batch_id is not None:
             parts.append(
                 f"batch {self.batch_id} ({self.batch_duration_ms} ms), "
-                f"{self.processed_rows_per_second:,.0f} rows/s"
+                f"{self.source_records_per_second:,.0f} records/s"
             )
         if self.watermarks:
             last = list(self.watermarks.items())[-1]

@@ -124,11 +124,48 @@ def test_progress_line_in_flinks_words() -> None:
     assert watermark_text(-(2**63)) == "No Watermark"
     assert watermark_text(2**63 - 1) == "MAX_WATERMARK"
     p = StreamingProgress("clicks", "id", "RUNNING", batch_id=4, batch_duration_ms=812)
-    p.processed_rows_per_second = 1234.4
+    p.source_records_per_second = 1234.4
     p.watermarks = {"Keyed Reduce -> Sink: Print to Std. Out": 17}
     p.state_rows, p.printed_lines = 2048, 99
     assert p.line() == (
-        "clicks: RUNNING · batch 4 (812 ms), 1,234 rows/s · watermark 17 at Keyed Reduce -> "
+        "clicks: RUNNING · batch 4 (812 ms), 1,234 records/s · watermark 17 at Keyed Reduce -> "
         "Sink: Print to Std. Out · 2,048 state rows · 99 lines printed"
     )
     assert p.to_dict()["watermarks"] == {"Keyed Reduce -> Sink: Print to Std. Out": "17"}
+
+
+class _Query:
+    lastProgress = {  # noqa: N815 (Spark's name)
+        "batchId": 7,
+        "numInputRows": 3,
+        "batchDuration": 500,
+        "inputRowsPerSecond": 6.0,
+        "processedRowsPerSecond": 6.0,
+        "sources": [
+            {
+                "startOffset": '{"batch": 6, "subtasks": [{"pos": 100}, {"pos": 90}]}',
+                "endOffset": {"batch": 7, "subtasks": [{"pos": 1100}, {"pos": 1090}]},
+            }
+        ],
+        "stateOperators": [{"numRowsTotal": 12}, {"numRowsTotal": 30, "memoryUsedBytes": 5}],
+    }
+
+
+class _Job:
+    job_name, job_id, status, batches, restarts = "j", "id", "RUNNING", 8, 0
+    checkpoint_location = "/chk"
+    query = _Query()
+
+    def flink_watermarks(self):
+        return {"Keyed Reduce": 41}
+
+    def printed_tail(self, n):
+        return 5, ["a", "b"]
+
+
+def test_progress_of_a_job_counts_source_records_from_the_offsets() -> None:
+    p = StreamingProgress.of(_Job())
+    assert (p.batch_id, p.input_rows, p.batch_duration_ms) == (7, 3, 500)
+    assert p.source_records == 2000 and p.source_records_per_second == 4000.0
+    assert p.state_rows == 42 and p.state_memory_bytes == 5
+    assert p.watermarks == {"Keyed Reduce": 41} and p.latest_lines == ["a", "b"]
