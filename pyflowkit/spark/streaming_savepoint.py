@@ -45,7 +45,7 @@ def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str)
         "job_id": job_id,
         "job_name": job_graph.job_name,
         "operators": job_operators(job_graph),
-        "vertices": [v.name for v in job_graph.vertices],
+        "vertices": [v.name for v in job_graph.vertices],  # chained operator names
         "last_batch": last_batch(checkpoint_dir),
         "timestamp": int(time.time() * 1000),
     }
@@ -87,6 +87,15 @@ def restore_into(path: str, checkpoint_dir: str, job_graph: Any) -> dict[str, An
                     f"checkpoint/savepoint state for operator {op} ('{vertex}') to the new "
                     f"program, because the operator is not available in the new program. "
                     f"(This savepoint is of job '{data['job_name']}' ({data['job_id']}).)"
+                )
+    names = {op: v.name for v, ops in zip(job_graph.vertices, new, strict=True) for op in ops}
+    for vertex, ops in zip(data["vertices"], data["operators"], strict=True):
+        for op in ops:
+            if names[op] != vertex:  # same id (position in the graph), another operator
+                raise ValueError(
+                    f"Failed to rollback to checkpoint/savepoint {path}: operator {op} is "
+                    f"'{names[op]}' in this job but was '{vertex}' in job '{data['job_name']}' "
+                    f"({data['job_id']}), whose savepoint this is: a savepoint of another job."
                 )
     if new != data["operators"]:
         raise ValueError(

@@ -169,3 +169,19 @@ def test_progress_of_a_job_counts_source_records_from_the_offsets() -> None:
     assert p.source_records == 2000 and p.source_records_per_second == 4000.0
     assert p.state_rows == 42 and p.state_memory_bytes == 5
     assert p.watermarks == {"Keyed Reduce": 41} and p.latest_lines == ["a", "b"]
+
+
+def test_savepoint_whose_operator_ids_match_another_job_is_refused(tmp_path) -> None:
+    """Flink's operator ids come from the graph's shape, so two different jobs can share them;
+    the savepoint's operator names tell them apart."""
+    checkpoint = tmp_path / "chk"
+    checkpoint.mkdir()
+    savepoint = str(tmp_path / "sp")
+    write_savepoint(str(checkpoint), savepoint, _graph(), "job-a")
+    env = StreamExecutionEnvironment.get_execution_environment()
+    ds = env.add_source(Numbers(), "Numbers", Types.INT())
+    ds.key_by(lambda x: x % 2, key_type=Types.INT()).map(lambda x: x, Types.INT()).print()
+    with pytest.raises(ValueError) as info:
+        restore_into(savepoint, str(tmp_path / "new"), env.get_job_graph())
+    assert "a savepoint of another job" in str(info.value)
+    assert "was 'Keyed Reduce -> Sink: Print to Std. Out'" in str(info.value)

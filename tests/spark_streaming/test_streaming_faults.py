@@ -160,5 +160,5 @@ def test_stop_with_savepoint_then_resume_equals_uninterrupted(spark, tmp_path) -
         .map(lambda w: w, output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
         .print("other")
     )
-    with pytest.raises(ValueError, match="Cannot map checkpoint/savepoint state for operator"):
+    with pytest.raises(ValueError, match="a savepoint of another job"):
         other.execute(spark=spark)
