@@ -31,7 +31,13 @@ from pyflowkit.spark.streaming_plan import (
     ensure_rocksdb,
 )
 from pyflowkit.spark.streaming_processor import PROGRESS
-from pyflowkit.spark.streaming_savepoint import last_batch, restore_into, write_savepoint
+from pyflowkit.spark.streaming_savepoint import (
+    last_batch,
+    planned_batch,
+    restore_into,
+    write_savepoint,
+)
+from pyflowkit.spark.streaming_source import PAUSE
 
 CHECKPOINTS_DIR = "state.checkpoints.dir"
 SAVEPOINT_PATH = "execution.savepoint.path"
@@ -150,9 +156,9 @@ class StreamingJob:
                 )
             restore_into(savepoint, self.checkpoint_location, self.job_graph)
         settings = getattr(self.job_graph.stream_graph, "execution_config", None)
-        df, plan = build_streaming_frame(
-            self.session, self.job_graph, settings, self.settings.options
-        )
+        options = self.settings.options or StreamingOptions()
+        options.control_dir = self.checkpoint_location
+        df, plan = build_streaming_frame(self.session, self.job_graph, settings, options)
         plan.checkpoint_location = self.checkpoint_location
         plan.trigger = self.trigger_text()
         self.plan = plan
@@ -190,7 +196,7 @@ class StreamingJob:
                 "resumes with savepoint_path)."
             )
         self._require_running("stop_with_savepoint")
-        self.query.stop()
+        self._stop_at_batch_boundary()
         self.poll(0)
         written = write_savepoint(self.checkpoint_location, path, self.job_graph, self.job_id)
         if self.status in ("RUNNING", "CANCELLING"):
@@ -201,10 +207,29 @@ class StreamingJob:
         """Flink's ``triggerSavepoint``: pause at a micro-batch boundary, copy the checkpoint,
         go on running (the query restarts from that checkpoint at once)."""
         self._require_running("trigger_savepoint")
-        self.query.stop()
+        self._stop_at_batch_boundary()
         written = write_savepoint(self.checkpoint_location, path, self.job_graph, self.job_id)
         self.query = self._writer.start()
         return written
+
+    def _stop_at_batch_boundary(self, timeout: float = 120.0) -> None:
+        """Sources stop reading (pause marker), the micro-batch in flight commits, then the query
+        stops: no output after the savepoint, as Flink's synchronous savepoint."""
+        marker = os.path.join(self.checkpoint_location, PAUSE)
+        with open(marker, "w") as f:
+            f.write(self.job_id)
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                active = (self.query.status or {}).get("isTriggerActive", False)
+                if not active and planned_batch(self.checkpoint_location) == last_batch(
+                    self.checkpoint_location
+                ):
+                    break
+                time.sleep(0.05)
+            self.query.stop()
+        finally:
+            os.remove(marker)
 
     def _require_running(self, what: str) -> None:
         self.poll(0)

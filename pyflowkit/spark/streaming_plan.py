@@ -105,6 +105,7 @@ class StreamingOptions:
 
     max_records: int = 10_000
     max_millis: int = 200
+    control_dir: str = ""  # where the job leaves a pause marker for its sources (see PAUSE)
 
 
 def ensure_rocksdb(session: Any) -> None:
@@ -189,6 +190,7 @@ def build_streaming_frame(
             .option("spec", encode_object(spec))
             .option("max_records", str(options.max_records))
             .option("max_millis", str(options.max_millis))
+            .option("control_dir", options.control_dir)
             .load()
         )
         plan.stages.append(

@@ -27,11 +27,20 @@ def job_operators(job_graph: Any) -> list[list[str]]:
     return [operator_ids(v) for v in job_graph.vertices]
 
 
+def _last_log_entry(checkpoint_dir: str, log: str) -> int | None:
+    folder = os.path.join(checkpoint_dir, log)
+    ids = [int(n) for n in os.listdir(folder) if n.isdigit()] if os.path.isdir(folder) else []
+    return max(ids) if ids else None
+
+
 def last_batch(checkpoint_dir: str) -> int | None:
     """The last committed micro-batch of a checkpoint directory (Spark's ``commits`` log)."""
-    commits = os.path.join(checkpoint_dir, "commits")
-    ids = [int(n) for n in os.listdir(commits) if n.isdigit()] if os.path.isdir(commits) else []
-    return max(ids) if ids else None
+    return _last_log_entry(checkpoint_dir, "commits")
+
+
+def planned_batch(checkpoint_dir: str) -> int | None:
+    """The last planned micro-batch (Spark's ``offsets`` write-ahead log)."""
+    return _last_log_entry(checkpoint_dir, "offsets")
 
 
 def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -27,6 +28,7 @@ from pyflowkit.spark.streaming_task import (
 from pyflowkit.state.snapshot import OperatorSnapshot
 
 FORMAT = "pyflowkit-flink-source"
+PAUSE = "_pyflowkit_pause"  # while this file is in the control dir, sources read nothing
 
 
 def encode_object(obj: Any) -> str:
@@ -54,8 +56,9 @@ class FlinkSourceStreamReader:
     ``SupportsTriggerAvailableNow``: Spark fixes that trigger's target at a simple reader's first
     read, so "available now" is run as back-to-back batches until every source has ended."""
 
-    def __init__(self, spec: Any, max_records: int, max_millis: int) -> None:
+    def __init__(self, spec: Any, max_records: int, max_millis: int, control_dir: str = "") -> None:
         self.spec = spec
+        self.pause_marker = os.path.join(control_dir, PAUSE) if control_dir else ""
         self.max_records = max_records
         self.max_millis = max_millis
         self.tasks: list[StreamingSubtask | None] = []
@@ -80,6 +83,8 @@ class FlinkSourceStreamReader:
         return tasks
 
     def read(self, start: dict) -> tuple[Iterator[tuple], dict]:
+        if self.pause_marker and os.path.exists(self.pause_marker):
+            return iter(()), start  # the job is stopping at this batch boundary
         key = json.dumps(start, sort_keys=True)
         if self.at != key:
             self.tasks = self._build(start)
@@ -164,6 +169,7 @@ def data_source_class() -> type:
                 decode_object(self.options["spec"]),
                 int(self.options.get("max_records", "10000")),
                 int(self.options.get("max_millis", "200")),
+                self.options.get("control_dir", ""),
             )
 
     _DATA_SOURCE = FlinkSourceDataSource
