@@ -75,7 +75,9 @@ def explain_spark(env: Any, job_name: str | None = None, spark: Any = None) -> S
             session, job_graph, _settings(job_graph), settings.options
         )
         splan.trigger = (
-            "availableNow" if settings.available_now else f"processingTime {settings.trigger_ms} ms"
+            "back to back until every source has ended (available now)"
+            if settings.available_now
+            else f"processingTime {settings.trigger_ms} ms (the checkpoint interval)"
         )
         splan.checkpoint_location = configuration.get("state.checkpoints.dir", "") or (
             "a temporary directory (state.checkpoints.dir is not set)"
