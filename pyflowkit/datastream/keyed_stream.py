@@ -173,23 +173,16 @@ class KeyedStream(PositionAggregations, DataStream):
         return self._wrap(t)
 
     def _aggregation(self, kind: str, field: int | str) -> DataStream:
-        validate_field(
-            field,
-            self._origin._transformation.output_type,
-            f"{kind}()",
-            _display_name(self._origin._transformation),
-        )
+        type_info = self._origin._transformation.output_type
+        validate_field(field, type_info, f"{kind}()", _display_name(self._origin._transformation))
+        aggregation = {"kind": kind, "field": resolve_field(field, type_info), "first": True}
+        java_type = _java_int_field(type_info, aggregation["field"]) if kind == "sum" else None
+        if java_type is not None:  # Java int arithmetic: the sum wraps (SumFunction)
+            aggregation["field_type"] = java_type
         t = self._one_input(
             "Keyed Aggregation",
             "StreamGroupedReduce",
-            {
-                "function": None,
-                "aggregation": {
-                    "kind": kind,
-                    "field": resolve_field(field, self._origin._transformation.output_type),
-                    "first": True,
-                },
-            },
+            {"function": None, "aggregation": aggregation},
             self._origin._transformation.output_type,
             ChainingStrategy.HEAD,
         )
@@ -213,3 +206,13 @@ class KeyedStream(PositionAggregations, DataStream):
 
     def __repr__(self) -> str:
         return f"KeyedStream({self._transformation!r})"
+
+
+def _java_int_field(type_info: Any, field: int | str) -> str | None:
+    """The declared Byte/Short/Integer/Long type of a tuple/Row position, else None."""
+    from pyflowkit.common.typeinfo import RowTypeInfo, TupleTypeInfo
+
+    if not isinstance(type_info, (TupleTypeInfo, RowTypeInfo)) or not isinstance(field, int):
+        return None
+    name = getattr(getattr(type_info.get_field_types()[field], "basic_type", None), "value", None)
+    return name if name in ("Byte", "Short", "Integer", "Long") else None

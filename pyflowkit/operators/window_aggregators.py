@@ -42,14 +42,30 @@ def _set(value: Any, field: int | str, new: Any) -> Any:
     return new
 
 
-class SumAggregator(ReduceFunction):
-    """Flink's ``SumAggregator``: value1 with ``field`` = value1.field + value2.field."""
+# Java's integer widths: a declared Byte/Short/Integer/Long field sums with two's-complement wrap
+JAVA_INT_BITS = {"Byte": 8, "Short": 16, "Integer": 32, "Long": 64}
 
-    def __init__(self, field: int | str) -> None:
+
+class SumAggregator(ReduceFunction):
+    """Flink's ``SumAggregator``: value1 with ``field`` = value1.field + value2.field.
+
+    With ``java_type`` (the field's declared Byte/Short/Integer/Long) the sum wraps on overflow as
+    Flink's ``SumFunction`` (``IntSum``: ``value1 + value2`` in Java ``int``) does.
+    """
+
+    def __init__(self, field: int | str, java_type: str | None = None) -> None:
         self.field = field
+        self.java_type = java_type
+        bits = JAVA_INT_BITS.get(java_type or "")
+        self._half = 1 << (bits - 1) if bits else 0
+        self._mask = (1 << bits) - 1 if bits else 0
 
     def reduce(self, value1: Any, value2: Any) -> Any:
-        return _set(value1, self.field, _get(value1, self.field) + _get(value2, self.field))
+        total = _get(value1, self.field) + _get(value2, self.field)
+        half = self._half
+        if half and not -half <= total < half and type(total) is int:
+            total = ((total + half) & self._mask) - half
+        return _set(value1, self.field, total)
 
 
 class ComparableAggregator(ReduceFunction):
@@ -90,5 +106,5 @@ def aggregator_for(aggregation: Mapping[str, Any], operator: str) -> ReduceFunct
             f"{operator}: unknown aggregation {kind!r}; expected one of {', '.join(_KINDS)}."
         )
     if kind == "sum":
-        return SumAggregator(field)
+        return SumAggregator(field, aggregation.get("field_type"))
     return ComparableAggregator(field, kind, aggregation.get("first", True))

@@ -13,6 +13,7 @@ from typing import Any
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.operators.registry import operator_class
 from pyflowkit.spark import records
+from pyflowkit.spark.aggregation_pushdown import find_pushdowns, pre_aggregate
 from pyflowkit.spark.partitioning import repartition_by_target
 from pyflowkit.spark.stage import InputSpec, OutputSpec, StageSpec, stage_function
 from pyflowkit.spark.typed_columns import edge_layout
@@ -54,6 +55,7 @@ class SparkPlan:
     runtime_mode: str
     stages: list[StagePlan] = field(default_factory=list)
     edges: list[EdgePlan] = field(default_factory=list)
+    pushdown: list[str] = field(default_factory=list)  # Keyed Aggregations: pushed down or why not
     physical_plan: str = ""
 
     def __str__(self) -> str:
@@ -70,6 +72,8 @@ class SparkPlan:
                 f"  {e.source} -> {e.target}: {e.ship_strategy} ({e.distribution_pattern}) — "
                 f"{e.spark_partitioning}; records {e.record_format}"
             )
+        if self.pushdown:
+            lines += ["Aggregation pushdown:", *(f"  {p}" for p in self.pushdown)]
         if self.physical_plan:
             lines += ["Spark physical plan:", self.physical_plan]
         return "\n".join(lines)
@@ -145,14 +149,24 @@ def _spark_partitioning(edge: Any, consumer_p: int) -> str:
     return f"target column ({how}), repartition({consumer_p}, surrogate key of target)"
 
 
+def edge_layouts(job_graph: Any, runtime_mode: str) -> tuple[dict[int, Any], Any]:
+    """Edge index → TypedLayout for edges with a declared type (an edge into a pushed-down
+    aggregation carries its keys too), and ``find_pushdowns``' (pushdowns, reasons)."""
+    layouts = {}
+    for k, e in enumerate(job_graph.edges):
+        layout = edge_layout(e.stream_edge, records.column_of(k))
+        if layout is not None:
+            layouts[k] = layout
+    pushdowns = find_pushdowns(job_graph, layouts, runtime_mode)
+    for pushdown in pushdowns[0].values():
+        layouts[pushdown.edge_index] = pushdown.layout
+    return layouts, pushdowns
+
+
 def stage_specs(job_graph: Any, settings: Any, runtime_mode: str, seed: int = 0) -> list[StageSpec]:
     """One ``StageSpec`` per JobVertex (topological order): inputs, outputs, typed layouts."""
     edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
-    layouts = {}  # edge index → TypedLayout, for edges whose records have a declared type
-    for e in job_graph.edges:
-        layout = edge_layout(e.stream_edge, records.column_of(edge_index[id(e)]))
-        if layout is not None:
-            layouts[edge_index[id(e)]] = layout
+    layouts = edge_layouts(job_graph, runtime_mode)[0]
     specs = []
     for vertex in job_graph.vertices:
         spec = StageSpec(vertex, job_graph.job_name, runtime_mode, settings, seed)
@@ -199,6 +213,8 @@ def build_plan(
     sink_frames = []
     edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
     specs = stage_specs(job_graph, settings, runtime_mode, seed)
+    pushdowns, not_pushed = edge_layouts(job_graph, runtime_mode)[1]
+    plan.pushdown = [p.describe() for p in pushdowns.values()] + not_pushed
     for index, (vertex, spec) in enumerate(zip(job_graph.vertices, specs, strict=True)):
         layouts = spec.typed
         p = vertex.parallelism
@@ -230,10 +246,19 @@ def build_plan(
             merged = parts[0]
             for part in parts[1:]:
                 merged = merged.unionByName(part, allowMissingColumns=True)
-            source_df = repartition_by_target(merged, p).sortWithinPartitions(
-                "seq", "edge", "producer"
-            )
-            operator = "repartition → sortWithinPartitions(seq, edge, producer) → mapInArrow"
+            if vertex.id in pushdowns:  # Spark folds each key's records first
+                source_df = repartition_by_target(
+                    pre_aggregate(merged, pushdowns[vertex.id]), p
+                ).sortWithinPartitions("seq", "edge", "producer", "sub")
+                operator = (
+                    f"groupBy(target, key).{pushdowns[vertex.id].kind} → repartition → "
+                    "sortWithinPartitions(seq, edge, producer) → mapInArrow"
+                )
+            else:
+                source_df = repartition_by_target(merged, p).sortWithinPartitions(
+                    "seq", "edge", "producer"
+                )
+                operator = "repartition → sortWithinPartitions(seq, edge, producer) → mapInArrow"
         out = source_df.mapInArrow(stage_function(spec), spec.output_ddl())
         has_sink = _has_sink(vertex)
         consumers = len(vertex.outputs) + (1 if has_sink else 0)

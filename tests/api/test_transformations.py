@@ -107,7 +107,12 @@ def test_keyed_operators(env) -> None:
     km = keyed.map(lambda v: v).get_transformation()
     assert (red.name, red.chaining_strategy) == ("Keyed Reduce", ChainingStrategy.HEAD)
     assert (agg.name, agg.chaining_strategy) == ("Keyed Aggregation", ChainingStrategy.HEAD)
-    assert agg.operator_factory.params["aggregation"] == {"kind": "sum", "field": 1, "first": True}
+    assert agg.operator_factory.params["aggregation"] == {
+        "kind": "sum",
+        "field": 1,
+        "first": True,
+        "field_type": "Integer",  # a Java int: the sum wraps (SumFunction.IntSum)
+    }
     assert (kp.name, kp.operator_factory.operator_class) == ("KeyedProcess", "KeyedProcessOperator")
     for t in (red, agg, kp, km):
         assert isinstance(t, OneInputTransformation) and t.input is part
