@@ -66,6 +66,9 @@ class OutputFileConfigBuilder:
         return OutputFileConfig(self._prefix, self._suffix)
 
 
+OutputFileConfig.OutputFileConfigBuilder = OutputFileConfigBuilder  # type: ignore[attr-defined]
+
+
 @dataclass
 class PartFileInfo:
     """Flink's ``PartFileInfo``: what a rolling policy sees of the in-progress part file."""

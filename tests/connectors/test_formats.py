@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from pyflowkit.common import Row, SimpleStringSchema, Types
+from pyflowkit.common import Encoder, Row, SimpleStringSchema, Types
 from pyflowkit.common.serialization import DeserializationSchema, SerializationSchema
 from pyflowkit.datastream import StreamExecutionEnvironment
-from pyflowkit.datastream.connectors.file_system import FileSink, RollingPolicy
+from pyflowkit.datastream.connectors.file_system import FileSink, OutputFileConfig, RollingPolicy
 from pyflowkit.datastream.formats.csv import (
     CsvBulkWriters,
     CsvReaderFormat,
@@ -185,6 +185,15 @@ def test_bulk_sink_rolls_only_on_checkpoints(tmp_path) -> None:
     with pytest.raises(IllegalArgumentException, match="needs a BulkWriterFactory"):
         FileSink.for_bulk_format(str(tmp_path), SimpleStringSchema())
     assert FileSink.BulkFormatBuilder is type(FileSink.for_bulk_format(str(tmp_path), factory))
+    row_builder = FileSink.for_row_format(str(tmp_path), Encoder.simple_string_encoder())
+    assert isinstance(row_builder, FileSink.BaseBuilder) and isinstance(
+        row_builder, FileSink.RowFormatBuilder
+    )
+    config = OutputFileConfig.OutputFileConfigBuilder().with_part_prefix("p").build()
+    sink = row_builder.with_output_file_config(config).with_bucket_check_interval(5).build()
+    assert (sink.output_file_config.get_part_prefix(), sink.bucket_check_interval) == ("p", 5)
+    with pytest.raises(IllegalArgumentException, match="RowFormatBuilder.with_rolling_policy"):
+        row_builder.with_rolling_policy("roll")
 
 
 def _written(out) -> list[str]:

@@ -26,6 +26,7 @@ from pyflowkit.operators.file_sink_config import (
 from pyflowkit.operators.file_source import TextLineFormat
 
 __all__ = [
+    "BaseBuilder",
     "BasePathBucketAssigner",
     "BucketAssigner",
     "BulkFormatBuilder",
@@ -109,45 +110,47 @@ class FileSink(_sink.FileSink):
         return BulkFormatBuilder(base_path, writer_factory)
 
 
-class RowFormatBuilder:
-    """PyFlink's ``FileSink.RowFormatBuilder``."""
+class BaseBuilder:
+    """PyFlink's ``FileSink.BaseBuilder``: what row- and bulk-format sinks are built with."""
 
-    def __init__(self, base_path: str, encoder: Any) -> None:
-        FileSink(base_path, encoder)  # validate now
+    _what = "FileSink"
+
+    def __init__(self, base_path: str, writer: Any, rolling_policy: RollingPolicy | None) -> None:
+        FileSink(base_path, writer)  # validate now, with the builder call in the traceback
         self._base_path = base_path
-        self._encoder = encoder
+        self._writer = writer
         self._bucket_assigner: BucketAssigner | None = None
-        self._rolling_policy: RollingPolicy | None = None
+        self._rolling_policy = rolling_policy
         self._output_file_config: OutputFileConfig | None = None
         self._bucket_check_interval = _sink.DEFAULT_BUCKET_CHECK_INTERVAL
 
-    def with_bucket_check_interval(self, interval: int) -> RowFormatBuilder:
-        FileSink(self._base_path, self._encoder, bucket_check_interval=interval)  # validate
+    def with_bucket_check_interval(self, interval: int) -> BaseBuilder:
+        FileSink(self._base_path, self._writer, bucket_check_interval=interval)  # validate
         self._bucket_check_interval = interval
         return self
 
-    def with_bucket_assigner(self, bucket_assigner: BucketAssigner) -> RowFormatBuilder:
+    def with_bucket_assigner(self, bucket_assigner: BucketAssigner) -> BaseBuilder:
         if not isinstance(bucket_assigner, BucketAssigner):
             raise IllegalArgumentException(
-                "RowFormatBuilder.with_bucket_assigner() needs a BucketAssigner (e.g. "
+                f"{self._what}.with_bucket_assigner() needs a BucketAssigner (e.g. "
                 f"BucketAssigner.base_path_bucket_assigner()), got {bucket_assigner!r}."
             )
         self._bucket_assigner = bucket_assigner
         return self
 
-    def with_rolling_policy(self, rolling_policy: RollingPolicy) -> RowFormatBuilder:
+    def with_rolling_policy(self, rolling_policy: RollingPolicy) -> BaseBuilder:
         if not isinstance(rolling_policy, RollingPolicy):
             raise IllegalArgumentException(
-                "RowFormatBuilder.with_rolling_policy() needs a RollingPolicy (e.g. "
+                f"{self._what}.with_rolling_policy() needs a RollingPolicy (e.g. "
                 f"RollingPolicy.default_rolling_policy()), got {rolling_policy!r}."
             )
         self._rolling_policy = rolling_policy
         return self
 
-    def with_output_file_config(self, output_file_config: OutputFileConfig) -> RowFormatBuilder:
+    def with_output_file_config(self, output_file_config: OutputFileConfig) -> BaseBuilder:
         if not isinstance(output_file_config, OutputFileConfig):
             raise IllegalArgumentException(
-                "RowFormatBuilder.with_output_file_config() needs an OutputFileConfig (e.g. "
+                f"{self._what}.with_output_file_config() needs an OutputFileConfig (e.g. "
                 f"OutputFileConfig.builder().build()), got {output_file_config!r}."
             )
         self._output_file_config = output_file_config
@@ -156,7 +159,7 @@ class RowFormatBuilder:
     def build(self) -> FileSink:
         return FileSink(
             self._base_path,
-            self._encoder,
+            self._writer,
             self._bucket_assigner,
             self._rolling_policy,
             self._output_file_config,
@@ -164,9 +167,21 @@ class RowFormatBuilder:
         )
 
 
-class BulkFormatBuilder:
+class RowFormatBuilder(BaseBuilder):
+    """PyFlink's ``FileSink.RowFormatBuilder``: any rolling policy (default
+    ``DefaultRollingPolicy``)."""
+
+    _what = "RowFormatBuilder"
+
+    def __init__(self, base_path: str, encoder: Any) -> None:
+        super().__init__(base_path, encoder, None)
+
+
+class BulkFormatBuilder(BaseBuilder):
     """PyFlink's ``FileSink.BulkFormatBuilder``: rolling only on checkpoints, as bulk writers
     cannot resume a part file."""
+
+    _what = "BulkFormatBuilder"
 
     def __init__(self, base_path: str, writer_factory: BulkWriterFactory) -> None:
         if not isinstance(writer_factory, BulkWriterFactory):
@@ -174,27 +189,7 @@ class BulkFormatBuilder:
                 "FileSink.for_bulk_format() needs a BulkWriterFactory (e.g. "
                 f"CsvBulkWriters.for_schema(schema)), got {writer_factory!r}."
             )
-        FileSink(base_path, writer_factory)  # validate now
-        self._base_path = base_path
-        self._factory = writer_factory
-        self._bucket_assigner: BucketAssigner | None = None
-        self._rolling_policy: RollingPolicy = OnCheckpointRollingPolicy()
-        self._output_file_config: OutputFileConfig | None = None
-        self._bucket_check_interval = _sink.DEFAULT_BUCKET_CHECK_INTERVAL
-
-    def with_bucket_check_interval(self, interval: int) -> BulkFormatBuilder:
-        FileSink(self._base_path, self._factory, bucket_check_interval=interval)  # validate
-        self._bucket_check_interval = interval
-        return self
-
-    def with_bucket_assigner(self, bucket_assigner: BucketAssigner) -> BulkFormatBuilder:
-        if not isinstance(bucket_assigner, BucketAssigner):
-            raise IllegalArgumentException(
-                "BulkFormatBuilder.with_bucket_assigner() needs a BucketAssigner, "
-                f"got {bucket_assigner!r}."
-            )
-        self._bucket_assigner = bucket_assigner
-        return self
+        super().__init__(base_path, writer_factory, OnCheckpointRollingPolicy())
 
     def with_rolling_policy(self, rolling_policy: OnCheckpointRollingPolicy) -> BulkFormatBuilder:
         if not isinstance(rolling_policy, OnCheckpointRollingPolicy):
@@ -206,25 +201,7 @@ class BulkFormatBuilder:
         self._rolling_policy = rolling_policy
         return self
 
-    def with_output_file_config(self, output_file_config: OutputFileConfig) -> BulkFormatBuilder:
-        if not isinstance(output_file_config, OutputFileConfig):
-            raise IllegalArgumentException(
-                "BulkFormatBuilder.with_output_file_config() needs an OutputFileConfig, "
-                f"got {output_file_config!r}."
-            )
-        self._output_file_config = output_file_config
-        return self
-
-    def build(self) -> FileSink:
-        return FileSink(
-            self._base_path,
-            self._factory,
-            self._bucket_assigner,
-            self._rolling_policy,
-            self._output_file_config,
-            self._bucket_check_interval,
-        )
-
 
 FileSink.RowFormatBuilder = RowFormatBuilder  # type: ignore[attr-defined]
 FileSink.BulkFormatBuilder = BulkFormatBuilder  # type: ignore[attr-defined]
+FileSink.BaseBuilder = BaseBuilder  # type: ignore[attr-defined]
