@@ -6,3 +6,4 @@ INCREMENTAL = "state.backend.incremental"
 CHECKPOINT_STORAGE = "state.checkpoint-storage"  # jobmanager / filesystem
 CHECKPOINTS_DIR = "state.checkpoints.dir"
 SAVEPOINTS_DIR = "state.savepoints.dir"
+CHANGELOG_ENABLED = "state.changelog.enabled"

@@ -367,6 +367,25 @@ class StreamExecutionEnvironment:
         """The backend set (``None`` before ``set_state_backend``, as PyFlink)."""
         return getattr(self, "_state_backend", None)
 
+    def enable_changelog_state_backend(self, enabled: bool) -> StreamExecutionEnvironment:
+        """Flink's ``enableChangelogStateBackend`` (``state.changelog.enabled``), reported by
+        ``run.checkpoint_config()``; snapshots stay pyflowkit's copy-on-write heap snapshots."""
+        from pyflowkit.common.checkpointing_options import CHANGELOG_ENABLED
+
+        if not isinstance(enabled, bool):
+            raise IllegalArgumentException(
+                f"enable_changelog_state_backend() needs a bool, got {enabled!r}."
+            )
+        self._configuration.set_string(CHANGELOG_ENABLED, str(enabled).lower())
+        return self
+
+    def is_changelog_state_backend_enabled(self) -> bool | None:
+        """True/False as set, None when never set (Flink's ``TernaryBoolean.UNDEFINED``)."""
+        from pyflowkit.common.checkpointing_options import CHANGELOG_ENABLED
+
+        value = self._configuration.get_string(CHANGELOG_ENABLED)
+        return None if value is None else value == "true"
+
     def set_default_savepoint_directory(self, directory: str) -> StreamExecutionEnvironment:
         """Where savepoints go when no path is given (``state.savepoints.dir``)."""
         from pyflowkit.datastream.checkpoint_storage import SAVEPOINTS_DIR

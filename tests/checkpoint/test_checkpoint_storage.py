@@ -91,6 +91,11 @@ def test_legacy_backends_set_checkpoint_and_savepoint_directories(tmp_path: Path
     env.set_state_backend(MemoryStateBackend())
     assert env.get_checkpoint_config().get_checkpoint_storage().get_checkpoint_path() is None
     assert _run(env).checkpoint_config()["checkpoint_storage"] == "JobManagerCheckpointStorage"
+    assert env.is_changelog_state_backend_enabled() is None
+    assert _run(env).checkpoint_config()["state_changelog_enabled"] is False
+    env.enable_changelog_state_backend(True)
+    assert env.is_changelog_state_backend_enabled() is True
+    assert _run(env).checkpoint_config()["state_changelog_enabled"] is True
     env.set_default_savepoint_directory(str(tmp_path / "other"))
     assert env.get_default_savepoint_directory() == str(tmp_path / "other")
 

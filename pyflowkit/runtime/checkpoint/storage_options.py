@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.common.checkpointing_options import (
+    CHANGELOG_ENABLED,
     CHECKPOINT_STORAGE,
     CHECKPOINTS_DIR,
     INCREMENTAL,
@@ -37,7 +38,7 @@ def checkpoint_config_info(job_graph: Any) -> dict[str, Any]:
         else "JobManagerCheckpointStorage",
         "checkpoints_directory": conf.get(CHECKPOINTS_DIR),
         "savepoints_directory": conf.get(SAVEPOINTS_DIR),
-        "state_changelog_enabled": False,
+        "state_changelog_enabled": conf.get(CHANGELOG_ENABLED, "false") == "true",
         "incremental_checkpointing": conf.get(INCREMENTAL, "false") == "true",
         "keyed_state_held_in": "heap (pyflowkit's HeapKeyedStateBackend)",
     }
