@@ -85,14 +85,15 @@ class VertexProcessor:
                 now = now_ms()
             task = StreamingSubtask(self.spec, subtask, restored, now)
             task.process(sorted_input(frames))
-            columns = task.drain()
+            checkpoint = restored.checkpoint + 1 if restored else 1
+            columns = task.drain(checkpoint)
             for name, value in (("edge", PROGRESS), ("target", 0), ("producer", subtask)):
                 columns[name].append(value)
             columns["seq"].append(len(columns["seq"]))
             columns["payload"].append(
                 records.dumps((self.spec.vertex.name, task.input_watermark()))
             )
-            snapshot = task.snapshot(restored.checkpoint + 1 if restored else 1)
+            snapshot = task.snapshot(checkpoint)
             self._store(snapshot)
             if self.timers:
                 self._arm_timer(task.next_timer())

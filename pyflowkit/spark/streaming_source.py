@@ -121,7 +121,7 @@ class FlinkSourceStreamReader:
                 limit = entry["pos"] + self.max_records
             task.advance_time(now)
             task.emit_source(limit, deadline)
-            columns = task.drain()
+            columns = task.drain(batch)
             rows.extend(zip(*(columns[f] for f in STREAM_FIELDS), strict=True))
             entries.append(
                 {

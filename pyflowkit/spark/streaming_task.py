@@ -240,9 +240,12 @@ class StreamingSubtask:
         self.runner.chain.close()
         self.runner.clock = _Quiesced(self.runner.clock)
 
-    def drain(self) -> dict[str, list[Any]]:
-        """Flush buffered records and sink output; the batch's output rows as columns."""
+    def drain(self, checkpoint_id: int) -> dict[str, list[Any]]:
+        """The batch ends with checkpoint ``checkpoint_id``: Flink's ``prepareSnapshotPreBarrier``
+        (e.g. a sink writer hands its committables on), then flush buffered records and sink
+        output; the batch's output rows as columns."""
         if not self.finished:
+            self.runner.chain.prepare_snapshot_pre_barrier(checkpoint_id)
             for writer in self.runner.writers.values():
                 writer.flush()
         self.runner._flush_sinks()
