@@ -33,7 +33,7 @@ def ship(session: Any, configuration: Mapping[str, str]) -> None:
     from pyflowkit.spark.session import is_connect
 
     wanted = session_settings(configuration)
-    if not is_connect(session):
+    if wanted and not is_connect(session):
         conf = session.sparkContext.getConf()
         for key, value in wanted.items():
             current = conf.get(key, None)
