@@ -79,6 +79,55 @@ class BasicTypeInfo(TypeInformation):
     def __str__(self) -> str:
         return self.basic_type.value
 
+    # PyFlink's static accessors, one per basic type (equal to ``Types.STRING()`` etc.)
+    @staticmethod
+    def STRING_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.STRING)
+
+    @staticmethod
+    def BOOLEAN_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.BOOLEAN)
+
+    @staticmethod
+    def BYTE_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.BYTE)
+
+    @staticmethod
+    def SHORT_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.SHORT)
+
+    @staticmethod
+    def INT_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.INT)
+
+    @staticmethod
+    def LONG_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.LONG)
+
+    @staticmethod
+    def FLOAT_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.FLOAT)
+
+    @staticmethod
+    def DOUBLE_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.DOUBLE)
+
+    @staticmethod
+    def CHAR_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.CHAR)
+
+    @staticmethod
+    def BIG_INT_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.BIG_INT)
+
+    @staticmethod
+    def BIG_DEC_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.BIG_DEC)
+
+    @staticmethod
+    def INSTANT_TYPE_INFO() -> BasicTypeInfo:
+        return BasicTypeInfo(BasicType.INSTANT)
+
 
 class SqlTimeTypeInfo(TypeInformation):
     """Flink's ``SqlTimeTypeInfo``: ``Date``, ``Time`` or ``Timestamp``."""
@@ -91,6 +140,19 @@ class SqlTimeTypeInfo(TypeInformation):
 
     def __str__(self) -> str:
         return self.name
+
+    @staticmethod
+    def DATE() -> SqlTimeTypeInfo:
+        """PyFlink's ``SqlTimeTypeInfo.DATE()`` (``Types.SQL_DATE()``)."""
+        return SqlTimeTypeInfo("Date")
+
+    @staticmethod
+    def TIME() -> SqlTimeTypeInfo:
+        return SqlTimeTypeInfo("Time")
+
+    @staticmethod
+    def TIMESTAMP() -> SqlTimeTypeInfo:
+        return SqlTimeTypeInfo("Timestamp")
 
 
 class PickledBytesTypeInfo(TypeInformation):
@@ -315,10 +377,10 @@ class ListTypeInfo(_ElementTypeInfo):
 class MapTypeInfo(TypeInformation):
     """Flink's ``MapTypeInfo``: ``Map<String, Integer>`` (a Python dict: never a key)."""
 
-    def __init__(self, key_type: TypeInformation, value_type: TypeInformation) -> None:
-        _check_types("MAP", [key_type, value_type])
-        self.key_type = key_type
-        self.value_type = value_type
+    def __init__(self, key_type_info: TypeInformation, value_type_info: TypeInformation) -> None:
+        _check_types("MAP", [key_type_info, value_type_info])
+        self.key_type = key_type_info
+        self.value_type = value_type_info
 
     def _key(self) -> tuple[Any, ...]:
         return (self.key_type, self.value_type)

@@ -7,6 +7,7 @@ The embedded session is quiet (environment-notes §2), started on first use, reu
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import sys
 import threading
@@ -67,6 +68,13 @@ def _prepare_process() -> None:
     )
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # py4j logs "Closing down clientserver connection" at INFO when the gateway closes (at exit):
+    # with a root handler on stdout (basicConfig, notebooks) it lands in the program's output.
+    # The py4j loggers keep a level the user set; otherwise they report warnings only.
+    for name in ("py4j", "py4j.clientserver", "py4j.java_gateway"):
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(logging.WARNING)
 
 
 def _stop_embedded() -> None:

@@ -230,6 +230,25 @@ class SubtaskRunner:
         self.collected = {}
 
     # --- the task ------------------------------------------------------------------------------
+    def run_capturing_stdout(self, rows: Iterator[Any]) -> Iterator[dict[str, list]]:
+        """``run`` with the user's ``print()`` output sent to the driver's stdout (in order)."""
+        import contextlib
+
+        from pyflowkit.spark.user_stdout import SubtaskStdout
+
+        captured = SubtaskStdout(self._print)
+        steps = self.run(rows)
+        while True:
+            with contextlib.redirect_stdout(captured):
+                columns = next(steps, None)
+            if columns is None:
+                break
+            yield columns
+        if captured.pending():  # a last line without "\n"
+            captured.close()
+            self._flush_sinks()
+            yield self.sink.drain()
+
     def run(self, rows: Iterator[tuple[int, int, int, int, bytes]]) -> Iterator[dict[str, list]]:
         """Open the chain, process every input row (or run the source), end input, close."""
         chain = self.chain
@@ -317,7 +336,7 @@ def stage_function(spec: StageSpec):
                     rows = iter(())
                 for runner in runners:
                     subtask = runner.subtask
-                    for columns in runner.run(rows):
+                    for columns in runner.run_capturing_stdout(rows):
                         if columns["edge"]:
                             yield pa.RecordBatch.from_pydict(columns, schema=schema)
             except Exception as exc:
