@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterable
 from typing import Any
 
@@ -77,6 +78,30 @@ class Configuration:
 
     def key_set(self) -> set[str]:
         return set(self._data)
+
+    # --- bytes ----------------------------------------------------------------------------
+    def set_bytearray(self, key: str, value: bytes | bytearray) -> Configuration:
+        """Flink's ``setBytes``: kept as Flink's string form of bytes (base64)."""
+        if not isinstance(value, (bytes, bytearray)):
+            raise TypeError(f"Configuration.set_bytearray('{key}') needs bytes, got {value!r}.")
+        self._data[_check_key(key)] = base64.b64encode(bytes(value)).decode("ascii")
+        return self
+
+    def get_bytearray(self, key: str, default_value: bytearray | None = None) -> bytearray | None:
+        """Flink's ``getBytes``: the value decoded from base64, or ``default_value``."""
+        raw = self._data.get(key)
+        if raw is None:
+            return default_value
+        try:
+            return bytearray(base64.b64decode(raw.encode("ascii"), validate=True))
+        except (ValueError, UnicodeEncodeError):
+            raise ValueError(
+                f"Configuration key '{key}': {raw!r} is not a byte array (base64)."
+            ) from None
+
+    def add_all_to_dict(self, target_dict: dict[str, Any]) -> None:
+        """Flink's ``addAllToProperties``: every entry into ``target_dict`` (string values)."""
+        target_dict.update(self._data)
 
     def to_dict(self) -> dict[str, str]:
         return dict(self._data)

@@ -44,3 +44,20 @@ def test_time_domain_timer_service_and_stream_classes_at_pyflinks_paths() -> Non
     assert ConnectedStreams.__name__ == "ConnectedStreams"
     assert BroadcastStream.__name__ == "BroadcastStream"
     assert BroadcastConnectedStream.__name__ == "BroadcastConnectedStream"
+
+
+def test_configuration_bytes_and_add_all_to_dict() -> None:
+    import pytest
+
+    from pyflowkit.common import Configuration
+
+    c = Configuration()
+    c.set_bytearray("k", b"\x00\xffab").set_string("s", "v")
+    assert c.get_bytearray("k") == bytearray(b"\x00\xffab")
+    assert c.get_string("k") == "AP9hYg=="  # Flink's string form of bytes: base64
+    assert c.get_bytearray("missing", bytearray(b"d")) == bytearray(b"d")
+    with pytest.raises(ValueError, match="'s': 'v' is not a byte array"):
+        c.get_bytearray("s")
+    target: dict = {"x": "1"}
+    c.add_all_to_dict(target)
+    assert target == {"x": "1", "k": "AP9hYg==", "s": "v"}
