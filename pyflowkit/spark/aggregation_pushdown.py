@@ -30,6 +30,17 @@ _INTS = {"Byte": "tinyint", "Short": "smallint", "Integer": "int", "Long": "bigi
 _COMPARABLE = (*_INTS, "String", "Boolean")
 _KEY_TYPES = (*_INTS, "String", "Boolean")  # no float keys: Java's Double.equals is not Spark's
 _HEAD_CLASS = "StreamGroupedReduce"
+# opt-in Configuration key: measured slower than the chain's own Python fold on word count
+# (benchmarks/bench_spark_aggregation.py, README), so it is off unless asked for
+ENABLED_KEY = "pyflowkit.spark.aggregation-pushdown"
+
+
+def pushdown_enabled(job_graph: Any) -> bool:
+    """Whether the job asked for the pushdown: ``ENABLED_KEY`` = "true" in the environment's
+    Configuration (``env.get_configuration().set_string(ENABLED_KEY, "true")``)."""
+    settings = getattr(getattr(job_graph, "stream_graph", None), "execution_config", None)
+    configuration = getattr(settings, "configuration", None) or {}
+    return str(configuration.get(ENABLED_KEY, "false")).lower() == "true"
 
 
 @dataclass(frozen=True)
@@ -65,7 +76,9 @@ def find_pushdowns(
             continue
         aggregation = params["aggregation"]
         why = None
-        if runtime_mode != "BATCH":
+        if not pushdown_enabled(job_graph):
+            why = f"off (Configuration '{ENABLED_KEY}': 'true' turns it on)"
+        elif runtime_mode != "BATCH":
             why = "STREAMING mode: the running updates are emitted per record"
         elif len(vertex.inputs) != 1:
             why = "more than one input edge"
@@ -126,7 +139,8 @@ def pre_aggregate(df: Any, pushdown: Pushdown) -> Any:
     """The vertex's input rows with each key's typed records folded to one or two records.
 
     Returns rows in the stage input schema plus ``sub`` (0: records, 1: a chunk's watermark,
-    which must come after the records of its (seq, edge, producer)).
+    which must come after the records of its (seq, edge, producer)). ``df`` is read three
+    times: the caller materialises it, so the producer stage runs once.
     """
     from pyspark.sql import functions as F
 

@@ -247,6 +247,8 @@ def build_plan(
             for part in parts[1:]:
                 merged = merged.unionByName(part, allowMissingColumns=True)
             if vertex.id in pushdowns:  # Spark folds each key's records first
+                if materialize:  # read by three branches: run the producer stage once
+                    merged = merged.localCheckpoint(eager=True)
                 source_df = repartition_by_target(
                     pre_aggregate(merged, pushdowns[vertex.id]), p
                 ).sortWithinPartitions("seq", "edge", "producer", "sub")

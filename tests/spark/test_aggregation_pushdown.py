@@ -12,6 +12,7 @@ from pyflowkit.common import Types
 from pyflowkit.common.types import Row
 from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE, LONG_MAX_VALUE
+from pyflowkit.spark.aggregation_pushdown import ENABLED_KEY
 from pyflowkit.spark.plan import effective_runtime_mode, stage_specs
 
 TUPLE = Types.TUPLE([Types.STRING(), Types.INT(), Types.LONG(), Types.STRING()])
@@ -32,11 +33,20 @@ DATA = [
 ]
 
 
+def _set_pushdown(env, value: str) -> None:
+    from pyflowkit.common import Configuration
+
+    conf = Configuration()
+    conf.set_string(ENABLED_KEY, value)
+    env.configure(conf)
+
+
 def _env(mode: str = "BATCH", p: int = 2) -> StreamExecutionEnvironment:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(p)
     if mode == "BATCH":
         env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    _set_pushdown(env, "true")
     return env
 
 
@@ -91,6 +101,12 @@ def test_only_the_aggregation_edge_carries_keys() -> None:
     assert layout.field_names[-1] == "__key" and layout.basic[-1] == "String"
     assert layout.spark_ddl.endswith("`__key`:string>>")
     env = _env("STREAMING")
+    _keyed(env).sum(1).print()
+    graph = env.get_job_graph()
+    specs = stage_specs(graph, graph.stream_graph.execution_config, effective_runtime_mode(graph))
+    assert specs[1].typed[0].key_selector is None
+    env = _env()
+    _set_pushdown(env, "false")
     _keyed(env).sum(1).print()
     graph = env.get_job_graph()
     specs = stage_specs(graph, graph.stream_graph.execution_config, effective_runtime_mode(graph))
