@@ -8,7 +8,7 @@ import tempfile
 
 import pytest
 
-from tests.browser.conftest import REPO, SHOTS, run_all
+from tests.browser.conftest import SHOTS, run_all
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -59,9 +59,6 @@ def test_step_turns_a_subtask_running(lab):
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
-    docs = REPO / "docs" / "img"
-    docs.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(SHOTS / "stepper.png", docs / "stepper.png")
 
 
 def test_checkpoint_reaches_completed_in_the_panel(lab):
@@ -121,6 +118,3 @@ def test_checkpoint_reaches_completed_in_the_panel(lab):
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
-    docs = REPO / "docs" / "img"
-    docs.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(SHOTS / "checkpoints.png", docs / "checkpoints.png")
