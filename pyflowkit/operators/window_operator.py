@@ -358,6 +358,9 @@ class WindowOperator(AbstractUdfStreamOperator):
     def get_current_processing_time(self) -> int:  # the WindowAssignerContext
         return self.get_processing_time()
 
+    def get_runtime_context(self) -> Any:  # the WindowAssignerContext (PyFlink's)
+        return self.runtime_context
+
     def get_current_watermark(self) -> int:
         return self.time_service_manager.current_watermark
 

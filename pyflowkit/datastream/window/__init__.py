@@ -20,6 +20,8 @@ from pyflowkit.datastream.window._common import (
     to_millis as to_millis,
 )
 from pyflowkit.datastream.window.assigners import (
+    CountSlidingWindowAssigner,
+    CountTumblingWindowAssigner,
     DynamicEventTimeSessionWindows,
     DynamicProcessingTimeSessionWindows,
     EventTimeSessionWindows,
@@ -74,6 +76,8 @@ __all__ = [
     "DynamicProcessingTimeSessionWindows",
     "SessionWindowTimeGapExtractor",
     "GlobalWindows",
+    "CountTumblingWindowAssigner",
+    "CountSlidingWindowAssigner",
     "TriggerResult",
     "Trigger",
     "EventTimeTrigger",

@@ -9,18 +9,21 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable
 from typing import Any, Generic, TypeVar
 
+from pyflowkit.common.typeinfo import Types
+from pyflowkit.datastream.state import ValueStateDescriptor
 from pyflowkit.datastream.window._common import (
     MIN_LONG_VALUE,
     NO_TIMESTAMP_MESSAGE,
     to_millis,
 )
 from pyflowkit.datastream.window.triggers import (
+    CountTrigger,
     EventTimeTrigger,
     NeverTrigger,
     ProcessingTimeTrigger,
     Trigger,
 )
-from pyflowkit.datastream.window.windows import GlobalWindow, TimeWindow, Window
+from pyflowkit.datastream.window.windows import CountWindow, GlobalWindow, TimeWindow, Window
 from pyflowkit.errors import IllegalArgumentException
 
 T = TypeVar("T")
@@ -36,6 +39,10 @@ class WindowAssigner(ABC, Generic[T, W]):
 
         @abstractmethod
         def get_current_processing_time(self) -> int: ...
+
+        @abstractmethod
+        def get_runtime_context(self) -> Any:
+            """The operator's ``RuntimeContext`` (keyed state of the current key)."""
 
     @abstractmethod
     def assign_windows(
@@ -286,3 +293,86 @@ class GlobalWindows(WindowAssigner[T, GlobalWindow]):
 
     def __repr__(self) -> str:
         return "GlobalWindows()"
+
+
+def _positive_count(assigner: str, what: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise IllegalArgumentException(f"{assigner}: {what} must be an int >= 1, got {value!r}.")
+    return value
+
+
+def _next_count(context: Any, descriptor: Any) -> int:
+    """This key's element count before the current element; counts the element (keyed state)."""
+    count_state = context.get_runtime_context().get_state(descriptor)
+    current = count_state.value() or 0
+    count_state.update(current + 1)
+    return current
+
+
+def _count_descriptor(name: str) -> ValueStateDescriptor:
+    return ValueStateDescriptor(name, Types.LONG())
+
+
+class CountTumblingWindowAssigner(WindowAssigner[T, CountWindow]):
+    """Element n (0-based, per key) goes to ``CountWindow(n // window_size)``; fires when full.
+
+    Mirrors PyFlink's ``CountTumblingWindowAssigner`` (count kept in keyed ValueState
+    'tumble-count-assigner', so it is checkpointed with the key)."""
+
+    def __init__(self, window_size: int) -> None:
+        self._window_size = _positive_count(
+            "CountTumblingWindowAssigner", "window_size", window_size
+        )
+        self._count_descriptor = _count_descriptor("tumble-count-assigner")
+
+    @staticmethod
+    def of(window_size: int) -> CountTumblingWindowAssigner:
+        return CountTumblingWindowAssigner(window_size)
+
+    def assign_windows(self, element, timestamp, context) -> list[CountWindow]:
+        return [CountWindow(_next_count(context, self._count_descriptor) // self._window_size)]
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return CountTrigger(self._window_size)
+
+    def is_event_time(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"CountTumblingWindowAssigner({self._window_size})"
+
+
+class CountSlidingWindowAssigner(WindowAssigner[T, CountWindow]):
+    """Window i holds elements ``[i*slide, i*slide + size)`` of its key; fires when it holds size.
+
+    Mirrors PyFlink's ``CountSlidingWindowAssigner`` (count in keyed ValueState
+    'slide-count-assigner'; default trigger ``CountTrigger(window_size)``)."""
+
+    def __init__(self, window_size: int, window_slide: int) -> None:
+        name = "CountSlidingWindowAssigner"
+        self._window_size = _positive_count(name, "window_size", window_size)
+        self._window_slide = _positive_count(name, "window_slide", window_slide)
+        self._count_descriptor = _count_descriptor("slide-count-assigner")
+
+    @staticmethod
+    def of(window_size: int, window_slide: int) -> CountSlidingWindowAssigner:
+        return CountSlidingWindowAssigner(window_size, window_slide)
+
+    def assign_windows(self, element, timestamp, context) -> list[CountWindow]:
+        current = _next_count(context, self._count_descriptor)
+        size, slide = self._window_size, self._window_slide
+        windows = []
+        window_id = current // slide  # newest first: each id whose [id*slide, id*slide+size-1]
+        while window_id >= 0 and window_id * slide + size - 1 >= current:  # holds `current`
+            windows.append(CountWindow(window_id))
+            window_id -= 1
+        return windows
+
+    def get_default_trigger(self, env: Any = None) -> Trigger:
+        return CountTrigger(self._window_size)
+
+    def is_event_time(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"CountSlidingWindowAssigner({self._window_size}, {self._window_slide})"
