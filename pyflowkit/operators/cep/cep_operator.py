@@ -100,6 +100,8 @@ class CepOperator(AbstractUdfStreamOperator):
         self._ctx = PatternContext(self)
         self._cep_timer_service = _TimerServiceImpl(self)
         self._tables: tuple[Any, ...] = ()
+        self._maps: dict[int, tuple[dict[Any, Any], ...]] = {}  # key group → its state maps
+        self._maps_version = -1  # the backend's snapshot_version ``_maps`` belong to
         self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME] = 0
 
     @classmethod
@@ -126,6 +128,8 @@ class CepOperator(AbstractUdfStreamOperator):
             MapStateDescriptor(EVENT_QUEUE_STATE_NAME),
         )
         self._tables = tuple(backend.get_or_create_keyed_state(d).table for d in descriptors)
+        self._maps = {}
+        self._maps_version = -1
 
     def open(self) -> None:
         super().open()
@@ -190,7 +194,12 @@ class CepOperator(AbstractUdfStreamOperator):
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
         """Many records at once; processing time without a comparator skips, per key, an event
-        that no start-state edge accepts while only start states wait (it changes nothing)."""
+        that no start-state edge accepts while only start states wait (it changes nothing).
+
+        The key groups' state maps are fetched once per snapshot version (a snapshot makes the
+        table copy a key group on its next write) and a key's NFA state and shared buffer are
+        read and written in place there: a store only when an entry appears or empties.
+        """
         if not self.is_processing_time or self.comparator is not None:
             super().process_batch(values, timestamps)
             return
@@ -198,29 +207,71 @@ class CepOperator(AbstractUdfStreamOperator):
         set_key = backend.set_current_key  # type: ignore[union-attr]
         select = self._key_selector1
         nfa = self.nfa
-        nfa_table, events_table, entries_table, counts_table = self._tables[:4]
+        if backend.snapshot_version != self._maps_version:  # type: ignore[union-attr]
+            self._maps_version = backend.snapshot_version  # type: ignore[union-attr]
+            self._maps = {}
+        maps_of = self._maps
         now = self._timer_service.current_processing_time()  # fixed while a batch is processed
         timer_service = self._cep_timer_service
         decide = nfa.start_decision_graph
         quiescent = nfa.is_quiescent
+        process = self._process_in_maps
         for value in values:
             key = select(value)  # type: ignore[misc]
             set_key(key)
             kg = backend.current_key_group  # type: ignore[union-attr]
-            nfa_state = nfa_table.namespace_map(kg, VOID_NAMESPACE).get(key)
+            maps = maps_of.get(kg)
+            if maps is None:
+                maps = maps_of[kg] = self._key_group_maps(kg)
+            nfa_state = maps[0].get(key)
             if nfa_state is None or quiescent(nfa_state):
-                counts = counts_table.namespace_map(kg, VOID_NAMESPACE).get(key)
-                if counts is None or not events_table.namespace_map(kg, VOID_NAMESPACE).get(key):
+                counts = maps[3].get(key)
+                if counts is None or not maps[1].get(key):
                     decision = decide(value, now, timer_service)
                     if not decision[0]:
-                        if counts:  # advanceTime still forgets older event counters
-                            accessor = self._accessor()
-                            accessor.advance_time(now)
-                            self._flush(accessor)
+                        if counts and min(counts) < now:  # advanceTime forgets older counters
+                            for ts in [t for t in counts if t < now]:
+                                del counts[ts]
+                            if not counts:
+                                del maps[3][key]
                         continue
-                    self._process_now(value, now, decision)
+                    process(maps, key, nfa_state, value, now, decision)
                     continue
-            self._process_now(value, now, None)
+            process(maps, key, nfa_state, value, now, None)
+
+    def _key_group_maps(self, key_group: int) -> tuple[dict[Any, Any], ...]:
+        """The void-namespace maps (NFA state, events, entries, event counts) of a key group."""
+        return tuple(t.namespace_map(key_group, VOID_NAMESPACE) for t in self._tables[:4])
+
+    def _process_in_maps(
+        self,
+        maps: tuple[dict[Any, Any], ...],
+        key: Any,
+        nfa_state: NFAState | None,
+        value: Any,
+        now: int,
+        start_decision: Any,
+    ) -> None:
+        """``_process_now`` on a key group's maps: the key's entries are mutated in place."""
+        nfa_map, events_map, entries_map, counts_map = maps
+        if nfa_state is None:
+            nfa_state = self.nfa.create_initial_nfa_state()
+        events = events_map.get(key)
+        entries = entries_map.get(key)
+        counts = counts_map.get(key)
+        accessor = SharedBufferAccessor(
+            {} if events is None else events,
+            {} if entries is None else entries,
+            {} if counts is None else counts,
+        )
+        self._advance_time(accessor, nfa_state, now)
+        self._process_event(accessor, nfa_state, value, now, start_decision)
+        _store(events_map, key, events, accessor.events)
+        _store(entries_map, key, entries, accessor.entries)
+        _store(counts_map, key, counts, accessor.events_count)
+        if nfa_state[2]:
+            nfa_state[2] = False
+            nfa_map[key] = nfa_state
 
     def _process_now(self, value: Any, now: int, start_decision: Any) -> None:
         """``processElement`` in processing time: advance time, feed the NFA, store the state."""
@@ -314,6 +365,15 @@ class CepOperator(AbstractUdfStreamOperator):
     @property
     def num_late_records_dropped(self) -> int:
         return self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME]
+
+
+def _store(by_key: dict[Any, Any], key: Any, stored: Any, value: Any) -> None:
+    """Keep ``by_key[key]`` equal to ``value``, without the entry when ``value`` is empty."""
+    if value:
+        if value is not stored:
+            by_key[key] = value
+    elif stored is not None:
+        del by_key[key]
 
 
 def _compare(comparator: Any) -> Any:

@@ -98,6 +98,10 @@ class NFA:
         # SimpleConditions never look at their context: build one only for IterativeConditions
         self._needs_context = not all(_is_simple(c) for c in self.conditions())
         self._start_states = [self.states[n] for n in sorted(self._start)]
+        # states with a PROCEED edge: only they can reach a final state after a TAKE
+        self._proceeds = {
+            s.name for s in states if any(t.action is PROCEED for t in s.state_transitions)
+        }
 
     def is_quiescent(self, nfa_state: NFAState) -> bool:
         """Only start computation states and no completed match wait: an event that no start
@@ -105,7 +109,10 @@ class NFA:
         if nfa_state[1]:
             return False
         start = self._start
-        return all(cs[0] in start for cs in nfa_state[0])
+        partial = nfa_state[0]
+        if len(partial) == 1:
+            return partial[0][0] in start
+        return all(cs[0] in start for cs in partial)
 
     def start_decision_graph(
         self, event: Any, timestamp: int, timer_service: Any
@@ -113,6 +120,8 @@ class NFA:
         """``createDecisionGraph`` of the (single) start state for ``event`` (nothing taken yet,
         so its context has no events)."""
         (state,) = self._start_states
+        if not self._needs_context:
+            return self._decision_graph(None, state, event)
         ctx = ConditionContext(_EMPTY_ACCESSOR, start_state(state.name), timer_service, timestamp)
         return self._decision_graph(ctx, state, event)
 
@@ -209,17 +218,27 @@ class NFA:
         new_partial: list = []
         potential: list = []
         final, stop = self._final, self._stop
+        offer = pq.offer
+        compute = self._compute_next_states
         changed = False
         for cs in nfa_state[0]:
-            new_states = self._compute_next_states(accessor, cs, event, timer_service)
-            if len(new_states) != 1 or new_states[0] != cs:
+            new_states = compute(accessor, cs, event, timer_service)
+            if len(new_states) != 1:
+                changed = True
+                if not new_states:
+                    continue
+            else:
+                ncs = new_states[0]
+                if ncs == cs:  # unchanged (a start state nothing took)
+                    offer(new_partial, cs, key)
+                    continue
                 changed = True
             retain = []
             discard_path = False
             for ncs in new_states:
                 name = ncs[0]
                 if name in final:
-                    pq.offer(potential, ncs, key)
+                    offer(potential, ncs, key)
                 elif name in stop:
                     discard_path = True
                     accessor.release_node(ncs[1])
@@ -230,7 +249,7 @@ class NFA:
                     accessor.release_node(ncs[1])
             else:
                 for ncs in retain:
-                    pq.offer(new_partial, ncs, key)
+                    offer(new_partial, ncs, key)
         if potential:
             changed = True
         result: list[dict[str, list]] = []
@@ -295,7 +314,13 @@ class NFA:
             edges, total_take, total_ignore = self._start_decision
         else:
             edges, total_take, total_ignore = self._decision_graph(ctx, state, event.event)
-        take_to_visit = max(0, total_take - 1)
+        if not edges:  # nothing taken or ignored: a start state stays, any other one ends
+            if is_start:
+                return [cs]  # start_state(name, increase(version, 0)) is cs itself
+            if cs[1] is not None:
+                accessor.release_node(cs[1])
+            return []
+        take_to_visit = total_take - 1 if total_take > 0 else 0
         ignore_to_visit = total_ignore
         take_to_skip = take_to_visit
         result: list[ComputationState] = []
@@ -323,7 +348,10 @@ class NFA:
                     start_ts, start_id = cs[3], cs[4]
                 accessor.lock_node(new_entry)
                 result.append((edge.target_state.name, new_entry, next_version, start_ts, start_id))
-                final = self._final_state_after_proceed(ctx, edge.target_state, event.event)
+                target = edge.target_state
+                if target.name not in self._proceeds:
+                    continue
+                final = self._final_state_after_proceed(ctx, target, event.event)
                 if final is not None:
                     accessor.lock_node(new_entry)
                     result.append((final.name, new_entry, next_version, start_ts, start_id))
