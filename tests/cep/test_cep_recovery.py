@@ -110,3 +110,24 @@ def test_savepoint_with_partial_matches_restored_at_another_parallelism(
     # a partial match held by the savepoint completed after the restore at the new parallelism
     completed_after = {k for k, _a, _b in store.committed}
     assert held and set(held) <= completed_after
+
+
+@pytest.mark.parametrize("source_batch", [1, 4])
+def test_processing_time_task_failure_after_checkpoints_is_exactly_once(source_batch: int) -> None:
+    """CepOperator.process_batch keeps the key groups' state maps between batches; every
+    checkpoint must still cut the state at its barrier (the table copies on write after it), so
+    a restore from the latest one gives exactly the failure-free pairs."""
+    store = TransactionStore()
+    run = MiniCluster(echo_print=False, seed=3, source_batch=source_batch).submit(
+        _processing_time_job(store, 2)
+    )
+    for _ in range(2):  # snapshots, each followed by more batches on the cached maps
+        run.run_until(checkpoint_completed())
+    run.run_until(all_tasks_in(ExecutionState.RUNNING))
+    vertex = next(v.name for v in run.job_graph.vertices if v.name.startswith(CEP_VERTEX))
+    run.fail_task(vertex, 0, cause=RuntimeError("injected after checkpoints"))
+    run.run_until(job_finished())
+    assert run.job_status is JobStatus.FINISHED
+    assert any("from latest valid checkpoint" in e.message for e in run.trace)
+    store.commit_final_transactions()
+    assert Counter(store.committed) == expected_pairs(within=10**9)
