@@ -215,6 +215,7 @@ class CepOperator(AbstractUdfStreamOperator):
         timer_service = self._cep_timer_service
         decide = nfa.start_decision_graph
         quiescent = nfa.is_quiescent
+        start = nfa.start_state_names
         process = self._process_in_maps
         for value in values:
             key = select(value)  # type: ignore[misc]
@@ -224,7 +225,11 @@ class CepOperator(AbstractUdfStreamOperator):
             if maps is None:
                 maps = maps_of[kg] = self._key_group_maps(kg)
             nfa_state = maps[0].get(key)
-            if nfa_state is None or quiescent(nfa_state):
+            if (
+                nfa_state is None
+                or (len(nfa_state[0]) == 1 and nfa_state[0][0][0] in start and not nfa_state[1])
+                or quiescent(nfa_state)
+            ):
                 counts = maps[3].get(key)
                 if counts is None or not maps[1].get(key):
                     decision = decide(value, now, timer_service)

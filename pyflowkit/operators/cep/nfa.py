@@ -92,6 +92,7 @@ class NFA:
         self.window_time = window_time
         self.handle_timeout = handle_timeout
         self._start = {s.name for s in states if s.is_start()}
+        self.start_state_names = frozenset(self._start)
         self._final = {s.name for s in states if s.is_final()}
         self._stop = {s.name for s in states if s.is_stop()}
         self._start_decision: tuple[list[Any], int, int] | None = None

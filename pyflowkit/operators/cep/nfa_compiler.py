@@ -10,6 +10,7 @@ import the API.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pyflowkit.errors import MalformedPatternException
@@ -21,6 +22,7 @@ ENDING_STATE_NAME = "$endState$"
 STATE_NAME_DELIM = ":"
 
 
+@functools.lru_cache(maxsize=4096)
 def original_name(internal_name: str) -> str:
     """``NFAStateNameHandler.getOriginalNameFromInternal``: the name before ``:<n>``."""
     return internal_name.split(STATE_NAME_DELIM)[0]

@@ -123,7 +123,11 @@ class SharedBufferAccessor:
                     continue
             del entries[nid]
             self.release_event(nid[0])
-            stack.extend(reversed([target for target, _ in node[1]]))
+            edges = node[1]
+            if len(edges) == 1:
+                stack.append(edges[0][0])
+            else:
+                stack.extend([target for target, _ in reversed(edges)])
 
     def _lock_event(self, event_id: Any) -> None:
         wrapper = self.events.get(event_id)
