@@ -269,11 +269,37 @@ class CepOperator(AbstractUdfStreamOperator):
             {} if entries is None else entries,
             {} if counts is None else counts,
         )
-        self._advance_time(accessor, nfa_state, now)
-        self._process_event(accessor, nfa_state, value, now, start_decision)
-        _store(events_map, key, events, accessor.events)
-        _store(entries_map, key, entries, accessor.entries)
-        _store(counts_map, key, counts, accessor.events_count)
+        nfa = self.nfa
+        timed_out = nfa.advance_time(accessor, nfa_state, now)
+        if timed_out:
+            self._emit_timed_out(timed_out)
+        matches = nfa.process(
+            accessor,
+            nfa_state,
+            value,
+            now,
+            self.after_match_skip_strategy,
+            self._cep_timer_service,
+            start_decision,
+        )
+        if matches:
+            self._emit_matches(matches, now)
+        # a map read from the table is the accessor's own: store new ones, drop emptied ones
+        if events is None:
+            if accessor.events:
+                events_map[key] = accessor.events
+        elif not events:
+            del events_map[key]
+        if entries is None:
+            if accessor.entries:
+                entries_map[key] = accessor.entries
+        elif not entries:
+            del entries_map[key]
+        if counts is None:
+            if accessor.events_count:
+                counts_map[key] = accessor.events_count
+        elif not counts:
+            del counts_map[key]
         if nfa_state[2]:
             nfa_state[2] = False
             nfa_map[key] = nfa_state
@@ -350,17 +376,26 @@ class CepOperator(AbstractUdfStreamOperator):
             start_decision,
         )
         if matches:
-            self._ctx._timestamp = timestamp
-            out_ts = None if self.is_processing_time else timestamp
-            process = self.user_function.process_match
-            for match in matches:
-                split_process_output(process(match, self._ctx), self.output, out_ts, is_output_tag)  # type: ignore[arg-type]
+            self._emit_matches(matches, timestamp)
+
+    def _emit_matches(self, matches: list[dict[str, list]], timestamp: int) -> None:
+        """``processMatchedSequences``: the user function's output for each match, in order."""
+        self._ctx._timestamp = timestamp
+        out_ts = None if self.is_processing_time else timestamp
+        process = self.user_function.process_match
+        for match in matches:
+            split_process_output(process(match, self._ctx), self.output, out_ts, is_output_tag)  # type: ignore[arg-type]
 
     def _advance_time(
         self, accessor: SharedBufferAccessor, nfa_state: NFAState, timestamp: int
     ) -> None:
         timed_out = self.nfa.advance_time(accessor, nfa_state, timestamp)
-        if timed_out and isinstance(self.user_function, TimedOutPartialMatchHandler):
+        if timed_out:
+            self._emit_timed_out(timed_out)
+
+    def _emit_timed_out(self, timed_out: list[tuple[dict[str, list], int]]) -> None:
+        """``processTimedOutSequences``: timed-out partial matches to the handler, if any."""
+        if isinstance(self.user_function, TimedOutPartialMatchHandler):
             handler = self.user_function
             for match, ts in timed_out:
                 self._ctx._timestamp = ts
@@ -370,15 +405,6 @@ class CepOperator(AbstractUdfStreamOperator):
     @property
     def num_late_records_dropped(self) -> int:
         return self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME]
-
-
-def _store(by_key: dict[Any, Any], key: Any, stored: Any, value: Any) -> None:
-    """Keep ``by_key[key]`` equal to ``value``, without the entry when ``value`` is empty."""
-    if value:
-        if value is not stored:
-            by_key[key] = value
-    elif stored is not None:
-        del by_key[key]
 
 
 def _compare(comparator: Any) -> Any:

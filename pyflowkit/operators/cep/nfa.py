@@ -180,7 +180,9 @@ class NFA:
                     else:
                         pq.offer(kept, cs, computation_state_key)
                 nfa_state[0] = kept
-        accessor.advance_time(timestamp)
+        counts = accessor.events_count
+        if counts and min(counts) < timestamp:
+            accessor.advance_time(timestamp)
         return timed_out
 
     # ---- events ----
