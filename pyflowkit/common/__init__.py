@@ -7,6 +7,8 @@ from pyflowkit.common.configuration import Configuration
 from pyflowkit.common.execution_config import ExecutionConfig
 from pyflowkit.common.job_client import CompletableFuture, JobClient
 from pyflowkit.common.job_execution_result import JobExecutionResult
+from pyflowkit.common.job_id import JobID
+from pyflowkit.common.job_status import JobStatus
 from pyflowkit.common.restart_strategy import (
     FailureRateRestartStrategyConfiguration,
     FallbackRestartStrategyConfiguration,
@@ -50,6 +52,8 @@ __all__ = [
     "Instant",
     "JobClient",
     "JobExecutionResult",
+    "JobID",
+    "JobStatus",
     "NoRestartStrategyConfiguration",
     "RestartStrategies",
     "RestartStrategyConfiguration",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.common.job_execution_result import JobExecutionResult
+from pyflowkit.common.job_id import JobID
 
 
 class CompletableFuture:
@@ -39,8 +40,8 @@ class JobClient:
         self._result = result
         self._error = error
 
-    def get_job_id(self) -> str:
-        return self._job_id
+    def get_job_id(self) -> JobID:
+        return JobID(self._job_id)
 
     def get_job_status(self) -> CompletableFuture:
         return CompletableFuture("FAILED" if self._error is not None else "FINISHED")

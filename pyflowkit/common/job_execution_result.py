@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pyflowkit.common.job_id import JobID
+
 
 class JobExecutionResult:
     """Flink's ``JobExecutionResult``: job id, net runtime (ms), accumulators.
@@ -27,8 +29,8 @@ class JobExecutionResult:
         self.results: dict[str, list[Any]] = {k: list(v) for k, v in (results or {}).items()}
         self.job_name = job_name
 
-    def get_job_id(self) -> str:
-        return self.job_id
+    def get_job_id(self) -> JobID:
+        return JobID(self.job_id)
 
     def get_net_runtime(self) -> int:
         return self.net_runtime

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import uuid
 from collections.abc import Callable
 
-from pyflowkit.errors import IllegalArgumentException, IllegalStateException, JobException
+from pyflowkit.common.job_id import JobID
+from pyflowkit.errors import IllegalStateException, JobException
 from pyflowkit.graph.chaining_rules import is_chainable
 from pyflowkit.graph.hasher import StreamGraphHasherV2, StreamGraphUserHashHasher
 from pyflowkit.graph.job_graph import (
@@ -78,14 +78,9 @@ class StreamingJobGraphGenerator:
     """Builds the ``JobGraph`` of a ``StreamGraph`` (Flink's ``StreamingJobGraphGenerator``)."""
 
     def __init__(self, stream_graph: StreamGraph, job_id: str | None = None) -> None:
-        if job_id is None:
-            job_id = uuid.uuid4().hex
-        elif not _is_hex32(job_id):
-            raise IllegalArgumentException(
-                f"A job id must be 32 hexadecimal characters (Flink's JobID), got {job_id!r}."
-            )
+        jid = JobID.generate() if job_id is None else JobID.from_hex_string(job_id)
         self.stream_graph = stream_graph
-        self.job_id = job_id.lower()
+        self.job_id = str(jid)
         self._chaining = stream_graph.chaining_enabled
         self._hashes: dict[int, bytes] = {}
         self._legacy_hashes: dict[int, bytes | None] = {}
@@ -369,16 +364,6 @@ class StreamingJobGraphGenerator:
 def _checkpoint_settings(graph: StreamGraph) -> CheckpointSettings:
     cfg = graph.checkpoint_config
     return cfg if isinstance(cfg, CheckpointSettings) else CheckpointSettings()
-
-
-def _is_hex32(value: object) -> bool:
-    if not isinstance(value, str) or len(value) != 32:
-        return False
-    try:
-        int(value, 16)
-    except ValueError:
-        return False
-    return True
 
 
 def sorted_topologically_from_sources(vertices: list[JobVertex]) -> list[JobVertex]:

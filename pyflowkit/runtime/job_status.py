@@ -1,34 +1,9 @@
-"""Job states and their legal transitions (Flink 1.11's ``JobStatus``)."""
+"""Legal transitions of a job's ``JobStatus`` (Flink 1.11); the states live in ``common``."""
 
 from __future__ import annotations
 
-from enum import Enum
-
+from pyflowkit.common.job_status import JobStatus
 from pyflowkit.errors import IllegalStateException
-
-
-class JobStatus(Enum):
-    """Flink 1.11's ``org.apache.flink.api.common.JobStatus`` (declaration order)."""
-
-    CREATED = "CREATED"
-    RUNNING = "RUNNING"
-    FAILING = "FAILING"
-    FAILED = "FAILED"
-    CANCELLING = "CANCELLING"
-    CANCELED = "CANCELED"
-    FINISHED = "FINISHED"
-    RESTARTING = "RESTARTING"
-    SUSPENDED = "SUSPENDED"
-    RECONCILING = "RECONCILING"
-
-    def is_globally_terminal_state(self) -> bool:
-        """``isGloballyTerminalState``: FAILED, CANCELED or FINISHED."""
-        return self in (JobStatus.FAILED, JobStatus.CANCELED, JobStatus.FINISHED)
-
-    def is_terminal_state(self) -> bool:
-        """``isTerminalState``: globally terminal or SUSPENDED (locally terminal)."""
-        return self.is_globally_terminal_state() or self is JobStatus.SUSPENDED
-
 
 J = JobStatus
 
