@@ -3,6 +3,7 @@
 Imports nothing from pyflowkit but ``pyflowkit.errors``.
 """
 
+from pyflowkit.common.config_options import ConfigOption, ConfigOptions
 from pyflowkit.common.configuration import Configuration
 from pyflowkit.common.execution_config import ExecutionConfig
 from pyflowkit.common.job_client import CompletableFuture, JobClient
@@ -42,6 +43,8 @@ __all__ = [
     "BasicType",
     "BasicTypeInfo",
     "CompletableFuture",
+    "ConfigOption",
+    "ConfigOptions",
     "Configuration",
     "Duration",
     "Encoder",

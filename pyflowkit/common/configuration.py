@@ -6,6 +6,8 @@ import base64
 from collections.abc import Iterable
 from typing import Any
 
+from pyflowkit.common.config_options import ConfigOption
+
 
 class Configuration:
     """PyFlink's ``Configuration`` (Flink's ``org.apache.flink.configuration.Configuration``).
@@ -71,6 +73,21 @@ class Configuration:
         if low in ("true", "false"):
             return low == "true"
         raise ValueError(f"Configuration key '{key}' holds {raw!r}, which is not a boolean.")
+
+    # --- typed options (Flink's get/set(ConfigOption)) ---------------------------------------
+    def get(self, option: ConfigOption[Any]) -> Any:
+        """Flink's ``get(ConfigOption)``: the typed value of the option's key, else its default."""
+        return _option(option, "get").read(self)
+
+    def set(self, option: ConfigOption[Any], value: Any) -> Configuration:
+        """Flink's ``set(ConfigOption, value)``: stores a value of the option's type."""
+        _option(option, "set").write(self, value)
+        return self
+
+    def contains(self, option: ConfigOption[Any]) -> bool:
+        """Flink's ``contains(ConfigOption)``: the key or one of its fallback keys is set."""
+        opt = _option(option, "contains")
+        return any(k in self._data for k in (opt.key(), *opt.fallback_keys()))
 
     # --- whole-map operations ---------------------------------------------------------------
     def contains_key(self, key: str) -> bool:
@@ -139,3 +156,12 @@ def _check_key(key: str) -> str:
     if not isinstance(key, str) or not key:
         raise ValueError(f"Configuration keys must be non-empty strings, got {key!r}.")
     return key
+
+
+def _option(option: Any, method: str) -> ConfigOption[Any]:
+    if not isinstance(option, ConfigOption):
+        raise TypeError(
+            f"Configuration.{method}() needs a ConfigOption (ConfigOptions.key(...)...), "
+            f"got {option!r}; use get_string/set_string for plain keys."
+        )
+    return option
