@@ -5,6 +5,9 @@
 
 from __future__ import annotations
 
+import calendar
+import datetime
+import time
 from collections.abc import Sequence
 from enum import Enum
 from typing import Any
@@ -73,6 +76,12 @@ class BasicTypeInfo(TypeInformation):
     def _key(self) -> tuple[Any, ...]:
         return (self.basic_type,)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BasicTypeInfo) and self.basic_type == other.basic_type
+
+    def __hash__(self) -> int:
+        return hash(("BasicTypeInfo", self.basic_type))
+
     def is_basic_type(self) -> bool:
         return True
 
@@ -126,11 +135,31 @@ class BasicTypeInfo(TypeInformation):
 
     @staticmethod
     def INSTANT_TYPE_INFO() -> BasicTypeInfo:
-        return BasicTypeInfo(BasicType.INSTANT)
+        return InstantTypeInfo(BasicType.INSTANT)
+
+
+class InstantTypeInfo(BasicTypeInfo):
+    """``Instant``: converts to and from microseconds since the epoch (millisecond precision).
+
+    Mirrors PyFlink's ``InstantTypeInfo`` (``Types.INSTANT()``)."""
+
+    def need_conversion(self) -> bool:
+        return True
+
+    def to_internal_type(self, obj: Any) -> int | None:
+        return None if obj is None else obj.to_epoch_milli() * 1000
+
+    def from_internal_type(self, obj: Any) -> Any:
+        from pyflowkit.common.time import Instant
+
+        return None if obj is None else Instant.of_epoch_milli(obj // 1000)
 
 
 class SqlTimeTypeInfo(TypeInformation):
-    """Flink's ``SqlTimeTypeInfo``: ``Date``, ``Time`` or ``Timestamp``."""
+    """Flink's ``SqlTimeTypeInfo``: ``Date``, ``Time`` or ``Timestamp``.
+
+    ``DATE()`` / ``TIME()`` / ``TIMESTAMP()`` give PyFlink's ``DateTypeInfo`` /
+    ``TimeTypeInfo`` / ``TimestampTypeInfo``; equal when they describe the same type."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -138,21 +167,133 @@ class SqlTimeTypeInfo(TypeInformation):
     def _key(self) -> tuple[Any, ...]:
         return (self.name,)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SqlTimeTypeInfo) and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash(("SqlTimeTypeInfo", self.name))
+
     def __str__(self) -> str:
         return self.name
 
     @staticmethod
     def DATE() -> SqlTimeTypeInfo:
         """PyFlink's ``SqlTimeTypeInfo.DATE()`` (``Types.SQL_DATE()``)."""
-        return SqlTimeTypeInfo("Date")
+        return DateTypeInfo()
 
     @staticmethod
     def TIME() -> SqlTimeTypeInfo:
-        return SqlTimeTypeInfo("Time")
+        return TimeTypeInfo()
 
     @staticmethod
     def TIMESTAMP() -> SqlTimeTypeInfo:
-        return SqlTimeTypeInfo("Timestamp")
+        return TimestampTypeInfo()
+
+
+class DateTypeInfo(SqlTimeTypeInfo):
+    """``datetime.date`` as days since 1970-01-01 (PyFlink's ``DateTypeInfo``)."""
+
+    EPOCH_ORDINAL = datetime.date(1970, 1, 1).toordinal()
+
+    def __init__(self) -> None:
+        super().__init__("Date")
+
+    def need_conversion(self) -> bool:
+        return True
+
+    def to_internal_type(self, d: Any) -> int | None:
+        return None if d is None else d.toordinal() - self.EPOCH_ORDINAL
+
+    def from_internal_type(self, v: Any) -> datetime.date | None:
+        return None if v is None else datetime.date.fromordinal(v + self.EPOCH_ORDINAL)
+
+
+class TimeTypeInfo(SqlTimeTypeInfo):
+    """``datetime.time`` as microseconds of the day, UTC (PyFlink's ``TimeTypeInfo``).
+
+    As in PyFlink a naive time is read in the local time zone (its offset at the epoch)."""
+
+    EPOCH_ORDINAL = calendar.timegm(time.localtime(0)) * 10**6
+
+    def __init__(self) -> None:
+        super().__init__("Time")
+
+    def need_conversion(self) -> bool:
+        return True
+
+    def to_internal_type(self, t: Any) -> int | None:
+        if t is None:
+            return None
+        if t.tzinfo is not None:
+            offset = t.utcoffset() or datetime.timedelta()
+            offset_micros = (offset.days * 86400 + offset.seconds) * 10**6 + offset.microseconds
+        else:
+            offset_micros = self.EPOCH_ORDINAL
+        seconds = (t.hour * 60 + t.minute) * 60 + t.second
+        return seconds * 10**6 + t.microsecond - offset_micros
+
+    def from_internal_type(self, t: Any) -> datetime.time | None:
+        if t is None:
+            return None
+        seconds, micros = divmod(t + self.EPOCH_ORDINAL, 10**6)
+        minutes, seconds = divmod(seconds, 60)
+        hours, minutes = divmod(minutes, 60)
+        return datetime.time(hours, minutes, seconds, micros)
+
+
+class TimestampTypeInfo(SqlTimeTypeInfo):
+    """``datetime.datetime`` as microseconds since the epoch (PyFlink's ``TimestampTypeInfo``).
+
+    As in PyFlink a naive datetime is local time; an aware one is converted from its zone."""
+
+    def __init__(self) -> None:
+        super().__init__("Timestamp")
+
+    def need_conversion(self) -> bool:
+        return True
+
+    def to_internal_type(self, dt: Any) -> int | None:
+        if dt is None:
+            return None
+        seconds = calendar.timegm(dt.utctimetuple()) if dt.tzinfo else time.mktime(dt.timetuple())
+        return int(seconds) * 10**6 + dt.microsecond
+
+    def from_internal_type(self, ts: Any) -> datetime.datetime | None:
+        if ts is None:
+            return None
+        return datetime.datetime.fromtimestamp(ts // 10**6).replace(microsecond=ts % 10**6)
+
+
+class LocalTimeTypeInfo(TypeInformation):
+    """Java 8 ``LocalDate`` / ``LocalTime`` / ``LocalDateTime`` (PyFlink's ``LocalTimeTypeInfo``).
+
+    Python's values are ``datetime.date`` / ``time`` / ``datetime``; ``str()`` is Java's."""
+
+    class TimeType(Enum):
+        """Which local time type (PyFlink's ``LocalTimeTypeInfo.TimeType``)."""
+
+        LOCAL_DATE = 0
+        LOCAL_TIME = 1
+        LOCAL_DATE_TIME = 2
+
+    _JAVA_NAMES = {
+        "LOCAL_DATE": "LocalDate",
+        "LOCAL_TIME": "LocalTime",
+        "LOCAL_DATE_TIME": "LocalDateTime",
+    }
+
+    def __init__(self, time_type: LocalTimeTypeInfo.TimeType) -> None:
+        if not isinstance(time_type, LocalTimeTypeInfo.TimeType):
+            raise TypeError(
+                f"LocalTimeTypeInfo needs a LocalTimeTypeInfo.TimeType, got {time_type!r}."
+            )
+        self.time_type = time_type
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.time_type,)
+
+    def __str__(self) -> str:
+        return self._JAVA_NAMES[self.time_type.name]
 
 
 class PickledBytesTypeInfo(TypeInformation):
@@ -452,19 +593,19 @@ class Types:
 
     @staticmethod
     def INSTANT() -> TypeInformation:
-        return BasicTypeInfo(BasicType.INSTANT)
+        return InstantTypeInfo(BasicType.INSTANT)
 
     @staticmethod
     def SQL_DATE() -> TypeInformation:
-        return SqlTimeTypeInfo("Date")
+        return DateTypeInfo()
 
     @staticmethod
     def SQL_TIME() -> TypeInformation:
-        return SqlTimeTypeInfo("Time")
+        return TimeTypeInfo()
 
     @staticmethod
     def SQL_TIMESTAMP() -> TypeInformation:
-        return SqlTimeTypeInfo("Timestamp")
+        return TimestampTypeInfo()
 
     @staticmethod
     def PICKLED_BYTE_ARRAY() -> TypeInformation:

@@ -68,6 +68,8 @@ EXCLUDED.update(
         f"{_FUNCTIONS}:JavaFunctionWrapper": _JAVA_BRIDGE + " (a Java function object)",
         "pyflink.datastream.window:WindowOperationDescriptor": "PyFlink's internal bundle of "
         "window operator arguments handed to its Python worker",
+        "pyflink.common.typeinfo:ExternalTypeInfo": "Table API bridge: presents a "
+        "TypeInformation as a Table DataType to the Java table runtime",
     }
 )
 

@@ -13,6 +13,7 @@ from typing import Any
 from pyflowkit.common.typeinfo import (
     BasicType,
     BasicTypeInfo,
+    LocalTimeTypeInfo,
     RowTypeInfo,
     SqlTimeTypeInfo,
     TypeInformation,
@@ -39,10 +40,11 @@ def parse_text(text: str, type_info: TypeInformation) -> Any:
             if lowered not in ("true", "false"):
                 raise ValueError(f"not a boolean: {text!r}")
             return lowered == "true"
-    if isinstance(type_info, SqlTimeTypeInfo):
-        if type_info.name == "Date":
+    if isinstance(type_info, (SqlTimeTypeInfo, LocalTimeTypeInfo)):
+        name = str(type_info)
+        if name in ("Date", "LocalDate"):
             return datetime.date.fromisoformat(text.strip())
-        if type_info.name == "Time":
+        if name in ("Time", "LocalTime"):
             return datetime.time.fromisoformat(text.strip())
         return datetime.datetime.fromisoformat(text.strip())
     raise ValueError(f"no text conversion for type {type_info}")
