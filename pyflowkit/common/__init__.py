@@ -24,6 +24,7 @@ from pyflowkit.common.serialization import (
     SerializationSchema,
     SimpleStringSchema,
 )
+from pyflowkit.common.serializer import TypeSerializer
 from pyflowkit.common.time import Duration, Instant, Time
 from pyflowkit.common.typeinfo import (
     BasicType,
@@ -68,6 +69,7 @@ __all__ = [
     "Time",
     "TimestampAssigner",
     "TypeInformation",
+    "TypeSerializer",
     "Types",
     "WatermarkGenerator",
     "WatermarkOutput",

@@ -214,6 +214,9 @@ class _TriggerContext(Trigger.OnMergeContext):
     def get_current_watermark(self) -> int:
         return self._operator.get_current_watermark()
 
+    def get_metric_group(self) -> Any:
+        return self._operator.runtime_context.get_metrics_group()
+
     def register_processing_time_timer(self, time: int) -> None:
         self._operator.timer_service.register_processing_time_timer(self.window, time)
 

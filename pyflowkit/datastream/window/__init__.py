@@ -41,6 +41,11 @@ from pyflowkit.datastream.window.evictors import (
     TimeEvictor,
     TimestampedValue,
 )
+from pyflowkit.datastream.window.serializers import (
+    CountWindowSerializer,
+    GlobalWindowSerializer,
+    TimeWindowSerializer,
+)
 from pyflowkit.datastream.window.triggers import (
     ContinuousEventTimeTrigger,
     ContinuousProcessingTimeTrigger,
@@ -57,6 +62,8 @@ from pyflowkit.datastream.window.windows import (
     GlobalWindow,
     TimeWindow,
     Window,
+    long_to_int_with_bit_mixing,
+    mod_inverse,
 )
 
 __all__ = [
@@ -91,4 +98,9 @@ __all__ = [
     "Evictor",
     "CountEvictor",
     "TimeEvictor",
+    "TimeWindowSerializer",
+    "CountWindowSerializer",
+    "GlobalWindowSerializer",
+    "long_to_int_with_bit_mixing",
+    "mod_inverse",
 ]

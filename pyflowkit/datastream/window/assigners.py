@@ -9,12 +9,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable
 from typing import Any, Generic, TypeVar
 
+from pyflowkit.common.serializer import TypeSerializer
 from pyflowkit.common.typeinfo import Types
 from pyflowkit.datastream.state import ValueStateDescriptor
 from pyflowkit.datastream.window._common import (
     MIN_LONG_VALUE,
     NO_TIMESTAMP_MESSAGE,
     to_millis,
+)
+from pyflowkit.datastream.window.serializers import (
+    CountWindowSerializer,
+    GlobalWindowSerializer,
+    TimeWindowSerializer,
 )
 from pyflowkit.datastream.window.triggers import (
     CountTrigger,
@@ -54,6 +60,10 @@ class WindowAssigner(ABC, Generic[T, W]):
 
     @abstractmethod
     def is_event_time(self) -> bool: ...
+
+    @abstractmethod
+    def get_window_serializer(self) -> TypeSerializer:
+        """The serializer of this assigner's windows (PyFlink's ``get_window_serializer``)."""
 
 
 class MergingWindowAssigner(WindowAssigner[T, W]):
@@ -128,6 +138,9 @@ class _TumblingTimeWindows(WindowAssigner[T, TimeWindow]):
     def get_size(self) -> int:
         return self.size
 
+    def get_window_serializer(self) -> TypeSerializer:
+        return TimeWindowSerializer()
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.size})"
 
@@ -176,6 +189,9 @@ class _SlidingTimeWindows(WindowAssigner[T, TimeWindow]):
     def get_slide(self) -> int:
         return self.slide
 
+    def get_window_serializer(self) -> TypeSerializer:
+        return TimeWindowSerializer()
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.size}, {self.slide})"
 
@@ -210,6 +226,9 @@ class _SessionWindows(MergingWindowAssigner[T, TimeWindow]):
 
     def merge_windows(self, windows, callback) -> None:
         TimeWindow.merge_windows(windows, callback)
+
+    def get_window_serializer(self) -> TypeSerializer:
+        return TimeWindowSerializer()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.session_timeout})"
@@ -246,6 +265,9 @@ class _DynamicSessionWindows(MergingWindowAssigner[T, TimeWindow]):
 
     def merge_windows(self, windows, callback) -> None:
         TimeWindow.merge_windows(windows, callback)
+
+    def get_window_serializer(self) -> TypeSerializer:
+        return TimeWindowSerializer()
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -290,6 +312,9 @@ class GlobalWindows(WindowAssigner[T, GlobalWindow]):
 
     def is_event_time(self) -> bool:
         return False
+
+    def get_window_serializer(self) -> TypeSerializer:
+        return GlobalWindowSerializer()
 
     def __repr__(self) -> str:
         return "GlobalWindows()"
@@ -338,6 +363,9 @@ class CountTumblingWindowAssigner(WindowAssigner[T, CountWindow]):
     def is_event_time(self) -> bool:
         return False
 
+    def get_window_serializer(self) -> TypeSerializer:
+        return CountWindowSerializer()
+
     def __repr__(self) -> str:
         return f"CountTumblingWindowAssigner({self._window_size})"
 
@@ -373,6 +401,9 @@ class CountSlidingWindowAssigner(WindowAssigner[T, CountWindow]):
 
     def is_event_time(self) -> bool:
         return False
+
+    def get_window_serializer(self) -> TypeSerializer:
+        return CountWindowSerializer()
 
     def __repr__(self) -> str:
         return f"CountSlidingWindowAssigner({self._window_size}, {self._window_slide})"

@@ -46,6 +46,10 @@ class Trigger(ABC, Generic[T, W]):
         def get_current_processing_time(self) -> int: ...
 
         @abstractmethod
+        def get_metric_group(self) -> Any:
+            """The operator's metric group, as a user function's ``RuntimeContext`` gives it."""
+
+        @abstractmethod
         def get_current_watermark(self) -> int: ...
 
         @abstractmethod

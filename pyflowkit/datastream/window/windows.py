@@ -18,6 +18,24 @@ if TYPE_CHECKING:
     from pyflowkit.datastream.window.assigners import MergingWindowAssigner
 
 
+def long_to_int_with_bit_mixing(x: int) -> int:
+    """PyFlink's ``long_to_int_with_bit_mixing`` (the splitmix64 finalizer of Flink's
+    ``MathUtils.longToIntWithBitMixing``, in Python's unbounded ints as PyFlink computes it)."""
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EB
+    return x ^ (x >> 31)
+
+
+def mod_inverse(x: int) -> int:
+    """The inverse of an odd ``x`` modulo 2**32 by Newton's iteration (PyFlink's
+    ``mod_inverse``; Flink's ``TimeWindow.modInverse``), unreduced as PyFlink returns it."""
+    inverse = x * x * x
+    inverse *= 2 - x * inverse
+    inverse *= 2 - x * inverse
+    inverse *= 2 - x * inverse
+    return inverse
+
+
 class Window(ABC):
     """A finite bucket of elements with a maximum timestamp (Flink's ``Window``)."""
 
