@@ -177,6 +177,15 @@ class KeySelector(Function):
     def get_key(self, value: Any) -> Any: ...
 
 
+class NullByteKeySelector(KeySelector):
+    """Keys every element with 0, so a non-keyed stream can run a keyed operator.
+
+    Mirrors PyFlink's ``NullByteKeySelector`` (Flink's; the key of ``window_all``)."""
+
+    def get_key(self, value: Any) -> int:
+        return 0
+
+
 class Partitioner(Function):
     """PyFlink's ``Partitioner``: picks a channel for a key (``partition_custom``)."""
 
@@ -406,6 +415,28 @@ class KeyedBroadcastProcessFunction(BaseBroadcastProcessFunction, Generic[KEY, I
         return None
 
 
+class KeyedStateStore(ABC):
+    """Keyed state by descriptor: a window's own or the key's global state.
+
+    Mirrors PyFlink's ``KeyedStateStore`` (``ProcessWindowFunction.Context.window_state()`` /
+    ``global_state()``)."""
+
+    @abstractmethod
+    def get_state(self, state_descriptor: Any) -> Any: ...
+
+    @abstractmethod
+    def get_list_state(self, state_descriptor: Any) -> Any: ...
+
+    @abstractmethod
+    def get_map_state(self, state_descriptor: Any) -> Any: ...
+
+    @abstractmethod
+    def get_reducing_state(self, state_descriptor: Any) -> Any: ...
+
+    @abstractmethod
+    def get_aggregating_state(self, state_descriptor: Any) -> Any: ...
+
+
 class WindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """PyFlink's ``WindowFunction``: ``apply(key, window, inputs)`` yields outputs."""
 
@@ -420,6 +451,20 @@ class AllWindowFunction(Function, Generic[IN, OUT, W]):
     def apply(self, window: Any, inputs: Iterable[Any]) -> Iterable[Any] | None: ...
 
 
+class PassThroughWindowFunction(WindowFunction[IN, IN, KEY, W]):
+    """Emits a window's elements unchanged (PyFlink's / Flink's ``PassThroughWindowFunction``)."""
+
+    def apply(self, key: Any, window: Any, inputs: Iterable[Any]) -> Iterable[Any]:
+        yield from inputs
+
+
+class PassThroughAllWindowFunction(AllWindowFunction[IN, IN, W]):
+    """Emits a window's elements unchanged (PyFlink's ``PassThroughAllWindowFunction``)."""
+
+    def apply(self, window: Any, inputs: Iterable[Any]) -> Iterable[Any]:
+        yield from inputs
+
+
 class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
     """PyFlink's ``ProcessWindowFunction``: ``process(key, context, elements)`` yields outputs."""
 
@@ -430,10 +475,10 @@ class ProcessWindowFunction(Function, Generic[IN, OUT, KEY, W]):
         def window(self) -> Any: ...
 
         @abstractmethod
-        def window_state(self) -> Any: ...
+        def window_state(self) -> KeyedStateStore: ...
 
         @abstractmethod
-        def global_state(self) -> Any: ...
+        def global_state(self) -> KeyedStateStore: ...
 
     @abstractmethod
     def process(

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from pyflowkit.datastream.functions import KeyedStateStore, NullByteKeySelector
 from pyflowkit.datastream.state import (
     AggregatingStateDescriptor,
     ListStateDescriptor,
@@ -140,7 +141,7 @@ class WindowSpec:
         )
 
 
-class _KeyedStateStore:
+class _KeyedStateStore(KeyedStateStore):
     """The per-window or global keyed state a ProcessWindowFunction sees (``KeyedStateStore``)."""
 
     def __init__(self, operator: WindowOperator, namespace_of: Any) -> None:
@@ -592,9 +593,8 @@ class EvictingWindowOperator(WindowOperator):
     evicting: ClassVar[bool] = True
 
 
-def _null_byte_key(value: Any) -> int:
-    """Flink's ``NullByteKeySelector``: every element of a non-keyed window has key 0."""
-    return 0
+# Flink's NullByteKeySelector: every element of a non-keyed window has key 0
+_null_byte_key = NullByteKeySelector().get_key
 
 
 register_operator("WindowOperator", WindowOperator)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
+from pyflowkit.datastream.functions import ReduceFunction
 from pyflowkit.datastream.window._common import (
     _java_rem,
     to_millis,
@@ -215,8 +216,13 @@ def _sum(a: int, b: int) -> int:
     return a + b
 
 
-def _min(a: int, b: int) -> int:
-    return min(a, b)
+class Min(ReduceFunction):
+    """The smaller of two values: the reducer of a continuous trigger's ``fire-time`` state.
+
+    Mirrors PyFlink's ``pyflink.datastream.window.Min`` (Flink's ``ContinuousEventTimeTrigger.Min``)."""
+
+    def reduce(self, value1: Any, value2: Any) -> Any:
+        return min(value1, value2)
 
 
 def _reducing_descriptor(name: str, reduce_function: Callable[[Any, Any], Any]) -> Any:
@@ -335,7 +341,7 @@ class _ContinuousTrigger(Trigger[T, TimeWindow]):
     @property
     def state_desc(self) -> Any:
         if self._state_desc is None:
-            self._state_desc = _reducing_descriptor("fire-time", _min)
+            self._state_desc = _reducing_descriptor("fire-time", Min())
         return self._state_desc
 
     _register_timer: Callable[[Trigger.TriggerContext, int], None]
