@@ -19,6 +19,8 @@ _EXPORTS = {
     "DataStreamSink": "pyflowkit.datastream.data_stream",
     "ExternalizedCheckpointCleanup": "pyflowkit.datastream.checkpoint_config",
     "KeyedStream": "pyflowkit.datastream.keyed_stream",
+    "MemorySize": "pyflowkit.datastream.slot_sharing_group",
+    "SlotSharingGroup": "pyflowkit.datastream.slot_sharing_group",
     "OutputTag": "pyflowkit.datastream.output_tag",
     "RuntimeExecutionMode": "pyflowkit.datastream.execution_mode",
     "StreamExecutionEnvironment": "pyflowkit.datastream.stream_execution_environment",

@@ -145,8 +145,14 @@ class _OperatorSettings:
         self._physical("start_new_chain()").set_chaining_strategy(ChainingStrategy.HEAD)
         return self
 
-    def slot_sharing_group(self, slot_sharing_group: str) -> Any:
+    def slot_sharing_group(self, slot_sharing_group: Any) -> Any:
+        """A group name, or a ``SlotSharingGroup`` whose resources are registered by name."""
         t = self._physical("slot_sharing_group()")
+        from pyflowkit.datastream.slot_sharing_group import SlotSharingGroup
+
+        if isinstance(slot_sharing_group, SlotSharingGroup):
+            self._env.register_slot_sharing_group(slot_sharing_group)
+            slot_sharing_group = slot_sharing_group.get_name()
         if not isinstance(slot_sharing_group, str) or not slot_sharing_group:
             raise IllegalArgumentException(
                 f"The slot sharing group of operator '{_display_name(t)}' must be a non-empty "

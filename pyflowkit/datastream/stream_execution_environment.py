@@ -457,6 +457,30 @@ class StreamExecutionEnvironment:
             )
         self._configuration.set_string(deps.PYTHON_EXECUTABLE, python_exec)
 
+    def register_slot_sharing_group(self, slot_sharing_group: Any) -> StreamExecutionEnvironment:
+        """Flink's ``registerSlotSharingGroup``: declares a group's resources by its name."""
+        from pyflowkit.datastream.slot_sharing_group import SlotSharingGroup
+
+        if not isinstance(slot_sharing_group, SlotSharingGroup):
+            raise IllegalArgumentException(
+                "register_slot_sharing_group() needs a SlotSharingGroup "
+                f"(SlotSharingGroup.builder(name)...build()), got {slot_sharing_group!r}."
+            )
+        groups = self.__dict__.setdefault("_slot_sharing_groups", {})
+        known = groups.get(slot_sharing_group.get_name())
+        if known is not None and known != slot_sharing_group:
+            raise IllegalArgumentException(
+                f"The slot sharing group {slot_sharing_group.get_name()} has been configured with "
+                "two different resource spec."
+            )
+        groups[slot_sharing_group.get_name()] = slot_sharing_group
+        return self
+
+    def get_slot_sharing_groups(self) -> dict[str, Any]:
+        """The registered slot sharing groups by name (pyflowkit's view of Flink's
+        ``slotSharingGroupResources``)."""
+        return dict(self.__dict__.get("_slot_sharing_groups", {}))
+
     def register_cached_file(self, file_path: str, name: str, executable: bool = False) -> None:
         """Flink's ``registerCachedFile``: functions read it as
         ``runtime_context.get_distributed_cache().get_file(name)`` (``SparkFiles`` on Spark)."""
