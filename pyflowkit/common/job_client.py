@@ -2,29 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from pyflowkit.common.completable_future import CompletableFuture
 from pyflowkit.common.job_execution_result import JobExecutionResult
 from pyflowkit.common.job_id import JobID
-
-
-class CompletableFuture:
-    """A completed-or-failed future (PyFlink's ``CompletableFuture`` wrapper)."""
-
-    def __init__(self, value: Any = None, exception: BaseException | None = None) -> None:
-        self._value = value
-        self._exception = exception
-
-    def result(self) -> Any:
-        if self._exception is not None:
-            raise self._exception
-        return self._value
-
-    def done(self) -> bool:
-        return True
-
-    def exception(self) -> BaseException | None:
-        return self._exception
 
 
 class JobClient:
