@@ -31,6 +31,16 @@ def _to_millis(value: Any, what: str) -> int:
     return ms
 
 
+def _count(value: Any, what: str, low: int) -> int:
+    """An int >= ``low`` (restart attempts, failure rate), else an error naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, got {value!r}.")
+    if value < low:
+        rule = "must not be negative" if low == 0 else f"must be an int >= {low}"
+        raise ValueError(f"{what} {rule}, got {value}.")
+    return value
+
+
 class RestartStrategyConfiguration:
     """Flink's ``RestartStrategies.RestartStrategyConfiguration``."""
 
@@ -57,9 +67,14 @@ class NoRestartStrategyConfiguration(RestartStrategyConfiguration):
 class FixedDelayRestartStrategyConfiguration(RestartStrategyConfiguration):
     """Flink's ``FixedDelayRestartStrategyConfiguration``: n attempts, a fixed delay between."""
 
-    def __init__(self, restart_attempts: int, delay_between_attempts_interval: int) -> None:
-        self.restart_attempts = restart_attempts
-        self.delay_between_attempts_interval_ms = delay_between_attempts_interval
+    def __init__(
+        self, restart_attempts: int | None = None, delay_between_attempts_interval: Any = None
+    ) -> None:
+        """PyFlink's keyword form; intervals are ms, ``timedelta``, ``Time`` or ``Duration``."""
+        self.restart_attempts = _count(restart_attempts, "restart_attempts", 0)
+        self.delay_between_attempts_interval_ms = _to_millis(
+            delay_between_attempts_interval, "delay_between_attempts_interval"
+        )
 
     def get_restart_attempts(self) -> int:
         return self.restart_attempts
@@ -82,11 +97,17 @@ class FailureRateRestartStrategyConfiguration(RestartStrategyConfiguration):
     """Flink's ``FailureRateRestartStrategyConfiguration``: at most n failures per interval."""
 
     def __init__(
-        self, max_failure_rate: int, failure_interval: int, delay_between_attempts_interval: int
-    ) -> None:  # noqa: E501
-        self.max_failure_rate = max_failure_rate
-        self.failure_interval_ms = failure_interval
-        self.delay_between_attempts_interval_ms = delay_between_attempts_interval
+        self,
+        max_failure_rate: int | None = None,
+        failure_interval: Any = None,
+        delay_between_attempts_interval: Any = None,
+    ) -> None:
+        """PyFlink's keyword form; intervals are ms, ``timedelta``, ``Time`` or ``Duration``."""
+        self.max_failure_rate = _count(max_failure_rate, "max_failure_rate", 1)
+        self.failure_interval_ms = _to_millis(failure_interval, "failure_interval")
+        self.delay_between_attempts_interval_ms = _to_millis(
+            delay_between_attempts_interval, "delay_between_attempts_interval"
+        )
 
     def get_max_failure_rate(self) -> int:
         return self.max_failure_rate
@@ -142,10 +163,7 @@ class RestartStrategies:
     def fixed_delay_restart(
         restart_attempts: int, delay_between_attempts: Any
     ) -> RestartStrategyConfiguration:
-        if isinstance(restart_attempts, bool) or not isinstance(restart_attempts, int):
-            raise TypeError(f"restart_attempts must be an int, got {restart_attempts!r}.")
-        if restart_attempts < 0:
-            raise ValueError(f"restart_attempts must not be negative, got {restart_attempts}.")
+        _count(restart_attempts, "restart_attempts", 0)
         delay = _to_millis(delay_between_attempts, "delay_between_attempts")
         return FixedDelayRestartStrategyConfiguration(restart_attempts, delay)
 
