@@ -79,7 +79,7 @@ class StreamExecutionEnvironment:
         self._runtime_mode = RuntimeExecutionMode.STREAMING
         self._buffer_timeout = 100
         self._capture = None
-        self._config.set_parallelism(os.cpu_count() or 1)  # LocalStreamEnvironment default
+        self._config.set_parallelism(self.get_default_local_parallelism())
         self.configure(self._configuration)
 
     @staticmethod
@@ -456,6 +456,21 @@ class StreamExecutionEnvironment:
                 f"set_python_executable() needs a path or command name, got {python_exec!r}."
             )
         self._configuration.set_string(deps.PYTHON_EXECUTABLE, python_exec)
+
+    # Flink's static defaultLocalParallelism; None means the machine's cores
+    _default_local_parallelism: int | None = None
+
+    def get_default_local_parallelism(self) -> int:
+        """Flink's ``getDefaultLocalParallelism``: the parallelism of new local environments."""
+        return StreamExecutionEnvironment._default_local_parallelism or os.cpu_count() or 1
+
+    def set_default_local_parallelism(self, parallelism: int) -> None:
+        """Flink's static ``setDefaultLocalParallelism``: for environments created after it."""
+        if isinstance(parallelism, bool) or not isinstance(parallelism, int) or parallelism < 1:
+            raise IllegalArgumentException(
+                f"The default local parallelism must be an int >= 1, got {parallelism!r}."
+            )
+        StreamExecutionEnvironment._default_local_parallelism = parallelism
 
     def register_slot_sharing_group(self, slot_sharing_group: Any) -> StreamExecutionEnvironment:
         """Flink's ``registerSlotSharingGroup``: declares a group's resources by its name."""

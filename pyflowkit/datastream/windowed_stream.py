@@ -80,7 +80,7 @@ class WindowedStream(PositionAggregations):
 
     _keyed = True
 
-    def __init__(self, input_stream: DataStream, window_assigner: Any) -> None:
+    def __init__(self, keyed_stream: DataStream, window_assigner: Any) -> None:
         if window_assigner is None or not callable(
             getattr(window_assigner, "assign_windows", None)
         ):
@@ -88,9 +88,9 @@ class WindowedStream(PositionAggregations):
                 f"{self._api('window')} needs a WindowAssigner (e.g. "
                 f"TumblingEventTimeWindows.of(Time.seconds(5))), got {window_assigner!r}."
             )
-        self._input = input_stream
+        self._input = keyed_stream
         self._assigner = window_assigner
-        self._trigger = _default_trigger(window_assigner, input_stream._env)
+        self._trigger = _default_trigger(window_assigner, keyed_stream._env)
         self._evictor: Any = None
         self._allowed_lateness = 0
         self._late_data_output_tag: OutputTag | None = None
@@ -323,14 +323,14 @@ class AllWindowedStream(WindowedStream):
 
     _keyed = False
 
-    def __init__(self, input_stream: DataStream, window_assigner: Any) -> None:
+    def __init__(self, data_stream: DataStream, window_assigner: Any) -> None:
         from pyflowkit.datastream.keyed_stream import KeyedStream
 
-        if isinstance(input_stream, KeyedStream):
+        if isinstance(data_stream, KeyedStream):
             raise UnsupportedOperationException(
                 "window_all() is for non-keyed streams; use window() on a KeyedStream."
             )
-        keyed: KeyedStream = input_stream.key_by(_null_byte_key)
+        keyed: KeyedStream = data_stream.key_by(_null_byte_key)
         super().__init__(keyed, window_assigner)
 
     def _parallelism(self) -> int | None:
