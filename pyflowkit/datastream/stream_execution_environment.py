@@ -193,6 +193,14 @@ class StreamExecutionEnvironment:
     def get_checkpointing_mode(self) -> CheckpointingMode:
         return self._checkpoint_config.get_checkpointing_mode()
 
+    def get_checkpointing_consistency_mode(self) -> CheckpointingMode:
+        """PyFlink 1.20's name of ``get_checkpointing_mode`` (the checkpoints' consistency)."""
+        return self._checkpoint_config.get_checkpointing_mode()
+
+    def is_unaligned_checkpoints_enabled(self) -> bool:
+        """Flink's ``isUnalignedCheckpointsEnabled``: the checkpoint config's setting."""
+        return self._checkpoint_config.is_unaligned_checkpoints_enabled()
+
     def set_restart_strategy(
         self, restart_strategy_configuration: RestartStrategyConfiguration
     ) -> None:
