@@ -128,7 +128,30 @@ class EmbeddedRocksDBStateBackend(_RocksDBOptions):
         self._threads = self._check_threads(number_of_transfering_threads)
 
 
-class MemoryStateBackend(StateBackend):
+class _LegacyStateBackend(StateBackend):
+    """What Flink 1.11's state backends share: a checkpoint storage, a default savepoint
+    directory and the asynchronous-snapshots flag."""
+
+    _storage: Any
+
+    def _init_legacy(
+        self, storage: Any, savepoints: str | None, name: str, asynchronous: bool | None
+    ) -> None:
+        self._storage = storage
+        self._savepoints = directory(savepoints, name)
+        self._async = True if asynchronous is None else bool(asynchronous)
+
+    def configuration(self) -> dict[str, str]:
+        out = {**super().configuration(), **self._storage.configuration()}
+        if self._savepoints is not None:
+            out[SAVEPOINTS_DIR] = self._savepoints
+        return out
+
+    def is_using_asynchronous_snapshots(self) -> bool:
+        return self._async
+
+
+class MemoryStateBackend(_LegacyStateBackend):
     """Flink 1.11's ``MemoryStateBackend``: ``HashMapStateBackend`` plus
     ``JobManagerCheckpointStorage(checkpoint_path)`` and a savepoint directory."""
 
@@ -140,26 +163,18 @@ class MemoryStateBackend(StateBackend):
         using_asynchronous_snapshots: bool | None = None,
         j_memory_state_backend: Any = None,
     ) -> None:
-        self._storage = JobManagerCheckpointStorage(checkpoint_path, max_state_size)
-        self._savepoints = directory(savepoint_path, "MemoryStateBackend")
-        self._async = (
-            True if using_asynchronous_snapshots is None else bool(using_asynchronous_snapshots)
+        self._init_legacy(
+            JobManagerCheckpointStorage(checkpoint_path, max_state_size),
+            savepoint_path,
+            "MemoryStateBackend",
+            using_asynchronous_snapshots,
         )
-
-    def configuration(self) -> dict[str, str]:
-        out = {**super().configuration(), **self._storage.configuration()}
-        if self._savepoints is not None:
-            out[SAVEPOINTS_DIR] = self._savepoints
-        return out
 
     def get_max_state_size(self) -> int:
         return self._storage.get_max_state_size()
 
-    def is_using_asynchronous_snapshots(self) -> bool:
-        return self._async
 
-
-class FsStateBackend(StateBackend):
+class FsStateBackend(_LegacyStateBackend):
     """Flink 1.11's ``FsStateBackend``: ``HashMapStateBackend`` plus
     ``FileSystemCheckpointStorage(checkpoint_directory_uri)``."""
 
@@ -172,30 +187,20 @@ class FsStateBackend(StateBackend):
         using_asynchronous_snapshots: bool | None = None,
         j_fs_state_backend: Any = None,
     ) -> None:
-        self._storage = FileSystemCheckpointStorage(
+        storage = FileSystemCheckpointStorage(
             checkpoint_directory_uri,
             file_state_size_threshold,
             -1 if write_buffer_size is None else write_buffer_size,
         )
-        self._savepoints = directory(default_savepoint_directory_uri, "FsStateBackend")
-        self._async = (
-            True if using_asynchronous_snapshots is None else bool(using_asynchronous_snapshots)
+        self._init_legacy(
+            storage, default_savepoint_directory_uri, "FsStateBackend", using_asynchronous_snapshots
         )
-
-    def configuration(self) -> dict[str, str]:
-        out = {**super().configuration(), **self._storage.configuration()}
-        if self._savepoints is not None:
-            out[SAVEPOINTS_DIR] = self._savepoints
-        return out
 
     def get_checkpoint_path(self) -> str:
         return self._storage.get_checkpoint_path()
 
     def get_min_file_size_threshold(self) -> int:
         return self._storage.get_min_file_size_threshold()
-
-    def is_using_asynchronous_snapshots(self) -> bool:
-        return self._async
 
     def get_write_buffer_size(self) -> int:
         return self._storage.get_write_buffer_size()
