@@ -6,6 +6,8 @@ Imports nothing from pyflowkit but ``pyflowkit.errors``.
 from pyflowkit.common.config_options import ConfigOption, ConfigOptions
 from pyflowkit.common.configuration import Configuration
 from pyflowkit.common.execution_config import ExecutionConfig
+from pyflowkit.common.execution_mode import ExecutionMode
+from pyflowkit.common.input_dependency_constraint import InputDependencyConstraint
 from pyflowkit.common.job_client import CompletableFuture, JobClient
 from pyflowkit.common.job_execution_result import JobExecutionResult
 from pyflowkit.common.job_id import JobID
@@ -50,10 +52,12 @@ __all__ = [
     "Duration",
     "Encoder",
     "ExecutionConfig",
+    "ExecutionMode",
     "FailureRateRestartStrategyConfiguration",
     "FallbackRestartStrategyConfiguration",
     "FixedDelayRestartStrategyConfiguration",
     "Instant",
+    "InputDependencyConstraint",
     "JobClient",
     "JobExecutionResult",
     "JobID",

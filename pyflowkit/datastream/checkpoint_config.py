@@ -9,7 +9,11 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
+from pyflowkit.common.time import Duration
 from pyflowkit.datastream.checkpointing_mode import CheckpointingMode
+from pyflowkit.datastream.externalized_checkpoint_retention import (
+    ExternalizedCheckpointRetention,
+)
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.java_semantics import INT_MAX_VALUE
 
@@ -22,6 +26,7 @@ class ExternalizedCheckpointCleanup(Enum):
 
     DELETE_ON_CANCELLATION = 0
     RETAIN_ON_CANCELLATION = 1
+    NO_EXTERNALIZED_CHECKPOINTS = 2
 
 
 def _check_int(value: Any, what: str) -> int:
@@ -41,7 +46,10 @@ class CheckpointConfig:
         self._max_concurrent = 1
         self._tolerable_failures: int | None = None
         self._unaligned = False
-        self._externalized: ExternalizedCheckpointCleanup | None = None
+        # an ExternalizedCheckpointRetention name (1.20's default: none retained)
+        self._externalized = ExternalizedCheckpointRetention.NO_EXTERNALIZED_CHECKPOINTS.name
+        self._alignment_timeout = Duration.of_millis(0)  # ALIGNED_CHECKPOINT_TIMEOUT default
+        self._force_unaligned = False
         self._prefer_checkpoint_for_recovery = False
         self._fail_on_checkpointing_errors = True
 
@@ -145,12 +153,31 @@ class CheckpointConfig:
     def enable_externalized_checkpoints(
         self, cleanup_mode: ExternalizedCheckpointCleanup
     ) -> CheckpointConfig:
-        if not isinstance(cleanup_mode, ExternalizedCheckpointCleanup):
+        """Retain checkpoints after the job ends; ``cleanup_mode`` says whether cancelling
+        deletes them (Flink's ``enableExternalizedCheckpoints``)."""
+        return self._set_retention(cleanup_mode, ExternalizedCheckpointCleanup)
+
+    def set_externalized_checkpoint_cleanup(
+        self, cleanup_mode: ExternalizedCheckpointCleanup
+    ) -> CheckpointConfig:
+        """Flink 1.20's name of ``enable_externalized_checkpoints``
+        (``NO_EXTERNALIZED_CHECKPOINTS`` turns retention off)."""
+        return self._set_retention(cleanup_mode, ExternalizedCheckpointCleanup)
+
+    def set_externalized_checkpoint_retention(
+        self, retention_mode: ExternalizedCheckpointRetention
+    ) -> CheckpointConfig:
+        """Flink 1.20's ``setExternalizedCheckpointRetention``: the JobGraph's retention policy,
+        which the CheckpointCoordinator applies when the job FAILS or is CANCELED."""
+        return self._set_retention(retention_mode, ExternalizedCheckpointRetention)
+
+    def _set_retention(self, mode: Any, kind: type[Enum]) -> CheckpointConfig:
+        if not isinstance(mode, kind):
+            names = ", ".join(f"{kind.__name__}.{m}" for m in kind.__members__)
             raise IllegalArgumentException(
-                "enable_externalized_checkpoints needs an ExternalizedCheckpointCleanup, got "
-                f"{cleanup_mode!r}."
+                f"Externalized checkpoint retention must be one of {names}, got {mode!r}."
             )
-        self._externalized = cleanup_mode
+        self._externalized = mode.name
         return self
 
     # --- checkpoint storage (Flink 1.20's CheckpointConfig#setCheckpointStorage) --------------
@@ -209,10 +236,13 @@ class CheckpointConfig:
         return FileSystemCheckpointStorage(path)
 
     def is_externalized_checkpoints_enabled(self) -> bool:
-        return self._externalized is not None
+        return self._externalized != "NO_EXTERNALIZED_CHECKPOINTS"
 
     def get_externalized_checkpoint_cleanup(self) -> ExternalizedCheckpointCleanup | None:
-        return self._externalized
+        return ExternalizedCheckpointCleanup[self._externalized]
+
+    def get_externalized_checkpoint_retention(self) -> ExternalizedCheckpointRetention | None:
+        return ExternalizedCheckpointRetention[self._externalized]
 
     def is_prefer_checkpoint_for_recovery(self) -> bool:
         return self._prefer_checkpoint_for_recovery
@@ -234,11 +264,61 @@ class CheckpointConfig:
     def is_unaligned_checkpoints_enabled(self) -> bool:
         return self._unaligned
 
+    def set_alignment_timeout(self, alignment_timeout: Duration) -> CheckpointConfig:
+        """Flink 1.20's aligned-checkpoint timeout (only read with unaligned checkpoints): 0
+        starts every checkpoint unaligned; more starts it aligned and switches after that long.
+
+        pyflowkit's runtime is Flink 1.11's, whose unaligned checkpoints always start unaligned
+        (timeout 0); a job with unaligned checkpoints and a timeout above 0 is refused when its
+        graph is built, naming this setting. Reported in ``run.checkpoint_config()``.
+        """
+        if not isinstance(alignment_timeout, Duration):
+            raise IllegalArgumentException(
+                "set_alignment_timeout() takes a Duration (e.g. Duration.of_millis(0)), got "
+                f"{alignment_timeout!r}."
+            )
+        if alignment_timeout.to_milliseconds() < 0:
+            raise IllegalArgumentException("The alignment timeout must not be negative.")
+        self._alignment_timeout = alignment_timeout
+        return self
+
+    def get_alignment_timeout(self) -> Duration:
+        return self._alignment_timeout
+
+    def set_force_unaligned_checkpoints(
+        self, force_unaligned_checkpoints: bool = True
+    ) -> CheckpointConfig:
+        """Flink's ``setForceUnalignedCheckpoints``: take unaligned checkpoints even across
+        custom partitioners (and iterations, which pyflowkit has not).
+
+        pyflowkit's 1.11 runtime sends unaligned barriers over every edge, custom partitioners
+        included, which is what forcing asks for; reported in ``run.checkpoint_config()``.
+        """
+        if not isinstance(force_unaligned_checkpoints, bool):
+            raise IllegalArgumentException(
+                "set_force_unaligned_checkpoints() takes True or False, got "
+                f"{force_unaligned_checkpoints!r}."
+            )
+        self._force_unaligned = force_unaligned_checkpoints
+        return self
+
+    def is_force_unaligned_checkpoints(self) -> bool:
+        return self._force_unaligned
+
     # --- freezing -----------------------------------------------------------------------------
     def to_settings(self, num_retained: int = 1) -> Any:
         """A frozen ``CheckpointSettings`` for the graph generator."""
         from pyflowkit.graph.settings import CheckpointSettings
 
+        timeout_ms = self._alignment_timeout.to_milliseconds()
+        if self._unaligned and timeout_ms > 0:
+            raise IllegalArgumentException(
+                f"CheckpointConfig.set_alignment_timeout({timeout_ms} ms) with unaligned "
+                "checkpoints: pyflowkit runs Flink 1.11's checkpointing, whose unaligned "
+                "checkpoints start unaligned and never switch from aligned after a timeout. Use "
+                "set_alignment_timeout(Duration.of_millis(0)) or aligned checkpoints."
+            )
+        retained = self._externalized != "NO_EXTERNALIZED_CHECKPOINTS"
         return CheckpointSettings(
             interval=self._interval,
             mode=self._mode.name,
@@ -247,9 +327,11 @@ class CheckpointConfig:
             max_concurrent=self._max_concurrent,
             tolerable_failures=self._tolerable_failures or 0,
             unaligned=self._unaligned,
-            externalized_retention=self._externalized.name if self._externalized else None,
+            externalized_retention=self._externalized if retained else None,
             num_retained=num_retained,
             prefer_checkpoint_for_recovery=self._prefer_checkpoint_for_recovery,
+            aligned_checkpoint_timeout=timeout_ms,
+            force_unaligned=self._force_unaligned,
         )
 
     def _copy_state(self) -> dict[str, Any]:

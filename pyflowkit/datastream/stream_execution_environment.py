@@ -22,6 +22,7 @@ from pyflowkit.common.restart_strategy import (
     FallbackRestartStrategyConfiguration,
     RestartStrategyConfiguration,
 )
+from pyflowkit.common.time import Duration
 from pyflowkit.common.time_utils import parse_duration_option
 from pyflowkit.common.typeinfo import RowTypeInfo, TypeInformation
 from pyflowkit.datastream._util import check_type_info, has_class_in_mro
@@ -30,6 +31,9 @@ from pyflowkit.datastream.checkpointing_mode import CheckpointingMode
 from pyflowkit.datastream.data_stream import DataStream
 from pyflowkit.datastream.environment_capture import current_capture
 from pyflowkit.datastream.execution_mode import RuntimeExecutionMode
+from pyflowkit.datastream.externalized_checkpoint_retention import (
+    ExternalizedCheckpointRetention,
+)
 from pyflowkit.datastream.time_characteristic import TimeCharacteristic
 from pyflowkit.errors import (
     IllegalArgumentException,
@@ -48,6 +52,9 @@ from pyflowkit.graph.transformations import (
 )
 
 DEFAULT_JOB_NAME = "Flink Streaming Job"
+CHAIN_DIFFERENT_MAX_PARALLELISM = (
+    "pipeline.operator-chaining.chain-operators-with-different-max-parallelism"
+)
 EXECUTION_TARGETS = {
     "local": "pyflowkit.runtime.local_executor",
     "spark": "pyflowkit.spark.executor",
@@ -166,6 +173,12 @@ class StreamExecutionEnvironment:
     def is_chaining_enabled(self) -> bool:
         return self._chaining_enabled
 
+    def is_chaining_of_operators_with_different_max_parallelism_enabled(self) -> bool:
+        """Whether operators with different max parallelism may chain (Flink 1.20's
+        ``pipeline.operator-chaining.chain-operators-with-different-max-parallelism``, true);
+        pyflowkit compiles with 1.11's rules, which always allow it, and refuses ``false``."""
+        return self._configuration.get_boolean(CHAIN_DIFFERENT_MAX_PARALLELISM, True)
+
     # --- checkpointing and restarts -----------------------------------------------------------
     def enable_checkpointing(
         self, interval: int, mode: CheckpointingMode | None = None
@@ -201,6 +214,10 @@ class StreamExecutionEnvironment:
         """Flink's ``isUnalignedCheckpointsEnabled``: the checkpoint config's setting."""
         return self._checkpoint_config.is_unaligned_checkpoints_enabled()
 
+    def is_force_unaligned_checkpoints(self) -> bool:
+        """Flink's ``isForceUnalignedCheckpoints``: the checkpoint config's setting."""
+        return self._checkpoint_config.is_force_unaligned_checkpoints()
+
     def set_restart_strategy(
         self, restart_strategy_configuration: RestartStrategyConfiguration
     ) -> None:
@@ -212,6 +229,25 @@ class StreamExecutionEnvironment:
     # --- configuration ------------------------------------------------------------------------
     def get_config(self) -> ExecutionConfig:
         return self._config
+
+    # --- serializer registration (ExecutionConfig's; stored and reported, see its docstring) ---
+    def add_default_kryo_serializer(self, type_class_name: str, serializer_class_name: str) -> None:
+        """Flink's ``addDefaultKryoSerializer`` on this environment's ``ExecutionConfig``."""
+        self._config.add_default_kryo_serializer(type_class_name, serializer_class_name)
+
+    def register_type_with_kryo_serializer(
+        self, type_class_name: str, serializer_class_name: str
+    ) -> None:
+        """Flink's ``registerTypeWithKryoSerializer`` on this environment's ``ExecutionConfig``."""
+        self._config.register_type_with_kryo_serializer(type_class_name, serializer_class_name)
+
+    def register_type(self, type_class_name: str) -> None:
+        """Flink's ``registerType``: a POJO type is registered as one, any other with Kryo.
+
+        Without a JVM no Java class can be analysed as a POJO, so the name is registered as a
+        Kryo type (``get_config().get_registered_kryo_types()``).
+        """
+        self._config.register_kryo_type(type_class_name)
 
     def get_configuration(self) -> Configuration:
         return Configuration(self._configuration)
@@ -265,6 +301,14 @@ class StreamExecutionEnvironment:
             )
         if c.contains_key("pipeline.operator-chaining"):
             updates.append(("chaining", c.get_boolean("pipeline.operator-chaining")))
+        if c.contains_key(CHAIN_DIFFERENT_MAX_PARALLELISM) and not c.get_boolean(
+            CHAIN_DIFFERENT_MAX_PARALLELISM, True
+        ):
+            raise IllegalArgumentException(
+                f"Configuration '{CHAIN_DIFFERENT_MAX_PARALLELISM}' = false is not supported: "
+                "pyflowkit compiles with Flink 1.11's chaining rules, which chain operators "
+                "whatever their max parallelism. Leave it true (the default)."
+            )
         if c.contains_key("pipeline.auto-generate-uids"):
             updates.append(("auto_uids", c.get_boolean("pipeline.auto-generate-uids")))
         cp_state = self._checkpoint_config._copy_state()
@@ -331,6 +375,22 @@ class StreamExecutionEnvironment:
             cp.set_tolerable_checkpoint_failure_number(n)
         if c.contains_key("execution.checkpointing.unaligned"):
             cp.enable_unaligned_checkpoints(c.get_boolean("execution.checkpointing.unaligned"))
+        if c.contains_key("execution.checkpointing.unaligned.forced"):
+            forced = c.get_boolean("execution.checkpointing.unaligned.forced")
+            cp.set_force_unaligned_checkpoints(bool(forced))
+        if c.contains_key("execution.checkpointing.aligned-checkpoint-timeout"):
+            raw = c.get_string("execution.checkpointing.aligned-checkpoint-timeout") or ""
+            ms = parse_duration_option("execution.checkpointing.aligned-checkpoint-timeout", raw)
+            cp.set_alignment_timeout(Duration.of_millis(ms))
+        key = "execution.checkpointing.externalized-checkpoint-retention"
+        if c.contains_key(key):
+            raw = (c.get_string(key) or "").upper()
+            if raw not in ExternalizedCheckpointRetention.__members__:
+                raise IllegalArgumentException(
+                    f"Configuration '{key}' must be one of "
+                    f"{list(ExternalizedCheckpointRetention.__members__)}, got {raw!r}."
+                )
+            cp.set_externalized_checkpoint_retention(ExternalizedCheckpointRetention[raw])
 
     def add_jars(self, *jars_path: str) -> None:
         """Refused: Java jars (connectors, Java functions) need Flink's JVM, which pyflowkit has not.
@@ -347,6 +407,16 @@ class StreamExecutionEnvironment:
         """
         raise UnsupportedOperationException(
             _java_only("add_classpaths", "pipeline.classpaths", classpaths)
+        )
+
+    def create_input(self, input_format: Any, type_info: TypeInformation | None = None) -> None:
+        """Refused: an ``InputFormat`` is a Java object (PyFlink's only one is ``AvroInputFormat``)
+        and pyflowkit has no JVM; read with ``from_source`` (``FileSource``) instead.
+
+        Mirrors ``StreamExecutionEnvironment.create_input``; the environment is left unchanged.
+        """
+        raise UnsupportedOperationException(
+            _java_only("create_input", "a Java InputFormat", (input_format,))
         )
 
     # --- state backend and savepoint directory -------------------------------------------------

@@ -25,6 +25,8 @@ class CheckpointSettings:
     externalized_retention: str | None = None
     num_retained: int = 1  # state.checkpoints.num-retained
     prefer_checkpoint_for_recovery: bool = False
+    aligned_checkpoint_timeout: int = 0  # ms; 1.20's ALIGNED_CHECKPOINT_TIMEOUT (0 in 1.11)
+    force_unaligned: bool = False  # 1.20's setForceUnalignedCheckpoints
 
     @property
     def enabled(self) -> bool:

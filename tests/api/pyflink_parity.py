@@ -86,6 +86,7 @@ _JAVA_ONLY = "Java-only hook (loads JVM code); present in pyflowkit and raises a
 JAVA_ONLY_HOOKS = {
     "pyflink.datastream.stream_execution_environment:StreamExecutionEnvironment.add_jars",
     "pyflink.datastream.stream_execution_environment:StreamExecutionEnvironment.add_classpaths",
+    "pyflink.datastream.stream_execution_environment:StreamExecutionEnvironment.create_input",
 }
 EXCLUDED.update({key: _JAVA_ONLY for key in JAVA_ONLY_HOOKS})
 
