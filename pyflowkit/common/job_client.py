@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyflowkit.common.completable_future import CompletableFuture
 from pyflowkit.common.job_execution_result import JobExecutionResult
 from pyflowkit.common.job_id import JobID
+from pyflowkit.errors import IllegalStateException
 
 
 class JobClient:
@@ -29,5 +30,28 @@ class JobClient:
     def cancel(self) -> CompletableFuture:
         return CompletableFuture(None)
 
+    def stop_with_savepoint(
+        self, advance_to_end_of_event_time: bool, savepoint_directory: str | None = None
+    ) -> CompletableFuture:
+        """Flink's ``stopWithSavepoint``: fails, this job has already ended."""
+        return CompletableFuture(None, self._not_running("stop_with_savepoint"))
+
+    def trigger_savepoint(self, savepoint_directory: str | None = None) -> CompletableFuture:
+        """Flink's ``triggerSavepoint``: fails, this job has already ended."""
+        return CompletableFuture(None, self._not_running("trigger_savepoint"))
+
+    def get_accumulators(self) -> CompletableFuture:
+        """Flink's ``getAccumulators``: name → value of the finished job (empty if it failed)."""
+        if self._result is None:
+            return CompletableFuture({})
+        return CompletableFuture(self._result.get_all_accumulator_results())
+
     def get_job_execution_result(self) -> CompletableFuture:
         return CompletableFuture(self._result, self._error)
+
+    def _not_running(self, method: str) -> IllegalStateException:
+        status = self.get_job_status().result()
+        return IllegalStateException(
+            f"JobClient.{method}: job {self._job_id} has already reached the terminal state "
+            f"{status}; a savepoint needs a RUNNING job."
+        )

@@ -66,12 +66,13 @@ def final_metrics(run: JobRun) -> dict[str, dict[str, Any]]:
     return dict(sorted(metrics.items()))
 
 
-def merged_accumulators(run: JobRun) -> dict[str, Any]:
-    """Accumulators of every final task attempt, merged by name (numbers add up)."""
+def merged_accumulators(run: JobRun, states: tuple[str, ...] = ("FINISHED",)) -> dict[str, Any]:
+    """Accumulators of every task attempt in ``states`` (the final ones by default), merged by
+    name (numbers add up)."""
     merged: dict[str, Any] = {}
     for te in run.task_executors:
         for task in te.tasks.values():
-            if task.state.value != "FINISHED":
+            if task.state.value not in states:
                 continue
             for name, value in task.task_env.accumulators.items():
                 if name in merged and isinstance(value, (int, float)):
@@ -81,16 +82,34 @@ def merged_accumulators(run: JobRun) -> dict[str, Any]:
     return merged
 
 
-def execute(
-    env_or_job_graph: Any, job_name: str | None = None, **cluster_options: Any
-) -> JobExecutionResult:
-    """Compile, run on a MiniCluster in fast mode, and return Flink's ``JobExecutionResult``."""
+def _submit(
+    env_or_job_graph: Any, job_name: str | None, cluster_options: dict[str, Any]
+) -> tuple[JobRun, int | None]:
+    """The job on its own MiniCluster (nothing has run yet) and its restart guard."""
     job_graph = to_job_graph(env_or_job_graph, job_name, seed=cluster_options.get("seed", 0))
     options = {"task_managers": 1, "slots_per_task_manager": required_slots(job_graph)}
     options.update(cluster_options)
     configured = _configuration(job_graph).get(MAX_RESTARTS_KEY, DEFAULT_MAX_RESTARTS)
     max_restarts = check_max_restarts(configured, MAX_RESTARTS_KEY)
-    run = MiniCluster(**options).submit(job_graph)
+    return MiniCluster(**options).submit(job_graph), max_restarts
+
+
+def execute_async(
+    env_or_job_graph: Any, job_name: str | None = None, spark: Any = None, **cluster_options: Any
+) -> Any:
+    """Flink's ``executeAsync`` on the local target: the job is submitted and RUNNING; the
+    returned ``JobClient`` takes savepoints, cancels it or runs it to its end."""
+    from pyflowkit.runtime.job_client import MiniClusterJobClient
+
+    run, max_restarts = _submit(env_or_job_graph, job_name, cluster_options)
+    return MiniClusterJobClient(run, max_restarts)
+
+
+def execute(
+    env_or_job_graph: Any, job_name: str | None = None, **cluster_options: Any
+) -> JobExecutionResult:
+    """Compile, run on a MiniCluster in fast mode, and return Flink's ``JobExecutionResult``."""
+    run, max_restarts = _submit(env_or_job_graph, job_name, cluster_options)
     try:
         run.run(max_restarts=max_restarts)
     except RestartGuardException:

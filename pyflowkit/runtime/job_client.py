@@ -1,0 +1,131 @@
+"""``JobClient`` of a job on the local target (``execution.target = local``, ``execute_async``).
+
+Stands for Flink's ``PerJobMiniClusterJobClient``: a handle on a job running on its own
+MiniCluster. The simulated cluster has no clock of its own, so the job advances when the client
+asks for something that needs it: a savepoint steps it until every task is RUNNING and the
+savepoint is complete, ``get_job_execution_result`` runs it to its end.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pyflowkit.common.completable_future import CompletableFuture
+from pyflowkit.common.job_client import JobClient
+from pyflowkit.errors import CheckpointException, IllegalArgumentException, RestartGuardException
+from pyflowkit.runtime.execution_state import ExecutionState
+from pyflowkit.runtime.job_run import JobRun
+from pyflowkit.runtime.job_status import JobStatus
+
+
+class MiniClusterJobClient(JobClient):
+    """A ``JobClient`` over a ``JobRun`` on a simulated MiniCluster (``run``: the job itself)."""
+
+    def __init__(self, run: JobRun, max_restarts: int | None) -> None:
+        super().__init__(run.job_id)
+        self.run = run
+        self._max_restarts = max_restarts
+        # Flink's executeAsync returns once the job is submitted and its JobMaster runs it
+        self._step_while(lambda: run.job_status is JobStatus.CREATED)
+
+    def get_job_status(self) -> CompletableFuture:
+        """The job's ``JobStatus`` name now (``RUNNING`` until it is driven to its end)."""
+        return CompletableFuture(self.run.job_status.value)
+
+    def cancel(self) -> CompletableFuture:
+        """Flink's ``cancel``: the job goes CANCELLING, then CANCELED."""
+        if self._terminal():
+            return CompletableFuture(None, self._not_running("cancel"))
+        self.run.cancel()
+        self.run.run(max_restarts=None)
+        return CompletableFuture(None)
+
+    def trigger_savepoint(self, savepoint_directory: str | None = None) -> CompletableFuture:
+        """Flink's ``triggerSavepoint``: the savepoint's path; the job keeps running.
+
+        The directory defaults to ``state.savepoints.dir`` (as in Flink, where one of them is
+        needed); a failed savepoint fails the future with Flink's reason.
+        """
+        return self._savepoint("trigger_savepoint", savepoint_directory, None)
+
+    def stop_with_savepoint(
+        self, advance_to_end_of_event_time: bool, savepoint_directory: str | None = None
+    ) -> CompletableFuture:
+        """Flink's ``stopWithSavepoint``: a synchronous savepoint, then the sources stop and the
+        job FINISHES; ``advance_to_end_of_event_time`` (``--drain``) fires every event-time
+        window and timer first. The future holds the savepoint's path once the job has ended."""
+        return self._savepoint(
+            "stop_with_savepoint", savepoint_directory, advance_to_end_of_event_time
+        )
+
+    def get_accumulators(self) -> CompletableFuture:
+        """Flink's ``getAccumulators``: the current attempts' accumulators merged by name."""
+        from pyflowkit.runtime.local_executor import merged_accumulators
+
+        return CompletableFuture(merged_accumulators(self.run, ("RUNNING", "FINISHED")))
+
+    def get_job_execution_result(self) -> CompletableFuture:
+        """Runs the job to its end; its ``JobExecutionResult`` (or the job's failure)."""
+        from pyflowkit.runtime.local_executor import job_execution_result
+
+        try:
+            if not self._terminal():
+                try:
+                    self.run.run(max_restarts=self._max_restarts)
+                except RestartGuardException:
+                    self.run.cancel()  # a looping job is cancelled, as execute() does
+                    self.run.run(max_restarts=None)
+                    raise
+            return CompletableFuture(job_execution_result(self.run))
+        except Exception as exc:  # the future carries what execute() would have raised
+            return CompletableFuture(None, exc)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _savepoint(self, method: str, directory: Any, drain: bool | None) -> CompletableFuture:
+        if directory is not None and not isinstance(directory, (str, Path)):
+            return CompletableFuture(
+                None,
+                IllegalArgumentException(
+                    f"JobClient.{method}: savepoint_directory must be a path, got {directory!r}."
+                ),
+            )
+        if drain is not None and not isinstance(drain, bool):
+            return CompletableFuture(
+                None,
+                IllegalArgumentException(
+                    f"JobClient.{method}: advance_to_end_of_event_time must be True or False, "
+                    f"got {drain!r}."
+                ),
+            )
+        self._step_while(lambda: not self._terminal() and not self._all_running())
+        if self._terminal():
+            return CompletableFuture(None, self._not_running(method))
+        try:
+            if drain is None:
+                return CompletableFuture(
+                    self.run.savepoint_path(self.run.trigger_savepoint(directory))
+                )
+            path = self.run.savepoint_path(self.run.stop_with_savepoint(directory, drain))
+            # Flink completes the future once the stopped job has terminated
+            self._step_while(lambda: not self._terminal())
+            return CompletableFuture(path)
+        except (CheckpointException, IllegalArgumentException) as exc:
+            return CompletableFuture(None, exc)
+
+    def _all_running(self) -> bool:
+        executions = self.run.executions()
+        return bool(executions) and all(e.state is ExecutionState.RUNNING for e in executions)
+
+    def _terminal(self) -> bool:
+        return self.run.job_status.is_globally_terminal_state()
+
+    def _step_while(self, condition: Any) -> None:
+        while condition() and self.run._advance():
+            pass
+
+    def __repr__(self) -> str:
+        return (
+            f"MiniClusterJobClient({self.run.job_graph.job_name!r}, {self.run.job_id}, "
+            f"{self.run.job_status.value})"
+        )
