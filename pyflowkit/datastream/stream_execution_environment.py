@@ -881,8 +881,9 @@ class StreamExecutionEnvironment:
         return starter(self, job_name, spark)
 
     def execute_async(self, job_name: str | None = None, *, spark: Any = None) -> JobClient:
-        """Submits the job; a streaming job on Spark runs on while the ``JobClient`` is returned,
-        other executors finish the job first."""
+        """Submits the job and returns its ``JobClient``: on the local target the job is RUNNING on
+        a simulated MiniCluster (savepoints, cancel; it runs to its end when its result is asked
+        for), a streaming job on Spark runs on, a bounded Spark job has finished first."""
         executor = (
             importlib.import_module(EXECUTION_TARGETS["spark"]) if spark is not None else None
         )
