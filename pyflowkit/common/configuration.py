@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from pyflowkit.common.config_options import ConfigOption
+from pyflowkit.common.yaml_list import parse_yaml_list
 
 
 class Configuration:
@@ -135,6 +136,20 @@ class Configuration:
         for k, v in items:
             self.set_string(k, v)
         return self
+
+    @staticmethod
+    def parse_list_value(value: str, standard_yaml: bool = True) -> list[Any]:
+        """A list option's value as a list: with ``standard_yaml`` a YAML 1.2 sequence
+        (``[a, b]`` or ``- a`` lines), else (or when it holds no sequence) split on ``;``.
+
+        PyFlink's ``Configuration.parse_list_value`` (Flink's standard ``config.yaml`` lists)."""
+        if not value:
+            return []
+        if standard_yaml:
+            items = parse_yaml_list(value)
+            if items is not None:
+                return items
+        return value.split(";")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Configuration) and self._data == other._data

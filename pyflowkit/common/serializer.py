@@ -33,3 +33,18 @@ class TypeSerializer(ABC, Generic[T]):
 
     def __repr__(self) -> str:
         return self.__class__.__name__
+
+
+class VoidNamespaceSerializer(TypeSerializer[bytes]):
+    """The namespace of state that has none: writes nothing, reads ``b''``.
+
+    PyFlink's ``VoidNamespaceSerializer`` (the Python side of Flink's ``VoidNamespaceSerializer``)."""
+
+    def serialize(self, element: bytes, stream: BytesIO) -> None:
+        pass
+
+    def deserialize(self, stream: BytesIO) -> bytes:
+        return VOID
+
+
+VOID = b""  # PyFlink's ``void``: the one value of the void namespace

@@ -126,6 +126,19 @@ class CheckpointListener(ABC):
         pass
 
 
+class CheckpointedFunction(ABC):
+    """Flink's ``CheckpointedFunction``: a function with its own operator (or keyed) state,
+    snapshotted with each checkpoint and initialized before ``open``."""
+
+    @abstractmethod
+    def snapshot_state(self, context: Any) -> None:
+        """``snapshotState(FunctionSnapshotContext)``: write the function's state."""
+
+    @abstractmethod
+    def initialize_state(self, context: Any) -> None:
+        """``initializeState(FunctionInitializationContext)``: create / restore the state."""
+
+
 class MapFunction(Function):
     """PyFlink's ``MapFunction``: one output per input."""
 
@@ -503,8 +516,27 @@ class ProcessAllWindowFunction(Function, Generic[IN, OUT, W]):
         pass
 
 
+def _refuse_java_function(cls: type, base: type, param: str, args: tuple, kwargs: dict) -> None:
+    """``SourceFunction('com.acme.MySource')``: PyFlink's Java-class form needs a JVM."""
+    given = args[0] if args else kwargs.get(param)
+    if cls is base and given is not None:
+        from pyflowkit.errors import UnsupportedOperationException
+
+        raise UnsupportedOperationException(
+            f"{base.__name__}({given!r}): PyFlink's form wraps a Java {base.__name__}, which needs "
+            f"a JVM pyflowkit does not run; subclass {base.__name__} in Python instead."
+        )
+
+
 class SinkFunction(Function):
     """Flink's ``SinkFunction``: ``invoke(value, context)`` per record."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> SinkFunction:
+        _refuse_java_function(cls, SinkFunction, "sink_func", args, kwargs)
+        return super().__new__(cls)
+
+    def __init__(self, sink_func: Any = None) -> None:
+        """``sink_func`` is PyFlink's Java function (refused); Python sinks subclass this."""
 
     class Context(_Clocks):
         """``SinkFunction.Context``: clocks and the record's timestamp."""
@@ -535,6 +567,13 @@ class SourceFunction(Function):
         def emit_watermark(self, watermark: Any) -> None: ...
 
     is_parallel: bool = False  # True stands for Flink's ParallelSourceFunction
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> SourceFunction:
+        _refuse_java_function(cls, SourceFunction, "source_func", args, kwargs)
+        return super().__new__(cls)
+
+    def __init__(self, source_func: Any = None) -> None:
+        """``source_func`` is PyFlink's Java function (refused); Python sources subclass this."""
 
     @abstractmethod
     def run(self, ctx: SourceFunction.SourceContext) -> Any: ...

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pyflowkit.datastream.connectors.base import SupportsPreprocessing
 from pyflowkit.datastream.data_stream import DataStreamSink
 from pyflowkit.datastream.execution_mode import RuntimeExecutionMode
 from pyflowkit.graph.transformations import (
@@ -116,6 +117,9 @@ def sink_to(stream: DataStream, sink: Any) -> UnifiedSinkStreamSink:
     """Add the writer (and committer) of ``sink`` after ``stream``; validated before anything
     is added."""
     check_sink(sink, "sink_to()")
+    transformer = sink.get_transformer() if isinstance(sink, SupportsPreprocessing) else None
+    if transformer is not None:  # PyFlink's sink_to: the sink's preprocessing comes first
+        stream = transformer.apply(stream)
     env = stream._env
     batch = _is_batch(env)
     has_committer = callable(getattr(sink, "create_committer", None))

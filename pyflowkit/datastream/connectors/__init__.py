@@ -1,18 +1,20 @@
 """Connectors (PyFlink's ``pyflink.datastream.connectors``): sources and sinks."""
 
+from pyflowkit.datastream.connectors.base import DeliveryGuarantee, Sink, Source
 from pyflowkit.datastream.connectors.file_system import (
     BucketAssigner,
     FileSink,
     FileSource,
+    FileSourceBuilder,
     OutputFileConfig,
     RollingPolicy,
     StreamFormat,
+    StreamingFileSink,
 )
 from pyflowkit.datastream.connectors.number_seq import NumberSequenceSource
 from pyflowkit.operators.sources import (
     CollectionSource,
     DataGeneratorSource,
-    Source,
     StatefulSequenceSource,
     TextFileSource,
 )
@@ -21,13 +23,17 @@ __all__ = [
     "BucketAssigner",
     "CollectionSource",
     "DataGeneratorSource",
+    "DeliveryGuarantee",
     "FileSink",
     "FileSource",
+    "FileSourceBuilder",
+    "NumberSequenceSource",
     "OutputFileConfig",
     "RollingPolicy",
-    "StreamFormat",
-    "NumberSequenceSource",
+    "Sink",
     "Source",
     "StatefulSequenceSource",
+    "StreamFormat",
+    "StreamingFileSink",
     "TextFileSource",
 ]

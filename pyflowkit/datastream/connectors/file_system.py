@@ -10,6 +10,12 @@ from typing import Any
 
 from pyflowkit.common.serialization import BulkWriterFactory
 from pyflowkit.common.time import Duration
+from pyflowkit.datastream.connectors.base import (
+    Sink,
+    Source,
+    StreamTransformer,
+    SupportsPreprocessing,
+)
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators import file_sink as _sink
 from pyflowkit.operators import file_source as _source
@@ -24,6 +30,7 @@ from pyflowkit.operators.file_sink_config import (
     RollingPolicy,
 )
 from pyflowkit.operators.file_source import TextLineFormat
+from pyflowkit.operators.streaming_file_sink import StreamingFileSinkFunction
 
 __all__ = [
     "BaseBuilder",
@@ -41,6 +48,7 @@ __all__ = [
     "RollingPolicy",
     "RowFormatBuilder",
     "StreamFormat",
+    "StreamingFileSink",
 ]
 
 
@@ -53,7 +61,7 @@ class StreamFormat:
         return TextLineFormat(charset_name)
 
 
-class FileSource(_source.FileSource):
+class FileSource(_source.FileSource, Source):
     """PyFlink's ``FileSource`` (Flink's ``FileSource``): files split across source subtasks."""
 
     @staticmethod
@@ -96,8 +104,13 @@ class FileSourceBuilder:
         return FileSource(self._format, self._paths, self._discovery_interval_ms)
 
 
-class FileSink(_sink.FileSink):
-    """PyFlink's ``FileSink`` (Flink's ``FileSink``), row format."""
+class FileSink(_sink.FileSink, Sink, SupportsPreprocessing):
+    """PyFlink's ``FileSink`` (Flink's ``FileSink``), row or bulk format."""
+
+    def get_transformer(self) -> StreamTransformer | None:
+        """``SupportsPreprocessing``: PyFlink's FileSink transforms its input only for Java bulk
+        formats; pyflowkit's writers take the records as they are (None)."""
+        return None
 
     @staticmethod
     def for_row_format(base_path: str, encoder: Any) -> RowFormatBuilder:
@@ -205,3 +218,83 @@ class BulkFormatBuilder(BaseBuilder):
 FileSink.RowFormatBuilder = RowFormatBuilder  # type: ignore[attr-defined]
 FileSink.BulkFormatBuilder = BulkFormatBuilder  # type: ignore[attr-defined]
 FileSink.BaseBuilder = BaseBuilder  # type: ignore[attr-defined]
+
+
+class StreamingFileSink(StreamingFileSinkFunction):
+    """PyFlink's ``StreamingFileSink`` (Flink's ``StreamingFileSink``): the file sink as a
+    ``SinkFunction`` for ``add_sink``, with FileSink's buckets, rolling policies and commits."""
+
+    @staticmethod
+    def for_row_format(base_path: str, encoder: Any) -> DefaultRowFormatBuilder:
+        return DefaultRowFormatBuilder(base_path, encoder)
+
+    @staticmethod
+    def for_bulk_format(
+        base_path: str, writer_factory: BulkWriterFactory
+    ) -> DefaultBulkFormatBuilder:
+        """Bulk-encoded part files, rolled on every checkpoint (``forBulkFormat``)."""
+        return DefaultBulkFormatBuilder(base_path, writer_factory)
+
+    def __repr__(self) -> str:
+        sink = self.sink
+        return (
+            f"StreamingFileSink({sink.base_path!r}, {sink.bucket_assigner!r}, "
+            f"{sink.rolling_policy!r}, {sink.output_file_config!r})"
+        )
+
+
+class _StreamingBaseBuilder(BaseBuilder):
+    """PyFlink's ``StreamingFileSink.BaseBuilder``: FileSink's settings, built into a
+    ``StreamingFileSink``."""
+
+    _what = "StreamingFileSink"
+
+    def with_rolling_policy(self, policy: RollingPolicy) -> _StreamingBaseBuilder:  # type: ignore[override]
+        BaseBuilder.with_rolling_policy(self, policy)
+        return self
+
+    def build(self) -> StreamingFileSink:  # type: ignore[override]
+        return StreamingFileSink(BaseBuilder.build(self))
+
+
+class DefaultRowFormatBuilder(_StreamingBaseBuilder):
+    """PyFlink's ``StreamingFileSink.DefaultRowFormatBuilder`` (default ``DefaultRollingPolicy``)."""
+
+    _what = "StreamingFileSink.DefaultRowFormatBuilder"
+
+    def __init__(self, base_path: str, encoder: Any) -> None:
+        super().__init__(base_path, encoder, None)
+
+    def with_rolling_policy(self, policy: RollingPolicy) -> DefaultRowFormatBuilder:
+        _StreamingBaseBuilder.with_rolling_policy(self, policy)
+        return self
+
+
+class DefaultBulkFormatBuilder(_StreamingBaseBuilder):
+    """PyFlink's ``StreamingFileSink.DefaultBulkFormatBuilder``: part files roll on every
+    checkpoint (a bulk writer cannot resume a part)."""
+
+    _what = "StreamingFileSink.DefaultBulkFormatBuilder"
+
+    def __init__(self, base_path: str, writer_factory: BulkWriterFactory) -> None:
+        if not isinstance(writer_factory, BulkWriterFactory):
+            raise IllegalArgumentException(
+                "StreamingFileSink.for_bulk_format() needs a BulkWriterFactory (e.g. "
+                f"CsvBulkWriters.for_schema(schema)), got {writer_factory!r}."
+            )
+        super().__init__(base_path, writer_factory, OnCheckpointRollingPolicy())
+
+    def with_rolling_policy(self, policy: OnCheckpointRollingPolicy) -> DefaultBulkFormatBuilder:
+        if not isinstance(policy, OnCheckpointRollingPolicy):
+            raise IllegalArgumentException(
+                "StreamingFileSink.DefaultBulkFormatBuilder.with_rolling_policy() needs a "
+                "checkpoint rolling policy (RollingPolicy.on_checkpoint_rolling_policy()): bulk "
+                f"formats roll on every checkpoint, got {policy!r}."
+            )
+        self._rolling_policy = policy
+        return self
+
+
+StreamingFileSink.BaseBuilder = _StreamingBaseBuilder  # type: ignore[attr-defined]
+StreamingFileSink.DefaultRowFormatBuilder = DefaultRowFormatBuilder  # type: ignore[attr-defined]
+StreamingFileSink.DefaultBulkFormatBuilder = DefaultBulkFormatBuilder  # type: ignore[attr-defined]

@@ -8,9 +8,19 @@ they are created (Flink's ``StreamingFunctionUtils.snapshotFunctionState``/``res
 from __future__ import annotations
 
 import copy
-from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
+
+from pyflowkit.datastream.functions import CheckpointedFunction
+
+__all__ = [
+    "CheckpointedFunction",
+    "FunctionInitializationContext",
+    "FunctionSnapshotContext",
+    "checkpointed_function_of",
+    "initialize_function_states",
+    "snapshot_function_states",
+]
 
 
 @dataclass
@@ -43,16 +53,6 @@ class FunctionInitializationContext:
 
     def get_keyed_state_store(self) -> Any:
         return self.keyed_state_store
-
-
-class CheckpointedFunction(ABC):
-    """Flink's ``CheckpointedFunction``."""
-
-    @abstractmethod
-    def snapshot_state(self, context: FunctionSnapshotContext) -> None: ...
-
-    @abstractmethod
-    def initialize_state(self, context: FunctionInitializationContext) -> None: ...
 
 
 def checkpointed_function_of(operator: Any) -> CheckpointedFunction | None:
