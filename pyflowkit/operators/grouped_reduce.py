@@ -36,6 +36,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self._int_maps: dict[int, dict[Any, Any]] = {}
         self._str_keys = False  # the last batch ended on a str key: use the str loop
         self._maps_version = -1  # the backend's snapshot_version the cached maps belong to
+        self._kg_maps: dict[int, dict[Any, Any]] = {}  # key group → the map the caches hold
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -143,27 +144,21 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             self.keyed_state_backend.set_current_key(last_key)  # type: ignore[union-attr]
 
     def _check_cached_maps(self) -> None:
-        """Drop the cached state maps if a snapshot was taken since they were fetched (the
+        """Re-point the cached state maps if a snapshot was taken since they were fetched (the
         state table copies a key group's maps on write while a snapshot holds them)."""
-        backend = self.keyed_state_backend
-        version = backend.snapshot_version  # type: ignore[union-attr]
-        if version != self._maps_version:
-            self._maps_version = version
-            # the same keys, now pointing at their key groups' current maps (str and int keys
-            # are their own key identity, so the backend's key-group cache has them)
-            cached_key_group = backend.key_group_lookup()  # type: ignore[union-attr]
-            table = self._state.table
-            maps: dict[int, dict[Any, Any]] = {}
-            for cache in (self._str_maps, self._int_maps):
-                for key in list(cache):
-                    kg = cached_key_group(key)
-                    if kg is None:  # not cached any more: fetched again on use
-                        del cache[key]
-                        continue
-                    m = maps.get(kg)
-                    if m is None:
-                        m = maps[kg] = table.namespace_map(kg, VOID_NAMESPACE)
-                    cache[key] = m
+        version = self.keyed_state_backend.snapshot_version  # type: ignore[union-attr]
+        if version == self._maps_version:
+            return
+        self._maps_version = version
+        # one fetch per key group, then every cached key re-pointed in one C-level pass
+        namespace_map = self._state.table.namespace_map
+        renamed: dict[int, dict[Any, Any]] = {}
+        kg_maps: dict[int, dict[Any, Any]] = {}
+        for kg, old in self._kg_maps.items():
+            renamed[id(old)] = kg_maps[kg] = namespace_map(kg, VOID_NAMESPACE)
+        self._kg_maps = kg_maps
+        self._str_maps = _re_pointed(self._str_maps, renamed)
+        self._int_maps = _re_pointed(self._int_maps, renamed)
 
     def _map_for_key(self, key: Any) -> dict[Any, Any]:
         """The state table's void-namespace map holding ``key`` (checks the key group first).
@@ -179,7 +174,13 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             if len(cache) >= _KEY_MAP_CACHE_LIMIT:
                 cache.clear()
             cache[key] = m
+            self._kg_maps[kg] = m
         return m
+
+
+def _re_pointed(cache: dict[Any, Any], renamed: dict[int, dict[Any, Any]]) -> dict[Any, Any]:
+    """``cache`` with each map replaced by ``renamed[id(map)]`` (one pass in C)."""
+    return dict(zip(cache, map(renamed.__getitem__, map(id, cache.values())), strict=True))
 
 
 register_operator("StreamGroupedReduce", StreamGroupedReduce)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator
+from itertools import chain
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
@@ -36,6 +37,11 @@ def _copy_map(by_key: dict[Any, Any]) -> dict[Any, Any]:
     """``by_key`` copied for writing: the same keys, mutable values deep-copied."""
     new = by_key.copy()
     atoms = _ATOMS
+    kinds = set(map(type, by_key.values()))
+    if kinds <= atoms:  # nothing to deep-copy (checked a type at a time, in C)
+        return new
+    if kinds == {tuple} and atoms.issuperset(map(type, chain.from_iterable(by_key.values()))):
+        return new
     for key, value in by_key.items():
         tv = type(value)
         if tv not in atoms and not (tv is tuple and atoms.issuperset(map(type, value))):
@@ -156,15 +162,23 @@ class KeyedStateSnapshot:
     """A keyed-state snapshot between its synchronous and asynchronous parts.
 
     Flink's ``HeapSnapshotStrategy``: the synchronous part froze every table
-    (``StateTable.freeze``, a version mark); ``materialize`` is the asynchronous part, which
-    turns the frozen maps into plain data (key group → state name → ``{"kind", "entries"}``)
-    and releases them. A snapshot dropped unmaterialised releases its tables when collected.
+    (``StateTable.freeze``, a version mark); ``frozen_tables`` reads the frozen maps (the
+    asynchronous part sizes them); ``materialize`` turns them into plain data (key group →
+    state name → ``{"kind", "entries"}``) when the snapshot is first read, and releases them.
+    A snapshot dropped unmaterialised releases its tables when collected.
     """
 
     def __init__(self, frozen: list[tuple[StateTable, int, dict[int, Any]]]) -> None:
         self._frozen: list[tuple[StateTable, int, dict[int, Any]]] | None = frozen
         self._release = weakref.finalize(self, _release_all, [(t, v) for t, v, _ in frozen])
         self._result: dict[int, dict[str, dict[str, Any]]] | None = None
+
+    def frozen_tables(self) -> list[tuple[str, str, dict[int, dict[Any, dict[Any, Any]]]]] | None:
+        """(state name, kind, key group → namespace → key → value) as of the mark, to read
+        only (Flink's ``CopyOnWriteStateTableSnapshot``); None once materialised."""
+        if self._frozen is None:
+            return None
+        return [(table.name, table.kind, key_groups) for table, _, key_groups in self._frozen]
 
     def materialize(self, key_groups: Iterable[int] | None = None) -> dict[int, dict[str, dict]]:
         """The snapshot as plain data (copied; only ``key_groups`` when given)."""

@@ -27,7 +27,8 @@ class OperatorSnapshot:
     (domain ``"event"`` or ``"processing"``).
 
     The keyed state may be given as a pending ``KeyedStateSnapshot`` (``defer_keyed_state``): it
-    is materialised on first read, which is the snapshot's asynchronous part.
+    stays frozen (the asynchronous part sizes it from the frozen maps) and is materialised on
+    first read (restore, savepoint, inspection).
     """
 
     def __init__(
@@ -50,6 +51,11 @@ class OperatorSnapshot:
     @keyed_state.setter
     def keyed_state(self, value: dict[int, dict[str, dict[str, Any]]]) -> None:
         self._keyed_state, self._pending = value, None
+
+    @property
+    def pending_keyed_state(self) -> Any:
+        """The frozen ``KeyedStateSnapshot`` not materialised yet, or None."""
+        return self._pending
 
     def defer_keyed_state(self, pending: Any) -> None:
         """Hold a frozen keyed-state snapshot (``materialize()`` → the plain form) until read."""

@@ -168,3 +168,26 @@ def test_keyed_reduce_cached_maps_never_write_into_a_snapshot() -> None:
         ["k", None, 33],
         [7, None, 300],
     ]
+
+
+def test_keyed_reduce_re_points_every_cached_key_after_each_snapshot() -> None:
+    from pyflowkit.graph.transformations import OperatorFactory
+    from tests.operators.test_operators import harness
+
+    factory = OperatorFactory("StreamGroupedReduce", params={"function": lambda a, b: a + b})
+    keys = [f"w{i}" for i in range(300)] + list(range(300))  # str and int caches, many key groups
+    op, _ = harness(factory.create(), key=lambda v: keys[v % len(keys)])
+    expected: dict[Any, int] = {}
+    snaps = []
+    for round_ in range(4):
+        batch = [i * 7 % 1000 + round_ for i in range(900)]
+        op.process_batch(batch, None)
+        for v in batch:
+            k = keys[v % len(keys)]
+            expected[k] = expected.get(k, 0) + v
+        snaps.append((op.snapshot_state(round_, 0), dict(expected)))
+    for snap, at_mark in snaps:  # each snapshot read after later batches wrote on
+        got = {e[0]: e[2] for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]}
+        assert got == at_mark
+    live = op.keyed_state_backend.snapshot()
+    assert {e[0]: e[2] for per in live.values() for e in per["_op_state"]["entries"]} == expected

@@ -1,8 +1,8 @@
 """One task's side of a checkpoint (Flink's ``SubtaskCheckpointCoordinatorImpl``).
 
 ``checkpoint_state`` is the synchronous part (pre-barrier hook, barrier broadcast, operator and
-function snapshots); ``finish_async`` is the asynchronous part (materialising and sizing the
-state); notifications are forwarded to every operator of the chain.
+function snapshots); ``finish_async`` is the asynchronous part (sizing the frozen state, which is
+materialised when first read); notifications are forwarded to every operator of the chain.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from pyflowkit.runtime.checkpoint import state_codec
 from pyflowkit.runtime.checkpoint.barriers import CancelCheckpointMarker, CheckpointBarrier
 from pyflowkit.runtime.checkpoint.checkpointed_function import snapshot_function_states
+from pyflowkit.runtime.checkpoint.frozen_state_size import operator_snapshot_size
 from pyflowkit.runtime.checkpoint.task_state import ChannelState, TaskStateSnapshot
 from pyflowkit.runtime.network import Buffer
 from pyflowkit.state.snapshot import OperatorSnapshot
@@ -88,8 +89,9 @@ class SubtaskCheckpointCoordinator:
         )
 
     def finish_async(self, sync: SyncSnapshot) -> tuple[TaskStateSnapshot, int]:
-        """``AsyncCheckpointRunnable.run``: materialise and size the state; (snapshot, async ms)."""
-        size = sum(state_codec.snapshot_size(s.to_dict()) for s in sync.operator_states.values())
+        """``AsyncCheckpointRunnable.run``: size the frozen state; (snapshot, async ms)."""
+        # sized from the frozen maps: the snapshot is materialised only when someone reads it
+        size = sum(map(operator_snapshot_size, sync.operator_states.values()))
         if not sync.channel_state.is_empty:
             size += state_codec.state_size(
                 [sync.channel_state.input, list(sync.channel_state.output.items())]
