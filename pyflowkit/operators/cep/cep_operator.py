@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator, split_process_output
 from pyflowkit.operators.cep.after_match_skip_strategy import AfterMatchSkipStrategy
 from pyflowkit.operators.cep.functions import TimedOutPartialMatchHandler
@@ -205,6 +206,8 @@ class CepOperator(AbstractUdfStreamOperator):
             return
         backend = self.keyed_state_backend
         set_key = backend.set_current_key  # type: ignore[union-attr]
+        cached_key_group = backend.key_group_lookup()  # type: ignore[union-attr]
+        checked_key_group = backend.checked_key_group  # type: ignore[union-attr]
         select = self._key_selector1
         nfa = self.nfa
         if backend.snapshot_version != self._maps_version:  # type: ignore[union-attr]
@@ -213,26 +216,38 @@ class CepOperator(AbstractUdfStreamOperator):
         maps_of = self._maps
         now = self._timer_service.current_processing_time()  # fixed while a batch is processed
         timer_service = self._cep_timer_service
+        start_decide = nfa.start_decide  # (event, ctx) when no condition needs a context
         decide = nfa.start_decision_graph
         quiescent = nfa.is_quiescent
         start = nfa.start_state_names
         process = self._process_in_maps
         for value in values:
             key = select(value)  # type: ignore[misc]
-            set_key(key)
-            kg = backend.current_key_group  # type: ignore[union-attr]
+            # the key context is set only for events the NFA processes (a skipped one reads
+            # nothing keyed but this key's entries in its key group's maps)
+            kg = cached_key_group(key) if type(key) in SELF_IDENTIFYING_KEY_TYPES else None
+            if kg is None:
+                kg = checked_key_group(key)
             maps = maps_of.get(kg)
             if maps is None:
                 maps = maps_of[kg] = self._key_group_maps(kg)
             nfa_state = maps[0].get(key)
-            if (
-                nfa_state is None
-                or (len(nfa_state[0]) == 1 and nfa_state[0][0][0] in start and not nfa_state[1])
-                or quiescent(nfa_state)
-            ):
+            if nfa_state is None or (
+                not nfa_state[1]
+                and (
+                    not nfa_state[0]
+                    or (
+                        nfa_state[0][0][0] in start
+                        and (len(nfa_state[0]) == 1 or quiescent(nfa_state))
+                    )
+                )
+            ):  # only start states wait (NFA.is_quiescent)
                 counts = maps[3].get(key)
                 if counts is None or not maps[1].get(key):
-                    decision = decide(value, now, timer_service)
+                    if start_decide is not None:
+                        decision = start_decide(value, None)
+                    else:
+                        decision = decide(value, now, timer_service)
                     if not decision[0]:
                         if counts and min(counts) < now:  # advanceTime forgets older counters
                             for ts in [t for t in counts if t < now]:
@@ -240,8 +255,10 @@ class CepOperator(AbstractUdfStreamOperator):
                             if not counts:
                                 del maps[3][key]
                         continue
+                    set_key(key)
                     process(maps, key, nfa_state, value, now, decision)
                     continue
+            set_key(key)
             process(maps, key, nfa_state, value, now, None)
 
     def _key_group_maps(self, key_group: int) -> tuple[dict[Any, Any], ...]:

@@ -131,6 +131,19 @@ class BooleanConditions:
         return _FalseCondition()
 
 
+def condition_call(condition: Any) -> tuple[Any, bool]:
+    """How the NFA calls a condition: (callable, simple). A ``SimpleCondition`` is called as
+    ``filter(value)`` (a plain callable's function itself, without the wrapper), any other as
+    ``test(value, ctx)``; an edge without a condition is (None, True), always true."""
+    if condition is None:
+        return None, True
+    if isinstance(condition, _CallableCondition):
+        return condition.function, True
+    if isinstance(condition, SimpleCondition) and type(condition).test is SimpleCondition.test:
+        return condition.filter, True
+    return condition.test, False
+
+
 def as_condition(condition: Any, where: str) -> IterativeCondition:
     """A user's condition as an ``IterativeCondition``: conditions pass, callables become
     ``SimpleCondition``s; anything else is refused naming ``where`` (e.g. ``Pattern 'first'.where()``)."""

@@ -13,8 +13,12 @@ from typing import Any
 
 from pyflowkit.errors import FlinkRuntimeException, IllegalStateException
 from pyflowkit.operators.cep import java_priority_queue as pq
-from pyflowkit.operators.cep.conditions import RichCompositeIterativeCondition, SimpleCondition
-from pyflowkit.operators.cep.dewey_number import START, add_stage, increase
+from pyflowkit.operators.cep.conditions import (
+    RichCompositeIterativeCondition,
+    SimpleCondition,
+    condition_call,
+)
+from pyflowkit.operators.cep.dewey_number import START, increase
 from pyflowkit.operators.cep.nfa_compiler import original_name
 from pyflowkit.operators.cep.shared_buffer import SharedBufferAccessor
 from pyflowkit.operators.cep.state import State, StateTransitionAction
@@ -84,8 +88,33 @@ def extract_current_matches(accessor: SharedBufferAccessor, cs: ComputationState
     return paths[0]
 
 
+class _Program:
+    """One NFA state compiled once: its flags, its transitions with their condition calls
+    resolved, and its ``createDecisionGraph`` as a function ``decide(event, ctx)``."""
+
+    __slots__ = ("name", "state", "is_start", "transitions", "decide")
+
+    def __init__(self, state: State) -> None:
+        self.name = state.name
+        self.state = state
+        self.is_start = state.is_start()
+        # (action, test, simple, target program, edge, condition); set by NFA._compile
+        self.transitions: tuple[tuple[Any, ...], ...] = ()
+        self.decide: Any = None
+
+
+# An edge of a decision graph: (is TAKE, target state name, source pattern name, the target
+# State when it has PROCEED edges — findFinalStateAfterProceed is needed — else None).
+Edge = tuple
+_MISS: tuple[tuple[Edge, ...], int, int] = ((), 0, 0)
+
+
 class NFA:
-    """Flink's ``NFA``: the compiled states, the window length and whether timeouts are reported."""
+    """Flink's ``NFA``: the compiled states, the window length and whether timeouts are reported.
+
+    Each state is compiled once into a ``_Program`` (transitions with direct condition calls and a
+    decision function); ``process`` runs ``computeNextStates`` for every computation state inline.
+    """
 
     def __init__(self, states: list[State], window_time: int, handle_timeout: bool) -> None:
         self.states: dict[str, State] = {s.name: s for s in states}
@@ -93,16 +122,101 @@ class NFA:
         self.handle_timeout = handle_timeout
         self._start = {s.name for s in states if s.is_start()}
         self.start_state_names = frozenset(self._start)
-        self._final = {s.name for s in states if s.is_final()}
-        self._stop = {s.name for s in states if s.is_stop()}
-        self._start_decision: tuple[list[Any], int, int] | None = None
+        self._final = frozenset(s.name for s in states if s.is_final())
+        self._stop = frozenset(s.name for s in states if s.is_stop())
         # SimpleConditions never look at their context: build one only for IterativeConditions
         self._needs_context = not all(_is_simple(c) for c in self.conditions())
-        self._start_states = [self.states[n] for n in sorted(self._start)]
-        # states with a PROCEED edge: only they can reach a final state after a TAKE
-        self._proceeds = {
+        self._programs = self._compile(states)
+        starts = [self._programs[n] for n in sorted(self._start)]
+        self._start_program = starts[0] if len(starts) == 1 else None
+        # the start state's decide(event, None) when no condition needs a context, else None
+        self.start_decide = (
+            self._start_program.decide
+            if self._start_program is not None and not self._needs_context
+            else None
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt from its states, so the compiled decision functions follow copied conditions
+        return NFA, (list(self.states.values()), self.window_time, self.handle_timeout)
+
+    # ---- compilation ----
+    def _compile(self, states: list[State]) -> dict[str, _Program]:
+        programs = {s.name: _Program(s) for s in states}
+        has_proceed = {
             s.name for s in states if any(t.action is PROCEED for t in s.state_transitions)
         }
+        for prog in programs.values():
+            compiled = []
+            for t in prog.state.state_transitions:
+                target = t.target_state
+                test, simple = condition_call(t.condition)
+                edge = (
+                    t.action is TAKE,
+                    target.name,
+                    original_name(t.source_state.name),
+                    target if target.name in has_proceed else None,
+                )
+                compiled.append((t.action, test, simple, programs[target.name], edge, t.condition))
+            prog.transitions = tuple(compiled)
+        for prog in programs.values():
+            prog.decide = self._decider(prog)
+        return programs
+
+    def _decider(self, prog: _Program) -> Any:
+        """``createDecisionGraph`` of one state as a function ``(event, ctx) -> (edges, number
+        of branching TAKEs, number of branching IGNOREs)`` (``OutgoingEdges``; a self-IGNORE
+        does not count). A state with one simple, PROCEED-free edge gets a single call."""
+        name = prog.name
+        failed = self._condition_failed
+        trs = prog.transitions
+        if len(trs) == 1 and trs[0][0] is not PROCEED and trs[0][2]:
+            action, test, _, target, edge, condition = trs[0]
+            takes = 1 if action is TAKE else 0
+            ignores = 1 if action is IGNORE and target.name != name else 0
+            hit = ((edge,), takes, ignores)
+            if test is None:
+                return lambda event, ctx: hit
+            state = prog.state
+
+            def decide_one(event: Any, ctx: Any) -> tuple[tuple[Edge, ...], int, int]:
+                try:
+                    if test(event):
+                        return hit
+                except FlinkRuntimeException:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
+                    raise failed(exc, state, condition) from exc
+                return _MISS
+
+            return decide_one
+
+        def decide(event: Any, ctx: Any) -> tuple[list[Edge], int, int]:
+            edges: list[Edge] = []
+            total_take = total_ignore = 0
+            stack = [prog]
+            current = prog
+            condition = None
+            try:
+                while stack:
+                    current = stack.pop()
+                    for action, test, simple, target, edge, condition in current.transitions:  # noqa: B007 (named on failure)
+                        if test is None or (test(event) if simple else test(event, ctx)):
+                            if action is PROCEED:
+                                stack.append(target)
+                            else:
+                                if action is TAKE:
+                                    total_take += 1
+                                elif target.name != name:
+                                    total_ignore += 1
+                                edges.append(edge)
+            except FlinkRuntimeException:
+                raise
+            except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
+                raise failed(exc, current.state, condition) from exc
+            return edges, total_take, total_ignore
+
+        return decide
 
     def is_quiescent(self, nfa_state: NFAState) -> bool:
         """Only start computation states and no completed match wait: an event that no start
@@ -117,14 +231,16 @@ class NFA:
 
     def start_decision_graph(
         self, event: Any, timestamp: int, timer_service: Any
-    ) -> tuple[list[Any], int, int]:
+    ) -> tuple[Any, int, int]:
         """``createDecisionGraph`` of the (single) start state for ``event`` (nothing taken yet,
         so its context has no events)."""
-        (state,) = self._start_states
+        prog = self._start_program
+        if prog is None:
+            raise IllegalStateException("The NFA must have exactly one start state.")
         if not self._needs_context:
-            return self._decision_graph(None, state, event)
-        ctx = ConditionContext(_EMPTY_ACCESSOR, start_state(state.name), timer_service, timestamp)
-        return self._decision_graph(ctx, state, event)
+            return prog.decide(event, None)
+        ctx = ConditionContext(_EMPTY_ACCESSOR, start_state(prog.name), timer_service, timestamp)
+        return prog.decide(event, ctx)
 
     # ---- lifecycle ----
     def conditions(self) -> list[Any]:
@@ -148,7 +264,7 @@ class NFA:
         """``createInitialNFAState``: one start computation state per start state."""
         partial: list = []
         for name in self._start:
-            pq.offer(partial, start_state(name), computation_state_key)
+            _offer(partial, start_state(name))
         return [partial, [], False]
 
     # ---- time ----
@@ -163,7 +279,7 @@ class NFA:
             start = self._start
             expired = False
             for cs in partial:
-                if cs[0] not in start and timestamp - cs[3] >= window:
+                if timestamp - cs[3] >= window and cs[0] not in start:
                     expired = True
                     break
             if expired:
@@ -178,7 +294,7 @@ class NFA:
                         accessor.release_node(cs[1])
                         nfa_state[2] = True
                     else:
-                        pq.offer(kept, cs, computation_state_key)
+                        _offer(kept, cs)
                 nfa_state[0] = kept
         counts = accessor.events_count
         if counts and min(counts) < timestamp:
@@ -194,82 +310,184 @@ class NFA:
         timestamp: int,
         skip_strategy: Any,
         timer_service: Any,
-        start_decision: tuple[list[Any], int, int] | None = None,
+        start_decision: tuple[Any, int, int] | None = None,
     ) -> list[dict[str, list]]:
         """``process``: feed one event; the completed matches, materialized, in Flink's order.
 
+        ``computeNextStates`` runs inline for each computation state; the event is registered
+        in the shared buffer on its first TAKE only (``EventWrapper``) and released at the end.
         ``start_decision``: the start state's decision graph for this event when the caller has
         already evaluated it (``start_decision_graph``), so no condition runs twice.
         """
-        wrapper = _EventWrapper(event, timestamp, accessor)
-        self._start_decision = start_decision
-        try:
-            return self._do_process(accessor, nfa_state, wrapper, skip_strategy, timer_service)
-        finally:
-            if wrapper.event_id is not None:
-                accessor.release_event(wrapper.event_id)
-
-    def _do_process(
-        self,
-        accessor: SharedBufferAccessor,
-        nfa_state: NFAState,
-        event: _EventWrapper,
-        skip_strategy: Any,
-        timer_service: Any,
-    ) -> list[dict[str, list]]:
-        key = computation_state_key
+        programs = self._programs
+        needs_context = self._needs_context
+        final, stop = self._final, self._stop
+        entries = accessor.entries
+        events = accessor.events
+        release_node = accessor.release_node
         new_partial: list = []
         potential: list = []
-        final, stop = self._final, self._stop
-        offer = pq.offer
-        compute = self._compute_next_states
         changed = False
-        for cs in nfa_state[0]:
-            new_states = compute(accessor, cs, event, timer_service)
-            if len(new_states) != 1:
-                changed = True
-                if not new_states:
-                    continue
-            else:
-                ncs = new_states[0]
-                if ncs == cs:  # unchanged (a start state nothing took)
-                    offer(new_partial, cs, key)
-                    continue
-                changed = True
-            retain = []
-            discard_path = False
-            for ncs in new_states:
-                name = ncs[0]
-                if name in final:
-                    offer(potential, ncs, key)
-                elif name in stop:
-                    discard_path = True
-                    accessor.release_node(ncs[1])
+        event_id: Any = None
+        try:
+            for cs in nfa_state[0]:
+                name, previous, version, start_ts, start_id = cs
+                prog = programs[name]
+                is_start = prog.is_start
+                ctx = (
+                    ConditionContext(accessor, cs, timer_service, timestamp)
+                    if needs_context
+                    else None
+                )
+                if is_start and start_decision is not None:
+                    edges, total_take, total_ignore = start_decision
                 else:
-                    retain.append(ncs)
-            if discard_path:
-                for ncs in retain:
-                    accessor.release_node(ncs[1])
-            else:
-                for ncs in retain:
-                    offer(new_partial, ncs, key)
-        if potential:
-            changed = True
-        result: list[dict[str, list]] = []
-        if skip_strategy.is_skip_strategy():
-            if self._process_with_skip(
-                accessor, nfa_state, skip_strategy, potential, new_partial, result
-            ):
+                    edges, total_take, total_ignore = prog.decide(event, ctx)
+                if not edges:  # nothing taken or ignored: a start state stays, any other one ends
+                    if is_start:
+                        _offer(new_partial, cs)
+                        continue
+                    changed = True
+                    if previous is not None:
+                        node = entries.get(previous)
+                        if node is not None and node[0] > 1:
+                            node[0] -= 1
+                        else:
+                            release_node(previous)
+                    continue
+                # ---- computeNextStates ----
+                take_to_visit = total_take - 1 if total_take > 0 else 0
+                ignore_to_visit = total_ignore
+                take_to_skip = take_to_visit
+                result: list[ComputationState] = []
+                for is_take, target_name, source_name, proceed_target in edges:
+                    if not is_take:  # IGNORE
+                        if is_start:
+                            continue
+                        if target_name == name:  # stays (looping or singleton)
+                            new_version = increase(
+                                version, _self_increase(total_ignore, total_take)
+                            )
+                        else:  # IGNORE after PROCEED
+                            new_version = (
+                                *increase(version, take_to_skip + ignore_to_visit),
+                                0,
+                            )
+                            ignore_to_visit -= 1
+                        if previous is not None:
+                            node = entries.get(previous)
+                            if node is not None:
+                                node[0] += 1
+                        result.append((target_name, previous, new_version, start_ts, start_id))
+                        continue
+                    # TAKE
+                    if take_to_visit:
+                        current_version = (*version[:-1], version[-1] + take_to_visit)
+                    else:
+                        current_version = version
+                    take_to_visit -= 1
+                    if event_id is None:  # EventWrapper.getEventId: registered, locked once
+                        counts = accessor.events_count
+                        n = counts.get(timestamp, 0)
+                        event_id = (timestamp, n)
+                        counts[timestamp] = n + 1
+                        events[event_id] = [1, event]
+                    # SharedBufferAccessor.put, then lockNode on the new entry
+                    if previous is not None:
+                        node = entries.get(previous)
+                        if node is not None:
+                            node[0] += 1
+                    new_entry = (event_id, source_name)
+                    node = entries.get(new_entry)
+                    if node is None:
+                        node = entries[new_entry] = [1, [(previous, current_version)]]
+                        events[event_id][0] += 1
+                    else:
+                        node[1].append((previous, current_version))
+                        node[0] += 1
+                    if is_start:
+                        new_start_ts, new_start_id = timestamp, event_id
+                    else:
+                        new_start_ts, new_start_id = start_ts, start_id
+                    next_version = (*current_version, 0)
+                    result.append(
+                        (target_name, new_entry, next_version, new_start_ts, new_start_id)
+                    )
+                    if proceed_target is not None:
+                        final_state = self._final_state_after_proceed(ctx, proceed_target, event)
+                        if final_state is not None:
+                            node[0] += 1
+                            result.append(
+                                (
+                                    final_state.name,
+                                    new_entry,
+                                    next_version,
+                                    new_start_ts,
+                                    new_start_id,
+                                )
+                            )
+                if is_start:
+                    branches = _self_increase(total_ignore, total_take)
+                    result.append(start_state(name, increase(version, branches)))
+                if previous is not None:
+                    node = entries.get(previous)
+                    if node is not None and node[0] > 1:
+                        node[0] -= 1
+                    else:
+                        release_node(previous)
+                # ---- sort the new computation states (NFA.doProcess) ----
+                if len(result) == 1:
+                    ncs = result[0]
+                    if ncs == cs:  # unchanged
+                        _offer(new_partial, cs)
+                        continue
+                    changed = True
+                    ncs_name = ncs[0]
+                    if ncs_name in final:
+                        _offer(potential, ncs)
+                    elif ncs_name in stop:
+                        release_node(ncs[1])
+                    else:
+                        _offer(new_partial, ncs)
+                    continue
                 changed = True
-        else:
-            for match in potential:
-                path = accessor.extract_patterns(match[1], match[2])[0]
-                result.append(accessor.materialize_match(path))
-                accessor.release_node(match[1])
-        nfa_state[0] = new_partial
-        if changed:
-            nfa_state[2] = True
-        return result
+                retain = []
+                discard_path = False
+                for ncs in result:
+                    ncs_name = ncs[0]
+                    if ncs_name in final:
+                        _offer(potential, ncs)
+                    elif ncs_name in stop:
+                        discard_path = True
+                        release_node(ncs[1])
+                    else:
+                        retain.append(ncs)
+                if discard_path:
+                    for ncs in retain:
+                        release_node(ncs[1])
+                else:
+                    for ncs in retain:
+                        _offer(new_partial, ncs)
+            if potential:
+                changed = True
+            found: list[dict[str, list]] = []
+            if skip_strategy.is_skip_strategy():
+                if self._process_with_skip(
+                    accessor, nfa_state, skip_strategy, potential, new_partial, found
+                ):
+                    changed = True
+            else:
+                for match in potential:
+                    path = accessor.extract_patterns(match[1], match[2])[0]
+                    found.append(accessor.materialize_match(path))
+                    release_node(match[1])
+            nfa_state[0] = new_partial
+            if changed:
+                nfa_state[2] = True
+            return found
+        finally:
+            if event_id is not None:
+                accessor.release_event(event_id)
 
     def _process_with_skip(
         self,
@@ -298,73 +516,6 @@ class NFA:
             earliest = completed[0] if completed else None
         return changed
 
-    def _compute_next_states(
-        self,
-        accessor: SharedBufferAccessor,
-        cs: ComputationState,
-        event: _EventWrapper,
-        timer_service: Any,
-    ) -> list[ComputationState]:
-        """``computeNextStates``: follow the edges whose conditions hold, with new versions."""
-        state = self.states[cs[0]]
-        ctx = (
-            ConditionContext(accessor, cs, timer_service, event.timestamp)
-            if self._needs_context
-            else None
-        )
-        is_start = cs[0] in self._start
-        if is_start and self._start_decision is not None:
-            edges, total_take, total_ignore = self._start_decision
-        else:
-            edges, total_take, total_ignore = self._decision_graph(ctx, state, event.event)
-        if not edges:  # nothing taken or ignored: a start state stays, any other one ends
-            if is_start:
-                return [cs]  # start_state(name, increase(version, 0)) is cs itself
-            if cs[1] is not None:
-                accessor.release_node(cs[1])
-            return []
-        take_to_visit = total_take - 1 if total_take > 0 else 0
-        ignore_to_visit = total_ignore
-        take_to_skip = take_to_visit
-        result: list[ComputationState] = []
-        version = cs[2]
-        for edge in edges:
-            if edge.action is IGNORE:
-                if is_start:
-                    continue
-                if edge.target_state.name == state.name:  # stays (looping or singleton)
-                    new_version = increase(version, _self_increase(total_ignore, total_take))
-                else:  # IGNORE after PROCEED
-                    new_version = add_stage(increase(version, take_to_skip + ignore_to_visit))
-                    ignore_to_visit -= 1
-                accessor.lock_node(cs[1])
-                result.append((edge.target_state.name, cs[1], new_version, cs[3], cs[4]))
-            else:  # TAKE
-                current_version = increase(version, take_to_visit)
-                next_version = add_stage(current_version)
-                take_to_visit -= 1
-                event_id = event.get_event_id()
-                new_entry = accessor.put(edge.source_state.name, event_id, cs[1], current_version)
-                if is_start:
-                    start_ts, start_id = event.timestamp, event_id
-                else:
-                    start_ts, start_id = cs[3], cs[4]
-                accessor.lock_node(new_entry)
-                result.append((edge.target_state.name, new_entry, next_version, start_ts, start_id))
-                target = edge.target_state
-                if target.name not in self._proceeds:
-                    continue
-                final = self._final_state_after_proceed(ctx, target, event.event)
-                if final is not None:
-                    accessor.lock_node(new_entry)
-                    result.append((final.name, new_entry, next_version, start_ts, start_id))
-        if is_start:
-            branches = _self_increase(total_ignore, total_take)
-            result.append(start_state(cs[0], increase(version, branches)))
-        if cs[1] is not None:
-            accessor.release_node(cs[1])
-        return result
-
     @staticmethod
     def _condition_failed(exc: Exception, state: State, condition: Any) -> FlinkRuntimeException:
         return FlinkRuntimeException(
@@ -373,59 +524,49 @@ class NFA:
             f"{type(exc).__name__}: {exc})"
         )
 
-    def _decision_graph(
-        self, ctx: ConditionContext, state: State, event: Any
-    ) -> tuple[list[Any], int, int]:
-        """``createDecisionGraph``: TAKE/IGNORE edges reachable through PROCEED edges, with the
-        numbers of branching TAKEs and IGNOREs (``OutgoingEdges``; a self-IGNORE does not count)."""
-        edges: list[Any] = []
-        total_take = total_ignore = 0
-        stack = [state]
-        current = state
-        condition = None
-        try:
-            while stack:
-                current = stack.pop()
-                for t in current.state_transitions:
-                    condition = t.condition
-                    if condition is None or condition.test(event, ctx):
-                        action = t.action
-                        if action is PROCEED:
-                            stack.append(t.target_state)
-                        else:
-                            if action is TAKE:
-                                total_take += 1
-                            elif t.target_state.name != state.name:
-                                total_ignore += 1
-                            edges.append(t)
-        except FlinkRuntimeException:
-            raise
-        except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
-            raise self._condition_failed(exc, current, condition) from exc
-        return edges, total_take, total_ignore
-
     def _final_state_after_proceed(
-        self, ctx: ConditionContext, state: State, event: Any
+        self, ctx: ConditionContext | None, state: State, event: Any
     ) -> State | None:
         """``findFinalStateAfterProceed``: a final state reachable by PROCEED edges, if any."""
-        stack = [state]
-        current = state
+        stack = [self._programs[state.name]]
+        current = stack[0]
         condition = None
         try:
             while stack:
                 current = stack.pop()
-                for t in current.state_transitions:
-                    if t.action is PROCEED:
-                        condition = t.condition
-                        if condition is None or condition.test(event, ctx):
-                            if t.target_state.is_final():
-                                return t.target_state
-                            stack.append(t.target_state)
+                for action, test, simple, target, _, condition in current.transitions:  # noqa: B007 (named on failure)
+                    if action is PROCEED:
+                        if test is None or (test(event) if simple else test(event, ctx)):
+                            if target.state.is_final():
+                                return target.state
+                            stack.append(target)
         except FlinkRuntimeException:
             raise
         except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
-            raise self._condition_failed(exc, current, condition) from exc
+            raise self._condition_failed(exc, current.state, condition) from exc
         return None
+
+
+def _offer(queue: list, cs: ComputationState) -> None:
+    """``PriorityQueue.offer`` with ``COMPUTATION_STATE_COMPARATOR`` inline (``pq.offer``)."""
+    k = len(queue)
+    queue.append(cs)
+    if k == 0:
+        return
+    kx = cs[4]
+    if kx is None:
+        kx = _NO_START
+    while k > 0:
+        parent = (k - 1) >> 1
+        e = queue[parent]
+        ke = e[4]
+        if ke is None:
+            ke = _NO_START
+        if kx >= ke:
+            break
+        queue[k] = e
+        k = parent
+    queue[k] = cs
 
 
 _EMPTY_ACCESSOR = SharedBufferAccessor({}, {}, {})
@@ -443,20 +584,3 @@ def _self_increase(ignore_branches: int, take_branches: int) -> int:
     if take_branches == 0 and ignore_branches == 0:
         return 0
     return ignore_branches + max(1, take_branches)
-
-
-class _EventWrapper:
-    """Flink's ``NFA.EventWrapper``: registers the event in the buffer on first use only."""
-
-    __slots__ = ("event", "timestamp", "accessor", "event_id")
-
-    def __init__(self, event: Any, timestamp: int, accessor: SharedBufferAccessor) -> None:
-        self.event = event
-        self.timestamp = timestamp
-        self.accessor = accessor
-        self.event_id: Any = None
-
-    def get_event_id(self) -> Any:
-        if self.event_id is None:
-            self.event_id = self.accessor.register_event(self.event, self.timestamp)
-        return self.event_id
