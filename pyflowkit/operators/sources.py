@@ -281,56 +281,75 @@ class _BufferingSourceContext(SourceFunction.SourceContext):
 
 class SourceFunctionReader(SourceReader):
     """Runs a user ``SourceFunction``: a generator ``run`` is stepped lazily; a plain ``run`` is
-    run to completion once and replayed positionally (so restores are exact)."""
+    run to completion once. Positions count records (and watermarks) from the function's start;
+    the reader holds only what it has read ahead and not yet handed out, so an endless source
+    runs in flat memory. A restore runs the function again and skips to the position (a reader
+    is never rewound: restores and replays build a new one)."""
 
     may_emit_watermarks = True
 
     def __init__(self, function: SourceFunction) -> None:
         self.function = function
-        self.buffer: list[tuple[Any, int | None]] = []
+        self.buffer: list[tuple[Any, int | None]] = []  # read ahead, starting at ``position``
         self.ctx = _BufferingSourceContext(self.buffer)
         self.position = 0
         self._gen: Iterator[Any] | None = None
         self._done = False
 
-    def _fill(self, wanted: int) -> None:
+    def _step(self) -> bool:
+        """Run the function one step further (its records land in ``buffer``); False: ended."""
         if self._done:
-            return
+            return False
         if self._gen is None:
             result = self.function.run(self.ctx)
             if inspect.isgenerator(result):
                 self._gen = result
             else:
-                self._done = True
-                return
-        while len(self.buffer) < wanted:
-            try:
-                item = next(self._gen)
-            except StopIteration:
-                self._done = True
-                return
-            if item is not None:
-                self.buffer.append((item, None))
+                self._done = True  # a plain run collected everything through the context
+            return True
+        try:
+            item = next(self._gen)
+        except StopIteration:
+            self._done = True
+            return False
+        if item is not None:
+            self.buffer.append((item, None))
+        return True
+
+    def _fill(self, wanted: int) -> None:
+        """Read ahead until ``wanted`` records are buffered or the function ends."""
+        while len(self.buffer) < wanted and self._step():
+            pass
 
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
-        self._fill(self.position + max_records)
-        start = self.position
-        end = min(len(self.buffer), start + max_records)
-        self.position = end
-        return self.buffer[start:end]
+        self._fill(max_records)
+        out = self.buffer[:max_records]
+        del self.buffer[: len(out)]  # in place: the context appends to this list
+        self.position += len(out)
+        return out
+
+    def retained(self) -> int:
+        """Records read from the function and not yet handed out (the reader's memory)."""
+        return len(self.buffer)
 
     def is_finished(self) -> bool:
-        if self.position < len(self.buffer):
+        if self.buffer:
             return False
-        self._fill(self.position + 1)
-        return self._done and self.position >= len(self.buffer)
+        self._fill(1)
+        return self._done and not self.buffer
 
     def snapshot_position(self) -> int:
         return self.position
 
     def restore_position(self, position: int) -> None:
-        self._fill(position)
-        self.position = min(position, len(self.buffer))
+        """Skip the first ``position`` records (fewer if the function ends before)."""
+        while self.position < position:
+            self._fill(1)
+            if not self.buffer:
+                break
+            skip = min(len(self.buffer), position - self.position)
+            del self.buffer[:skip]
+            self.position += skip
 
 
 class SourceFunctionSource(Source):
