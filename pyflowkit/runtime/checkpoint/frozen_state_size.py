@@ -11,9 +11,11 @@ materialising path instead (``state_codec.snapshot_size``), which gives the same
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 from itertools import chain, compress, repeat
-from operator import is_
+from operator import is_, itemgetter
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
@@ -55,56 +57,108 @@ def keyed_state_size(tables: FrozenTables) -> int | None:
     """The codec's encoded length of the materialised keyed state (key groups as strings:
     ``{kg: {name: {"kind", "entries": [[key, namespace, value], …]}}}``), or None when a key,
     namespace or value needs the general path."""
-    items: list[Any] = []  # every key and value (map state: user keys and values), flat
+    keys: list[Any] = []  # every key (map state: and every user key), flat
+    values: list[Any] = []  # every value (map state: every user value), flat
     chars = 0  # everything around them
-    states_per_kg: dict[int, int] = {}
+    states_per_kg: Counter[int] = Counter()
     for name, kind, key_groups in tables:
-        if type(name) is not str:
-            return None
-        try:
-            name_chars = len(_ENCODER.encode(name))
-            st_chars = len(_ENCODER.encode(state_codec.encode({"kind": kind, "entries": []}))) - 2
-        except (IllegalArgumentException, ValueError, TypeError):
+        around = _state_chars(name, kind)
+        if around is None:
             return None
         is_map = kind == "map"
-        ns_chars: dict[tuple[type, Any], int] = {}
-        for kg, by_ns in key_groups.items():
-            n_kg = 0
-            for ns, by_key in by_ns.items():
-                n = len(by_key)
-                if not n:
-                    continue
-                ns_key = (type(ns), ns)  # 1, True and 1.0 are equal keys but encode apart
-                ns_len = ns_chars.get(ns_key)
+        by_ns_list = list(key_groups.values())
+        if set(chain.from_iterable(by_ns_list)) <= {None}:  # the void namespace only: in C
+            try:
+                maps = list(map(itemgetter(None), by_ns_list))
+            except KeyError:  # a key group without any map (none is ever left so)
+                maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
+                n_per_kg = [sum(map(len, by_ns.values())) for by_ns in by_ns_list]
+            else:
+                n_per_kg = list(map(len, maps))
+            n = sum(n_per_kg)
+            chars += n * (5 + _VOID_CHARS)
+        else:
+            maps, n_per_kg, ns_chars = _by_namespace(by_ns_list)
+            if ns_chars is None:
+                return None
+            n = sum(n_per_kg)
+            chars += 5 * n + ns_chars
+        with_entries = list(compress(key_groups, n_per_kg))
+        states_per_kg.update(with_entries)
+        # per key group: '[name,' + the state's dict + ']' around an entries list of 1 + 5n
+        chars += len(with_entries) * around
+        keys.extend(chain.from_iterable(maps))
+        if is_map:
+            user_maps = list(chain.from_iterable(map(dict.values, maps)))
+            if set(map(type, user_maps)) - {dict}:
+                return None
+            # each user map is a list of [user key, user value] pairs: '[]' when empty
+            sizes = list(map(len, user_maps))
+            chars += len(sizes) + 4 * sum(sizes) + sizes.count(0)
+            keys.extend(chain.from_iterable(user_maps))
+            values.extend(chain.from_iterable(map(dict.values, user_maps)))
+        else:
+            values.extend(chain.from_iterable(map(dict.values, maps)))
+    # per key group: '["kg",' + the tagged dict of its states + ']'; then the outer tagged dict
+    n_kgs = len(states_per_kg)
+    chars += (5 + _EMPTY_DICT - 1) * n_kgs + len("".join(map(str, states_per_kg)))
+    chars += sum(states_per_kg.values()) + _EMPTY_DICT + max(0, n_kgs - 1)
+    for items in (keys, values):
+        if items:
+            item_chars = _items_chars(items)
+            if item_chars is None:
+                return None
+            chars += item_chars
+    return chars
+
+
+_VOID_CHARS = len("null")  # VOID_NAMESPACE (None) encoded
+
+
+@lru_cache(maxsize=256)
+def _state_chars(name: str, kind: str) -> int | None:
+    """What one state adds around its entries in one key group: ``[name,`` + the tagged dict
+    ``{"kind", "entries"}`` + ``]`` and the entries list's 1 (2 brackets, one comma fewer)."""
+    if type(name) is not str:
+        return None
+    try:
+        st = len(_ENCODER.encode(state_codec.encode({"kind": kind, "entries": []}))) - 2
+        return 3 + len(_ENCODER.encode(name)) + st + 1
+    except (IllegalArgumentException, ValueError, TypeError):
+        return None
+
+
+def _by_namespace(
+    by_ns_list: list[dict[Any, dict[Any, Any]]],
+) -> tuple[list[dict[Any, Any]], list[int], int | None]:
+    """The key → value maps, entries per key group and the namespaces' encoded length over
+    all entries (None if a namespace has no JSON form)."""
+    maps: list[dict[Any, Any]] = []
+    n_per_kg: list[int] = []
+    ns_total = 0
+    ns_chars: dict[tuple[type, Any], int] = {}
+    for by_ns in by_ns_list:
+        n_kg = 0
+        for ns, by_key in by_ns.items():
+            n = len(by_key)
+            if not n:
+                continue
+            ns_key = (type(ns), ns)  # 1, True and 1.0 are equal keys but encode apart
+            ns_len = ns_chars.get(ns_key)
+            if ns_len is None:
+                ns_len = _encoded_length(ns)
                 if ns_len is None:
-                    ns_len = _encoded_length(ns)
-                    if ns_len is None:
-                        return None
-                    ns_chars[ns_key] = ns_len
-                n_kg += n
-                chars += n * ns_len
-                items.extend(by_key)
-                if is_map:
-                    user_maps = list(by_key.values())
-                    if set(map(type, user_maps)) != {dict}:
-                        return None
-                    # each user map is a list of [user key, user value] pairs: '[]' when empty
-                    sizes = list(map(len, user_maps))
-                    chars += len(sizes) + 4 * sum(sizes) + sizes.count(0)
-                    items.extend(chain.from_iterable(user_maps))
-                    items.extend(chain.from_iterable(map(dict.values, user_maps)))
-                else:
-                    items.extend(by_key.values())
-            if n_kg:
-                # '[name,' + st + ']' with the entries list: 1 + 5 per entry + their parts
-                chars += 3 + name_chars + st_chars + 1 + 5 * n_kg
-                states_per_kg[kg] = states_per_kg.get(kg, 0) + 1
-    for kg, n_states in states_per_kg.items():
-        # '["kg",' + tagged dict of the key group's states + ']'
-        chars += 5 + len(str(kg)) + _EMPTY_DICT + n_states - 1
-    chars += _EMPTY_DICT + max(0, len(states_per_kg) - 1)
-    if not items:
-        return chars
+                    return maps, n_per_kg, None
+                ns_chars[ns_key] = ns_len
+            n_kg += n
+            ns_total += n * ns_len
+            maps.append(by_key)
+        n_per_kg.append(n_kg)
+    return maps, n_per_kg, ns_total
+
+
+def _items_chars(items: list[Any]) -> int | None:
+    """The codec's encoded length of every item, summed (None if one needs the general path)."""
     tags = _tuple_tags(items, 0)
     if tags is None:
         return None
@@ -112,8 +166,8 @@ def keyed_state_size(tables: FrozenTables) -> int | None:
         encoded = len(_ENCODER.encode(items))
     except (ValueError, TypeError):
         return None
-    # the flat list's own brackets and commas are not part of the entries
-    return chars + encoded - (len(items) + 1) + _TUPLE_TAG * tags
+    # the list's own brackets and commas are not part of the entries
+    return encoded - (len(items) + 1) + _TUPLE_TAG * tags
 
 
 def _encoded_length(value: Any) -> int | None:
@@ -127,12 +181,17 @@ def _encoded_length(value: Any) -> int | None:
 def _tuple_tags(values: list[Any], depth: int) -> int | None:
     """How many tuples ``values`` hold at any depth, or None if a value is not a native JSON
     atom, a tuple or a list of those (the C encoder would not write the codec's form)."""
-    types = list(map(type, values))
-    kinds = set(types)
+    kinds = set(map(type, values))
     if kinds <= _NATIVE:
         return 0
     if depth >= _MAX_DEPTH or not kinds <= _NESTED:
         return None
+    if len(kinds) == 1:  # all tuples or all lists
+        inner = _tuple_tags(list(chain.from_iterable(values)), depth + 1)
+        if inner is None:
+            return None
+        return inner + (len(values) if tuple in kinds else 0)
+    types = list(map(type, values))
     tags = 0
     for kind in (tuple, list):
         if kind in kinds:
