@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
+from itertools import chain
 from typing import Any
 
 _ATOMIC = (str, int, float, bool, bytes, complex, type(None))
@@ -44,8 +45,8 @@ def _all_immutable(items: list[Any] | tuple[Any, ...]) -> bool:
     if types <= _ATOMIC_TYPES:
         return True
     if types <= _ATOMIC_TYPES | {tuple}:
-        tuples = [x for x in items if type(x) is tuple]
-        return set(map(type, (y for t in tuples for y in t))) <= _ATOMIC_TYPES
+        tuples = items if types == {tuple} else [x for x in items if type(x) is tuple]
+        return set(map(type, chain.from_iterable(tuples))) <= _ATOMIC_TYPES
     return all(map(_is_immutable_element, items))
 
 

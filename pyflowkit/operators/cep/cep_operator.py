@@ -18,7 +18,7 @@ from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator, split_process_output
 from pyflowkit.operators.cep.after_match_skip_strategy import AfterMatchSkipStrategy
-from pyflowkit.operators.cep.functions import TimedOutPartialMatchHandler
+from pyflowkit.operators.cep.functions import PatternSelectAdapter, TimedOutPartialMatchHandler
 from pyflowkit.operators.cep.nfa import NFA, NFAState
 from pyflowkit.operators.cep.nfa_compiler import compile_states
 from pyflowkit.operators.cep.shared_buffer import SharedBufferAccessor
@@ -36,6 +36,7 @@ EVENTS_COUNT_STATE_NAME = "sharedBuffer-events-count"
 WATERMARK_CALLBACKS = "watermark-callbacks"
 LATE_ELEMENTS_DROPPED_METRIC_NAME = "numLateRecordsDropped"
 _LONG_MAX = (1 << 63) - 1
+_KEY_MAPS_LIMIT = 1 << 16  # keys whose key group's maps process_batch remembers
 
 
 class PatternContext:
@@ -102,6 +103,8 @@ class CepOperator(AbstractUdfStreamOperator):
         self._cep_timer_service = _TimerServiceImpl(self)
         self._tables: tuple[Any, ...] = ()
         self._maps: dict[int, tuple[dict[Any, Any], ...]] = {}  # key group → its state maps
+        self._key_maps: dict[Any, tuple[dict[Any, Any], ...]] = {}  # key → its key group's maps
+        self._accessor_buffer = SharedBufferAccessor({}, {}, {})  # reused by _process_in_maps
         self._maps_version = -1  # the backend's snapshot_version ``_maps`` belong to
         self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME] = 0
 
@@ -130,6 +133,7 @@ class CepOperator(AbstractUdfStreamOperator):
         )
         self._tables = tuple(backend.get_or_create_keyed_state(d).table for d in descriptors)
         self._maps = {}
+        self._key_maps = {}
         self._maps_version = -1
 
     def open(self) -> None:
@@ -213,7 +217,11 @@ class CepOperator(AbstractUdfStreamOperator):
         if backend.snapshot_version != self._maps_version:  # type: ignore[union-attr]
             self._maps_version = backend.snapshot_version  # type: ignore[union-attr]
             self._maps = {}
+            self._key_maps = {}
         maps_of = self._maps
+        key_maps = self._key_maps
+        if len(key_maps) > _KEY_MAPS_LIMIT:
+            key_maps.clear()
         now = self._timer_service.current_processing_time()  # fixed while a batch is processed
         timer_service = self._cep_timer_service
         start_decide = nfa.start_decide  # (event, ctx) when no condition needs a context
@@ -225,12 +233,17 @@ class CepOperator(AbstractUdfStreamOperator):
             key = select(value)  # type: ignore[misc]
             # the key context is set only for events the NFA processes (a skipped one reads
             # nothing keyed but this key's entries in its key group's maps)
-            kg = cached_key_group(key) if type(key) in SELF_IDENTIFYING_KEY_TYPES else None
-            if kg is None:
-                kg = checked_key_group(key)
-            maps = maps_of.get(kg)
+            self_identifying = type(key) in SELF_IDENTIFYING_KEY_TYPES
+            maps = key_maps.get(key) if self_identifying else None
             if maps is None:
-                maps = maps_of[kg] = self._key_group_maps(kg)
+                kg = cached_key_group(key) if self_identifying else None
+                if kg is None:
+                    kg = checked_key_group(key)
+                maps = maps_of.get(kg)
+                if maps is None:
+                    maps = maps_of[kg] = self._key_group_maps(kg)
+                if self_identifying:
+                    key_maps[key] = maps
             nfa_state = maps[0].get(key)
             if nfa_state is None or (
                 not nfa_state[1]
@@ -281,11 +294,10 @@ class CepOperator(AbstractUdfStreamOperator):
         events = events_map.get(key)
         entries = entries_map.get(key)
         counts = counts_map.get(key)
-        accessor = SharedBufferAccessor(
-            {} if events is None else events,
-            {} if entries is None else entries,
-            {} if counts is None else counts,
-        )
+        accessor = self._accessor_buffer  # the key's maps in a reused accessor
+        accessor.events = {} if events is None else events
+        accessor.entries = {} if entries is None else entries
+        accessor.events_count = {} if counts is None else counts
         nfa = self.nfa
         timed_out = nfa.advance_time(accessor, nfa_state, now)
         if timed_out:
@@ -399,7 +411,18 @@ class CepOperator(AbstractUdfStreamOperator):
         """``processMatchedSequences``: the user function's output for each match, in order."""
         self._ctx._timestamp = timestamp
         out_ts = None if self.is_processing_time else timestamp
-        process = self.user_function.process_match
+        function = self.user_function
+        if type(function) is PatternSelectAdapter:  # one output per match: no tuple around it
+            select = function.select_function
+            output = self.output
+            for match in matches:
+                item = select(match)
+                if type(item) is tuple and len(item) == 2 and is_output_tag(item[0]):
+                    output.collect_side(item[0], item[1], out_ts)  # type: ignore[union-attr]
+                else:
+                    output.collect(item, out_ts)  # type: ignore[union-attr]
+            return
+        process = function.process_match
         for match in matches:
             split_process_output(process(match, self._ctx), self.output, out_ts, is_output_tag)  # type: ignore[arg-type]
 

@@ -64,10 +64,10 @@ class PatternSelectAdapter(_UserFunctionAdapter):
 
     def __init__(self, select_function: Any) -> None:
         super().__init__(select_function)
-        self._select = _method(select_function, "select")
+        self.select_function = _method(select_function, "select")
 
     def process_match(self, match: dict[str, list[Any]], ctx: Any) -> Iterable[Any]:
-        return (self._select(match),)
+        return (self.select_function(match),)
 
 
 class PatternFlatSelectAdapter(_UserFunctionAdapter):

@@ -92,7 +92,7 @@ class _Program:
     """One NFA state compiled once: its flags, its transitions with their condition calls
     resolved, and its ``createDecisionGraph`` as a function ``decide(event, ctx)``."""
 
-    __slots__ = ("name", "state", "is_start", "transitions", "decide")
+    __slots__ = ("name", "state", "is_start", "transitions", "decide", "direct")
 
     def __init__(self, state: State) -> None:
         self.name = state.name
@@ -101,6 +101,9 @@ class _Program:
         # (action, test, simple, target program, edge, condition); set by NFA._compile
         self.transitions: tuple[tuple[Any, ...], ...] = ()
         self.decide: Any = None
+        # its decision graph holds only TAKE edges and no stop state: the new computation
+        # states can be queued as they are made (NFA.doProcess would keep them all)
+        self.direct = False
 
 
 # An edge of a decision graph: (is TAKE, target state name, source pattern name, the target
@@ -161,6 +164,7 @@ class NFA:
             prog.transitions = tuple(compiled)
         for prog in programs.values():
             prog.decide = self._decider(prog)
+            prog.direct = _only_takes_no_stop(prog)
         return programs
 
     def _decider(self, prog: _Program) -> Any:
@@ -329,6 +333,7 @@ class NFA:
         potential: list = []
         changed = False
         event_id: Any = None
+        wrapper: list[Any] = []
         try:
             for cs in nfa_state[0]:
                 name, previous, version, start_ts, start_id = cs
@@ -345,7 +350,10 @@ class NFA:
                     edges, total_take, total_ignore = prog.decide(event, ctx)
                 if not edges:  # nothing taken or ignored: a start state stays, any other one ends
                     if is_start:
-                        _offer(new_partial, cs)
+                        if new_partial:
+                            _offer(new_partial, cs)
+                        else:  # an empty queue: offer is an append
+                            new_partial.append(cs)
                         continue
                     changed = True
                     if previous is not None:
@@ -360,6 +368,7 @@ class NFA:
                 ignore_to_visit = total_ignore
                 take_to_skip = take_to_visit
                 result: list[ComputationState] = []
+                direct = prog.direct  # new states go straight to their queues
                 for is_take, target_name, source_name, proceed_target in edges:
                     if not is_take:  # IGNORE
                         if is_start:
@@ -391,7 +400,7 @@ class NFA:
                         n = counts.get(timestamp, 0)
                         event_id = (timestamp, n)
                         counts[timestamp] = n + 1
-                        events[event_id] = [1, event]
+                        wrapper = events[event_id] = [1, event]
                     # SharedBufferAccessor.put, then lockNode on the new entry
                     if previous is not None:
                         node = entries.get(previous)
@@ -401,7 +410,7 @@ class NFA:
                     node = entries.get(new_entry)
                     if node is None:
                         node = entries[new_entry] = [1, [(previous, current_version)]]
-                        events[event_id][0] += 1
+                        wrapper[0] += 1  # _lock_event
                     else:
                         node[1].append((previous, current_version))
                         node[0] += 1
@@ -410,45 +419,76 @@ class NFA:
                     else:
                         new_start_ts, new_start_id = start_ts, start_id
                     next_version = (*current_version, 0)
-                    result.append(
-                        (target_name, new_entry, next_version, new_start_ts, new_start_id)
-                    )
+                    ncs = (target_name, new_entry, next_version, new_start_ts, new_start_id)
+                    if not direct:
+                        result.append(ncs)
+                    else:
+                        queue = potential if target_name in final else new_partial
+                        if queue:
+                            _offer(queue, ncs)
+                        else:  # an empty queue: offer is an append
+                            queue.append(ncs)
                     if proceed_target is not None:
                         final_state = self._final_state_after_proceed(ctx, proceed_target, event)
                         if final_state is not None:
                             node[0] += 1
-                            result.append(
-                                (
-                                    final_state.name,
-                                    new_entry,
-                                    next_version,
-                                    new_start_ts,
-                                    new_start_id,
-                                )
+                            ncs = (
+                                final_state.name,
+                                new_entry,
+                                next_version,
+                                new_start_ts,
+                                new_start_id,
                             )
-                if is_start:
-                    branches = _self_increase(total_ignore, total_take)
-                    result.append(start_state(name, increase(version, branches)))
+                            if not direct:
+                                result.append(ncs)
+                            elif potential:
+                                _offer(potential, ncs)
+                            else:  # an empty queue: offer is an append
+                                potential.append(ncs)
+                if is_start:  # the start state again, version + calculateIncreasingSelfState
+                    if total_take or total_ignore:
+                        branches = total_ignore + (total_take if total_take > 1 else 1)
+                    else:
+                        branches = 0
+                    ncs = (name, None, (*version[:-1], version[-1] + branches), -1, None)
+                    if not direct:
+                        result.append(ncs)
+                    elif new_partial:
+                        _offer(new_partial, ncs)
+                    else:  # an empty queue: offer is an append
+                        new_partial.append(ncs)
                 if previous is not None:
                     node = entries.get(previous)
                     if node is not None and node[0] > 1:
                         node[0] -= 1
                     else:
                         release_node(previous)
+                if direct:  # only TAKEs: never unchanged, no stop state to discard the path
+                    changed = True
+                    continue
                 # ---- sort the new computation states (NFA.doProcess) ----
                 if len(result) == 1:
                     ncs = result[0]
                     if ncs == cs:  # unchanged
-                        _offer(new_partial, cs)
+                        if new_partial:
+                            _offer(new_partial, cs)
+                        else:  # an empty queue: offer is an append
+                            new_partial.append(cs)
                         continue
                     changed = True
                     ncs_name = ncs[0]
                     if ncs_name in final:
-                        _offer(potential, ncs)
+                        if potential:
+                            _offer(potential, ncs)
+                        else:  # an empty queue: offer is an append
+                            potential.append(ncs)
                     elif ncs_name in stop:
                         release_node(ncs[1])
                     else:
-                        _offer(new_partial, ncs)
+                        if new_partial:
+                            _offer(new_partial, ncs)
+                        else:  # an empty queue: offer is an append
+                            new_partial.append(ncs)
                     continue
                 changed = True
                 retain = []
@@ -456,7 +496,10 @@ class NFA:
                 for ncs in result:
                     ncs_name = ncs[0]
                     if ncs_name in final:
-                        _offer(potential, ncs)
+                        if potential:
+                            _offer(potential, ncs)
+                        else:  # an empty queue: offer is an append
+                            potential.append(ncs)
                     elif ncs_name in stop:
                         discard_path = True
                         release_node(ncs[1])
@@ -467,7 +510,10 @@ class NFA:
                         release_node(ncs[1])
                 else:
                     for ncs in retain:
-                        _offer(new_partial, ncs)
+                        if new_partial:
+                            _offer(new_partial, ncs)
+                        else:  # an empty queue: offer is an append
+                            new_partial.append(ncs)
             if potential:
                 changed = True
             found: list[dict[str, list]] = []
@@ -486,8 +532,11 @@ class NFA:
                 nfa_state[2] = True
             return found
         finally:
-            if event_id is not None:
-                accessor.release_event(event_id)
+            if event_id is not None:  # the wrapper's own lock (its entry cannot be gone)
+                if wrapper[0] > 1:
+                    wrapper[0] -= 1
+                else:
+                    accessor.release_event(event_id)
 
     def _process_with_skip(
         self,
@@ -545,6 +594,27 @@ class NFA:
         except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
             raise self._condition_failed(exc, current.state, condition) from exc
         return None
+
+
+def _only_takes_no_stop(prog: _Program) -> bool:
+    """The states reachable by PROCEED edges from ``prog`` (its decision graph) have only TAKE
+    and PROCEED edges, and none of them nor any TAKE target is a stop state."""
+    seen = {prog.name}
+    stack = [prog]
+    while stack:
+        current = stack.pop()
+        if current.state.is_stop():
+            return False
+        for action, _, _, target, _, _ in current.transitions:
+            if action is IGNORE:
+                return False
+            if action is TAKE:
+                if target.state.is_stop():
+                    return False
+            elif target.name not in seen:
+                seen.add(target.name)
+                stack.append(target)
+    return True
 
 
 def _offer(queue: list, cs: ComputationState) -> None:

@@ -70,19 +70,35 @@ class SharedBufferAccessor:
     def extract_patterns(self, node_id: Any, version: tuple[int, ...]) -> list[dict[str, list]]:
         """``extractPatterns``: every path back from ``node_id`` compatible with ``version``, as
         ``{pattern name: [EventId, ...]}`` in event order (depth first, as Flink)."""
+        entries = self.entries
+        if node_id not in entries:
+            return []
+        # a chain of single edges (the common case) is followed without a stack
+        path: list[Any] = []
+        current, current_version = node_id, version
+        while True:
+            edges = entries[current][1]
+            if len(edges) != 1:
+                return self._extract_patterns(node_id, version)
+            target, edge_version = edges[0]
+            if current_version != edge_version and not is_compatible_with(
+                current_version, edge_version
+            ):
+                return []
+            path.append(current)
+            if target is None:
+                return [_path_to_match(path)]
+            current, current_version = target, edge_version
+
+    def _extract_patterns(self, node_id: Any, version: tuple[int, ...]) -> list[dict[str, list]]:
+        """The depth-first walk of ``extractPatterns`` over branching edges."""
         result: list[dict[str, list]] = []
-        entry = self.entries.get(node_id)
-        if entry is None:
-            return result
         entries = self.entries
         stack: list[tuple[Any, tuple[int, ...], list[Any]]] = [(node_id, version, [])]
         while stack:
             current, current_version, path = stack.pop()
             if current is None:
-                complete: dict[str, list] = {}
-                for nid in reversed(path):
-                    complete.setdefault(nid[1], []).append(nid[0])
-                result.append(complete)
+                result.append(_path_to_match(path))
                 continue
             path.append(current)
             first = True
@@ -109,7 +125,32 @@ class SharedBufferAccessor:
     def release_node(self, node_id: Any) -> None:
         """``releaseNode``: one reference less; at zero the node goes, and so do its references."""
         entries = self.entries
-        stack = [node_id]
+        events = self.events
+        # a chain of single edges (the common case) is released without a stack
+        while node_id is not None:
+            node = entries.get(node_id)
+            if node is None:
+                return
+            if node[0] > 1:
+                node[0] -= 1
+                return
+            del entries[node_id]
+            event_id = node_id[0]
+            wrapper = events.get(event_id)
+            if wrapper is not None:
+                if wrapper[0] > 1:
+                    wrapper[0] -= 1
+                else:
+                    del events[event_id]
+            edges = node[1]
+            if len(edges) != 1:
+                self._release_all([target for target, _ in reversed(edges)])
+                return
+            node_id = edges[0][0]
+
+    def _release_all(self, stack: list[Any]) -> None:
+        """``releaseNode`` for the targets of a branching node (a stack, last first)."""
+        entries = self.entries
         while stack:
             nid = stack.pop()
             if nid is None:
@@ -143,3 +184,15 @@ class SharedBufferAccessor:
                 if wrapper[0] > 0:
                     return
             del self.events[event_id]
+
+
+def _path_to_match(path: list[Any]) -> dict[str, list]:
+    """A path of ``NodeId``s (last event first) as ``{pattern name: [EventId, ...]}``."""
+    complete: dict[str, list] = {}
+    for nid in reversed(path):
+        ids = complete.get(nid[1])
+        if ids is None:
+            complete[nid[1]] = [nid[0]]
+        else:
+            ids.append(nid[0])
+    return complete
