@@ -135,7 +135,9 @@ def _trigger_name(trigger: Any) -> str:
 def time_mode(vertex: Any, settings: Any) -> str:
     """Spark's ``TimeMode`` for a vertex: ProcessingTime if any operator may use processing
     time (keyed process functions, processing-time windows or triggers, periodic watermarks,
-    unknown operators), else None, so idle queries run no timer-only micro-batches."""
+    CEP sorting by a comparator in processing time, unknown operators), else None, so idle
+    queries run no timer-only micro-batches (Spark runs one after every batch in
+    ProcessingTime mode, so such a query never stops at an idle batch boundary)."""
     for node in vertex.stream_nodes:
         factory = node.operator_factory
         name = factory.operator_class
@@ -147,6 +149,11 @@ def time_mode(vertex: Any, settings: Any) -> str:
             if trigger is None and assigner is not None:
                 trigger = assigner.get_default_trigger()
             if _trigger_name(trigger) in _TIMER_FREE_TRIGGERS:
+                continue
+        if name == "CepOperator":
+            # event time is in-band; processing time registers a timer only to sort (comparator)
+            params = factory.params
+            if not params.get("is_processing_time") or params.get("comparator") is None:
                 continue
         if name == "TimestampsAndWatermarksOperator":
             if not (getattr(settings, "auto_watermark_interval", 0) or 0):
