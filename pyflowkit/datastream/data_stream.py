@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING, Any
 from pyflowkit.common.typeinfo import PickledBytesTypeInfo, TypeInformation
 from pyflowkit.datastream._util import check_function, check_type_info, has_class_in_mro
 from pyflowkit.datastream.output_tag import OutputTag
-from pyflowkit.errors import IllegalArgumentException, UnsupportedOperationException
+from pyflowkit.errors import (
+    IllegalArgumentException,
+    IllegalStateException,
+    UnsupportedOperationException,
+)
 from pyflowkit.graph.partitioner import (
     BroadcastPartitioner,
     CustomPartitionerWrapper,
@@ -25,6 +29,7 @@ from pyflowkit.graph.partitioner import (
     StreamPartitioner,
 )
 from pyflowkit.graph.transformations import (
+    CacheTransformation,
     ChainingStrategy,
     LegacySourceTransformation,
     OneInputTransformation,
@@ -466,6 +471,27 @@ class DataStream(_OperatorSettings):
         requested[output_tag.tag_id] = output_tag.type_info
         return DataStream(self._env, SideOutputTransformation(t, output_tag))
 
+    # --- caching -------------------------------------------------------------------------------
+    def cache(self) -> CachedDataStream:
+        """Cache this stream's records: a BATCH job writes them (``CacheWrite``) and later jobs of
+        this environment read them back (``CacheRead``) instead of recomputing them.
+
+        Flink's ``DataStream.cache()`` (1.16+): only in batch execution (``BATCH``, or
+        ``AUTOMATIC`` with bounded sources); a STREAMING job computes the stream as usual and
+        caches nothing. ``CachedDataStream.invalidate()`` / ``env.close()`` drop the cache.
+        """
+        t = self._transformation
+        if not isinstance(t, (PhysicalTransformation, SideOutputTransformation)):
+            raise IllegalStateException(
+                "Cache can only be called with physical transformation or side output "
+                f"transformation; '{_display_name(t)}' is a {type(t).__name__} (cache the stream "
+                "before partitioning or union, or the operator after it)."
+            )
+        params = {"cache_write": True, "collect": True}
+        cache = CacheTransformation(t, OperatorFactory("StreamSink", ChainingStrategy.HEAD, params))
+        self._env._register_cache(cache)
+        return CachedDataStream(self._env, cache)
+
     # --- windows on the whole stream ----------------------------------------------------------
     def window_all(self, window_assigner: Any) -> AllWindowedStream:
         from pyflowkit.datastream.windowed_stream import AllWindowedStream
@@ -556,6 +582,56 @@ class DataStream(_OperatorSettings):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._transformation!r})"
+
+
+class CachedDataStream(DataStream):
+    """PyFlink's ``CachedDataStream``: a stream whose records are cached by the first BATCH job
+    that computes them and replayed by later jobs (Flink's ``CachedDataStream``)."""
+
+    def __init__(self, env: StreamExecutionEnvironment, transformation: Transformation) -> None:
+        super().__init__(env, transformation)
+
+    def invalidate(self) -> None:
+        """Drop the cached records; a later job recomputes (and, in batch, re-caches) them."""
+        self._env._invalidate_cache(self._transformation)
+
+    def _unsupported(self, what: str) -> UnsupportedOperationException:
+        return UnsupportedOperationException(
+            f"{what} for CachedDataStream is not supported. Set it on the operator before cache()."
+        )
+
+    def set_parallelism(self, parallelism: int) -> Any:
+        raise self._unsupported("Set parallelism")
+
+    def name(self, name: str) -> Any:
+        raise self._unsupported("Set name")
+
+    def get_name(self) -> str:
+        raise UnsupportedOperationException("Get name of CachedDataStream is not supported.")
+
+    def uid(self, uid: str) -> Any:
+        raise self._unsupported("Set uid")
+
+    def set_uid_hash(self, uid_hash: str) -> Any:
+        raise self._unsupported("Set uid hash")
+
+    def set_max_parallelism(self, max_parallelism: int) -> Any:
+        raise self._unsupported("Set max parallelism")
+
+    def force_non_parallel(self) -> Any:
+        raise self._unsupported("Set force non-parallel")
+
+    def set_buffer_timeout(self, timeout_millis: int) -> Any:
+        raise self._unsupported("Set buffer timeout")
+
+    def start_new_chain(self) -> Any:
+        raise self._unsupported("Start new chain")
+
+    def disable_chaining(self) -> Any:
+        raise self._unsupported("Disable chaining")
+
+    def slot_sharing_group(self, slot_sharing_group: Any) -> Any:
+        raise self._unsupported("Setting slot sharing group")
 
 
 class DataStreamSink(_OperatorSettings):

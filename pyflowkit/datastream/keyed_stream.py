@@ -17,7 +17,7 @@ from pyflowkit.datastream._util import (
     resolve_field,
     validate_field,
 )
-from pyflowkit.datastream.aggregations import PositionAggregations
+from pyflowkit.datastream.aggregations import AccumulateType, PositionAggregations
 from pyflowkit.datastream.data_stream import DataStream, _display_name
 from pyflowkit.errors import (
     InvalidTypesException,
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 class KeyedStream(PositionAggregations, DataStream):
     """Flink's ``KeyedStream``: records partitioned by key (HASH), keyed state and timers."""
+
+    AccumulateType = AccumulateType
 
     def __init__(
         self,
@@ -120,6 +122,13 @@ class KeyedStream(PositionAggregations, DataStream):
 
     def force_non_parallel(self) -> Any:
         raise self._unsupported("Set force non-parallel")
+
+    def cache(self) -> Any:
+        """PyFlink refuses it: a KeyedStream is a partitioning, which Flink cannot cache."""
+        raise UnsupportedOperationException(
+            "Cache for KeyedStream is not supported. Cache the stream before key_by(), or the "
+            "result of an operator after it."
+        )
 
     # --- re-partitioning is forbidden ---------------------------------------------------------
     def _no_repartition(self) -> UnsupportedOperationException:

@@ -43,6 +43,7 @@ from pyflowkit.errors import (
     UnsupportedOperationException,
 )
 from pyflowkit.graph.transformations import (
+    CACHE_CONSUMER_OPERATOR_NAME,
     Boundedness,
     ChainingStrategy,
     LegacySourceTransformation,
@@ -86,6 +87,7 @@ class StreamExecutionEnvironment:
         self._runtime_mode = RuntimeExecutionMode.STREAMING
         self._buffer_timeout = 100
         self._capture = None
+        self._cache_transformations: list[Any] = []  # CacheTransformations of cache()
         self._config.set_parallelism(self.get_default_local_parallelism())
         self.configure(self._configuration)
 
@@ -601,11 +603,47 @@ class StreamExecutionEnvironment:
         if local is not None:
             local.close()
             self._python_deps = None
+        for cache in self._cache_transformations:  # Flink: closing drops the cached datasets
+            self._invalidate_cache(cache)
 
     def _append_config_list(self, key: str, values: Iterable[str]) -> None:
         existing = deps.split_list(self._configuration.get_string(key))
         items = existing + [str(v) for v in values]
         self._configuration.set_string(key, deps.FILE_DELIMITER.join(items))
+
+    # --- cached intermediate results (DataStream.cache) ----------------------------------------
+    def _register_cache(self, cache: Any) -> None:
+        """Flink's ``registerCacheTransformation``."""
+        self._cache_transformations.append(cache)
+
+    def _invalidate_cache(self, cache: Any) -> None:
+        """Flink's ``invalidateClusterDataset``: the next job recomputes the stream."""
+        cache.reader = None
+
+    def _keep_caches(self, stream_graph: Any, result: Any) -> None:
+        """After a job: every ``CacheWrite`` that ran becomes a ``CacheRead`` source for later
+        jobs, one partition per producer subtask (Flink marks the CacheTransformation cached)."""
+        from pyflowkit.operators.sources import CachedPartitionsSource
+
+        by_node = getattr(result, "results_by_node", None) or {}
+        for cache in self._cache_transformations:
+            node = stream_graph.nodes.get(cache.writer.id)
+            if cache.reader is not None or node is None:
+                continue
+            partitions: list[list[Any]] = [[] for _ in range(node.parallelism)]
+            for subtask, value in by_node.get(cache.writer.id, ()):
+                partitions[subtask].append(value)
+            params = {"source": CachedPartitionsSource(partitions), "function": None}
+            reader = LegacySourceTransformation(
+                CACHE_CONSUMER_OPERATOR_NAME,
+                OperatorFactory("StreamSource", ChainingStrategy.HEAD, params),
+                cache.output_type,
+                node.parallelism,
+                Boundedness.BOUNDED,
+            )
+            if node.max_parallelism > 0:
+                reader.max_parallelism = node.max_parallelism
+            cache.reader = reader
 
     # --- sources ------------------------------------------------------------------------------
     def _register(self, t: Transformation) -> None:
@@ -865,9 +903,12 @@ class StreamExecutionEnvironment:
         # the transformations are gone once the graph exists, whether the job then runs or fails
         pipeline = _StreamGraphPipeline(self, self.get_stream_graph(job_name, True))
         if spark is None:
-            return self._executor().execute(pipeline, job_name)
-        executor = importlib.import_module(EXECUTION_TARGETS["spark"])
-        return executor.execute(pipeline, job_name, spark=spark)
+            result = self._executor().execute(pipeline, job_name)
+        else:
+            executor = importlib.import_module(EXECUTION_TARGETS["spark"])
+            result = executor.execute(pipeline, job_name, spark=spark)
+        self._keep_caches(pipeline._stream_graph, result)
+        return result
 
     def _start_streaming_job(self, job_name: str | None, spark: Any) -> Any:
         """An unbounded job on Spark started for ``execute_and_collect`` (None: not such a job)."""

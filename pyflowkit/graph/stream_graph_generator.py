@@ -22,7 +22,10 @@ from pyflowkit.graph.partitioner import (
 from pyflowkit.graph.settings import DEFAULT_JOB_NAME, EnvironmentSettings
 from pyflowkit.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 from pyflowkit.graph.transformations import (
+    CACHE_CONSUMER_OPERATOR_NAME,
+    CACHE_PRODUCER_OPERATOR_NAME,
     PARALLELISM_DEFAULT,
+    CacheTransformation,
     LegacySourceTransformation,
     OneInputTransformation,
     PartitionTransformation,
@@ -36,6 +39,7 @@ from pyflowkit.graph.transformations import (
     UnionTransformation,
     new_node_id,
 )
+from pyflowkit.operators.boundedness import Boundedness
 
 DEFAULT_SLOT_SHARING_GROUP = "default"
 
@@ -141,6 +145,8 @@ class StreamGraphGenerator:
             ids = yield from self._transform_partition(t)
         elif isinstance(t, SideOutputTransformation):
             ids = yield from self._transform_side_output(t)
+        elif isinstance(t, CacheTransformation):
+            ids = yield from self._transform_cache(t)
         else:
             raise IllegalStateException(f"Unknown transformation: {t!r}")
         self._in_progress.discard(t.id)
@@ -237,6 +243,37 @@ class StreamGraphGenerator:
             node.state_key_selector = t.state_key_selector
             node.state_key_type = t.state_key_type
         return []
+
+    def _transform_cache(self, t: CacheTransformation) -> Step:
+        """``CacheTransformationTranslator``: once cached, a ``CacheRead`` source; else, in a
+        batch job, a ``CacheWrite`` node beside the input (streaming jobs do not write caches)."""
+        graph = self._graph
+        assert graph is not None
+        if t.reader is not None:
+            ids = yield self._transform(t.reader)
+            graph.nodes[t.reader.id].operator_name = CACHE_CONSUMER_OPERATOR_NAME
+            return ids
+        input_ids = yield self._transform(t.input)
+        if not self._batch():
+            return input_ids
+        upstream = graph.nodes[self._resolve_virtual(input_ids[0])]
+        t.writer.parallelism = upstream.parallelism  # one CacheWrite subtask per producer subtask
+        t.writer.max_parallelism = upstream.max_parallelism
+        yield self._transform(t.writer)
+        graph.nodes[t.writer.id].operator_name = CACHE_PRODUCER_OPERATOR_NAME
+        return input_ids
+
+    def _batch(self) -> bool:
+        """``shouldExecuteInBatchMode``: BATCH, or AUTOMATIC with every source bounded."""
+        mode = self.settings.runtime_mode
+        if mode != "AUTOMATIC":
+            return mode == "BATCH"
+        return all(
+            getattr(s, "boundedness", None) is Boundedness.BOUNDED
+            for t in self.transformations
+            for s in t.transitive_predecessors()
+            if isinstance(s, (LegacySourceTransformation, SourceTransformation))
+        )
 
     def _transform_two_input(self, t: TwoInputTransformation) -> Step:
         input_ids1 = yield self._transform(t.input1)
@@ -376,6 +413,8 @@ def _job_local_ids(transformations: list[Transformation], graph: StreamGraph) ->
         if t.id not in ids:
             ids.add(t.id)
             stack.extend(t.inputs)
+            if isinstance(t, CacheTransformation):  # its CacheWrite / CacheRead nodes
+                stack.extend(p for p in (t.writer, t.reader) if p is not None)
     nodes = graph.nodes
     return {i: rank for rank, i in enumerate(sorted(ids), start=1) if i in nodes}
 

@@ -295,3 +295,33 @@ class SideOutputTransformation(Transformation):
     @property
     def inputs(self) -> list[Transformation]:
         return [self.input]
+
+
+CACHE_PRODUCER_OPERATOR_NAME = "CacheWrite"  # CacheTransformationTranslator's names
+CACHE_CONSUMER_OPERATOR_NAME = "CacheRead"
+
+
+class CacheTransformation(Transformation):
+    """Flink's ``CacheTransformation`` (``DataStream.cache()``): in a batch job its input's records
+    go to a ``CacheWrite`` node as well; once cached, a ``CacheRead`` source replays them.
+
+    ``writer`` is the CacheWrite sink (a collect sink whose records the environment keeps per
+    subtask); ``reader`` is None until the environment hands it the cached partitions.
+    """
+
+    def __init__(self, input: Transformation, writer_factory: OperatorFactory) -> None:
+        super().__init__(f"Cache: {input.name}", input.output_type, input.parallelism)
+        self.input = input
+        self.dataset_id = f"{self.id:032x}"  # the IntermediateDataSetID it stands for
+        self.writer = SinkTransformation(input, CACHE_PRODUCER_OPERATOR_NAME, writer_factory)
+        self.reader: LegacySourceTransformation | None = None
+
+    @property
+    def cached(self) -> bool:
+        return self.reader is not None
+
+    @property
+    def inputs(self) -> list[Transformation]:
+        """``getInputs``: the cached transformation's upstream is not part of a job that reads the
+        cache."""
+        return [] if self.reader is not None else [self.input]

@@ -53,6 +53,12 @@ class CollectSinkFunction(SinkFunction):
         raise NotImplementedError("StreamSink hands collected values to the host itself.")
 
 
+class CacheWriteSinkFunction(CollectSinkFunction):
+    """The ``CacheWrite`` node of ``DataStream.cache()`` (Flink's ``NoOpStreamOperator`` writing a
+    cluster dataset): each record goes to the host tagged with its subtask, so the environment
+    keeps one partition per producer subtask."""
+
+
 class _SinkContext(SinkFunction.Context):
     """``SinkFunction.Context`` of ``StreamSink``: clocks and the record's timestamp."""
 
@@ -107,6 +113,8 @@ class StreamSink(AbstractUdfStreamOperator):
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
+        if params.get("cache_write"):
+            return cls(CacheWriteSinkFunction())
         if params.get("collect"):
             return cls(CollectSinkFunction())
         if params.get("function") is not None:
@@ -133,6 +141,13 @@ class StreamSink(AbstractUdfStreamOperator):
 
             self._print_batch = print_batch
             self._write = print_record
+        elif isinstance(fn, CacheWriteSinkFunction):
+            node_id, collect, subtask = self.config.node_id, env.collect, env.subtask_index
+
+            def cache_record(value: Any, timestamp: int | None) -> None:
+                collect(node_id, (subtask, value))
+
+            self._write = cache_record
         elif isinstance(fn, CollectSinkFunction):
             node_id, collect = self.config.node_id, env.collect
 

@@ -164,6 +164,22 @@ class CollectionSource(Source):
         return ListReader.of_values(self.elements)
 
 
+class CachedPartitionsSource(Source):
+    """The ``CacheRead`` source of a cached ``DataStream``: subtask i replays the records producer
+    subtask i wrote (Flink's ``IdentityStreamOperator`` over a cluster dataset's partition)."""
+
+    def __init__(self, partitions: Sequence[Sequence[Any]]) -> None:
+        self.partitions = [list(p) for p in partitions]
+
+    def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
+        if parallelism != len(self.partitions):
+            raise IllegalArgumentException(
+                f"CacheRead has {len(self.partitions)} cached partitions and was asked to run "
+                f"with parallelism {parallelism}; it runs with the cached stream's parallelism."
+            )
+        return ListReader.of_values(self.partitions[subtask_index])
+
+
 class StatefulSequenceSource(Source):
     """Flink 1.11's ``StatefulSequenceSource`` (``generate_sequence``): subtask i gets
     ``start + i``, ``start + i + p``, … (strided by the parallelism)."""
