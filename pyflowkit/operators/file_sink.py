@@ -16,6 +16,11 @@ from typing import Any, BinaryIO
 
 from pyflowkit.common.serialization import Encoder
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
+from pyflowkit.operators.file_compaction import (
+    CompactCoordinator,
+    FileCompactor,
+    FileCompactStrategy,
+)
 from pyflowkit.operators.file_sink_config import (
     BucketAssigner,
     DateTimeBucketAssigner,
@@ -138,11 +143,24 @@ class FileWriter:
         self.clock = clock
         self.encode = _encoder_function(sink.encoder, input_type)
         self.buckets: dict[str, FileWriterBucket] = {}
+        strategy = getattr(sink, "compact_strategy", None)
+        self.compaction = (
+            CompactCoordinator(strategy, sink.file_compactor) if strategy is not None else None
+        )
         for state in states:
             self._restore(state)
 
     def _restore(self, state: Sequence[Any]) -> None:
-        """``FileWriterBucketState``: ``[bucket id, part counter, in-progress or None]``."""
+        """``FileWriterBucketState``: ``[bucket id, part counter, in-progress or None]``, or a
+        bucket's files held for compaction (a dict)."""
+        if isinstance(state, dict):
+            if self.compaction is None:
+                raise IllegalStateException(
+                    "FileSink: the restored state holds files waiting for compaction, but this "
+                    "sink has compaction disabled; enable_compact() as before to restore it."
+                )
+            self.compaction.restore(state)
+            return
         bucket_id, counter, part = state
         bucket = self.buckets.get(bucket_id)
         if bucket is None:
@@ -167,12 +185,22 @@ class FileWriter:
 
     def prepare_commit(self, flush: bool) -> list[list[Any]]:
         committables: list[list[Any]] = []
-        for bucket in list(self.buckets.values()):
-            committables.extend(bucket.prepare_commit(flush))
+        compaction = self.compaction
+        for bucket_id, bucket in list(self.buckets.items()):
+            pending = bucket.prepare_commit(flush)
+            if compaction is None:
+                committables.extend(pending)
+            else:  # held back until the compaction strategy fires
+                for committable in pending:
+                    compaction.add(bucket_id, committable)
+        if compaction is not None:
+            committables.extend(compaction.on_checkpoint(flush))
         return committables
 
-    def snapshot_state(self) -> list[list[Any]]:
-        states: list[list[Any]] = []
+    def snapshot_state(self) -> list[Any]:
+        states: list[Any] = []
+        if self.compaction is not None:
+            states.extend(self.compaction.snapshot())
         for bucket_id, bucket in self.buckets.items():
             part = bucket.in_progress.persist() if bucket.in_progress is not None else None
             states.append([bucket_id, bucket.part_counter, part])
@@ -205,7 +233,8 @@ class FileCommitter:
     """Flink's ``FileCommitter``: publishes a pending part by renaming it to its final name."""
 
     def commit(self, committables: Sequence[Sequence[Any]]) -> list[Any]:
-        for temp_path, final_path in committables:
+        for committable in committables:
+            temp_path, final_path = committable[0], committable[1]
             if os.path.exists(temp_path):
                 os.replace(temp_path, final_path)
             elif not os.path.exists(final_path):  # neither: the part was lost
@@ -213,6 +242,9 @@ class FileCommitter:
                     f"FileSink cannot commit {final_path!r}: its in-progress file {temp_path!r} "
                     "does not exist."
                 )
+            for compacted_input in committable[2] if len(committable) > 2 else ():
+                if os.path.exists(compacted_input):  # a compaction's inputs, now published
+                    os.remove(compacted_input)
         return []  # nothing to retry
 
     def close(self) -> None:
@@ -230,6 +262,8 @@ class FileSink:
         rolling_policy: RollingPolicy | None = None,
         output_file_config: OutputFileConfig | None = None,
         bucket_check_interval: int = DEFAULT_BUCKET_CHECK_INTERVAL,
+        compact_strategy: FileCompactStrategy | None = None,
+        file_compactor: FileCompactor | None = None,
     ) -> None:
         base_path = os.fspath(base_path) if base_path is not None else base_path
         if not isinstance(base_path, str) or not base_path:
@@ -255,6 +289,13 @@ class FileSink:
         self.rolling_policy = rolling_policy or RollingPolicy.default_rolling_policy()
         self.output_file_config = output_file_config or OutputFileConfig()
         self.bucket_check_interval = bucket_check_interval
+        if (compact_strategy is None) != (file_compactor is None):
+            raise IllegalArgumentException(
+                "FileSink: compaction needs both a FileCompactStrategy and a FileCompactor, got "
+                f"{compact_strategy!r} and {file_compactor!r}."
+            )
+        self.compact_strategy = compact_strategy
+        self.file_compactor = file_compactor
 
     # ---- Flink's Sink interface ----
     def create_writer(
@@ -276,5 +317,10 @@ class FileSink:
     def __repr__(self) -> str:
         return (
             f"FileSink({self.base_path!r}, {self.bucket_assigner!r}, {self.rolling_policy!r}, "
-            f"{self.output_file_config!r})"
+            f"{self.output_file_config!r}"
+            + (
+                f", {self.compact_strategy!r}, {self.file_compactor!r})"
+                if self.compact_strategy is not None
+                else ")"
+            )
         )

@@ -3,9 +3,11 @@
 from pyflowkit.datastream.connectors.base import DeliveryGuarantee, Sink, Source
 from pyflowkit.datastream.connectors.file_system import (
     BucketAssigner,
+    FileEnumeratorProvider,
     FileSink,
     FileSource,
     FileSourceBuilder,
+    FileSplitAssignerProvider,
     OutputFileConfig,
     RollingPolicy,
     StreamFormat,
@@ -24,9 +26,11 @@ __all__ = [
     "CollectionSource",
     "DataGeneratorSource",
     "DeliveryGuarantee",
+    "FileEnumeratorProvider",
     "FileSink",
     "FileSource",
     "FileSourceBuilder",
+    "FileSplitAssignerProvider",
     "NumberSequenceSource",
     "OutputFileConfig",
     "RollingPolicy",

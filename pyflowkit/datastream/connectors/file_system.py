@@ -19,6 +19,7 @@ from pyflowkit.datastream.connectors.base import (
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators import file_sink as _sink
 from pyflowkit.operators import file_source as _source
+from pyflowkit.operators.file_compaction import FileCompactor, FileCompactStrategy
 from pyflowkit.operators.file_sink_config import (
     BasePathBucketAssigner,
     BucketAssigner,
@@ -36,12 +37,17 @@ __all__ = [
     "BaseBuilder",
     "BasePathBucketAssigner",
     "BucketAssigner",
+    "BulkFormat",
     "BulkFormatBuilder",
     "DateTimeBucketAssigner",
     "DefaultRollingPolicy",
+    "FileCompactStrategy",
+    "FileCompactor",
+    "FileEnumeratorProvider",
     "FileSink",
     "FileSource",
     "FileSourceBuilder",
+    "FileSplitAssignerProvider",
     "OnCheckpointRollingPolicy",
     "OutputFileConfig",
     "OutputFileConfigBuilder",
@@ -50,6 +56,84 @@ __all__ = [
     "StreamFormat",
     "StreamingFileSink",
 ]
+
+
+class FileEnumeratorProvider:
+    """PyFlink's ``FileEnumeratorProvider``: how a ``FileSource`` finds its files and splits.
+
+    Both of Flink's enumerators walk the paths recursively and skip hidden files (names starting
+    with ``.`` or ``_``). The splittable one cuts a file at its storage blocks; the local file
+    system reports one block per file (Flink's ``LocalFileSystem``), so on it both give one split
+    per file."""
+
+    def __init__(self, splittable: bool) -> None:
+        self.splittable = bool(splittable)
+
+    @staticmethod
+    def default_splittable_file_enumerator() -> FileEnumeratorProvider:
+        """Flink's ``BlockSplittingRecursiveEnumerator``."""
+        return FileEnumeratorProvider(True)
+
+    @staticmethod
+    def default_non_splittable_file_enumerator() -> FileEnumeratorProvider:
+        """Flink's ``NonSplittingRecursiveEnumerator`` (the default of stream formats)."""
+        return FileEnumeratorProvider(False)
+
+    def __repr__(self) -> str:
+        kind = "BlockSplitting" if self.splittable else "NonSplitting"
+        return f"{kind}RecursiveEnumerator"
+
+
+class FileSplitAssignerProvider:
+    """PyFlink's ``FileSplitAssignerProvider``: which reader gets which split.
+
+    Flink's ``LocalityAwareSplitAssigner`` prefers splits stored on the reader's host; every
+    split of a local file system is on this host, so splits go out in enumeration order, split
+    ``i`` to subtask ``i % parallelism`` (the order readers asking in turn get them)."""
+
+    @staticmethod
+    def locality_aware_split_assigner() -> FileSplitAssignerProvider:
+        return FileSplitAssignerProvider()
+
+    def __repr__(self) -> str:
+        return "LocalityAwareSplitAssigner"
+
+
+class BulkFormat:
+    """PyFlink's ``BulkFormat`` (Flink's): reads a file in batches of records.
+
+    PyFlink's come from Java (ORC, Parquet, Avro); a pyflowkit bulk format is a Python subclass
+    implementing ``read_batches(path)`` (an iterator of record sequences) and, optionally,
+    ``get_produced_type()``. A restored source skips the records it had read, as Flink's
+    ``CheckpointedPosition`` does."""
+
+    is_splittable = False
+
+    def read_batches(self, path: str) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement read_batches(path)")
+
+    def get_produced_type(self) -> Any:
+        return None
+
+    # the reader interface of FileSource (what a StreamFormat offers)
+    def open(self, path: str) -> Any:
+        return _Batches(iter(self.read_batches(path)))
+
+    def read_records(self, file: Any) -> Any:
+        for batch in file.batches:
+            yield from batch
+
+
+class _Batches:
+    """An open bulk-format file: its batch iterator, closed with the split."""
+
+    def __init__(self, batches: Any) -> None:
+        self.batches = batches
+
+    def close(self) -> None:
+        closer = getattr(self.batches, "close", None)
+        if callable(closer):
+            closer()
 
 
 class StreamFormat:
@@ -64,9 +148,28 @@ class StreamFormat:
 class FileSource(_source.FileSource, Source):
     """PyFlink's ``FileSource`` (Flink's ``FileSource``): files split across source subtasks."""
 
+    file_enumerator = FileEnumeratorProvider(False)
+    split_assigner = FileSplitAssignerProvider()
+
     @staticmethod
     def for_record_stream_format(stream_format: Any, *paths: str) -> FileSourceBuilder:
         return FileSourceBuilder(stream_format, paths)
+
+    @staticmethod
+    def for_bulk_file_format(bulk_format: BulkFormat, *paths: str) -> FileSourceBuilder:
+        """A source reading ``paths`` with a ``BulkFormat`` (batches of records per read)."""
+        if not isinstance(bulk_format, BulkFormat):
+            raise IllegalArgumentException(
+                "FileSource.for_bulk_file_format() needs a BulkFormat (a subclass implementing "
+                f"read_batches(path)), got {bulk_format!r}."
+            )
+        return FileSourceBuilder(bulk_format, paths)
+
+    def __repr__(self) -> str:
+        return (
+            f"{_source.FileSource.__repr__(self)[:-1]}, {self.file_enumerator!r}, "
+            f"{self.split_assigner!r})"
+        )
 
 
 class FileSourceBuilder:
@@ -77,6 +180,29 @@ class FileSourceBuilder:
         self._format = stream_format
         self._paths = paths
         self._discovery_interval_ms: int | None = None
+        self._enumerator = FileEnumeratorProvider(False)
+        self._assigner = FileSplitAssignerProvider()
+
+    def set_file_enumerator(self, file_enumerator: FileEnumeratorProvider) -> FileSourceBuilder:
+        """How files are found and split (``setFileEnumerator``)."""
+        if not isinstance(file_enumerator, FileEnumeratorProvider):
+            raise IllegalArgumentException(
+                "FileSourceBuilder.set_file_enumerator() needs a FileEnumeratorProvider (e.g. "
+                "FileEnumeratorProvider.default_non_splittable_file_enumerator()), got "
+                f"{file_enumerator!r}."
+            )
+        self._enumerator = file_enumerator
+        return self
+
+    def set_split_assigner(self, split_assigner: FileSplitAssignerProvider) -> FileSourceBuilder:
+        """Which reader gets which split (``setSplitAssigner``)."""
+        if not isinstance(split_assigner, FileSplitAssignerProvider):
+            raise IllegalArgumentException(
+                "FileSourceBuilder.set_split_assigner() needs a FileSplitAssignerProvider (e.g. "
+                f"FileSplitAssignerProvider.locality_aware_split_assigner()), got {split_assigner!r}."
+            )
+        self._assigner = split_assigner
+        return self
 
     def monitor_continuously(self, discovery_interval: Duration) -> FileSourceBuilder:
         """Look for new files every ``discovery_interval``; the source becomes unbounded
@@ -101,7 +227,10 @@ class FileSourceBuilder:
         return self
 
     def build(self) -> FileSource:
-        return FileSource(self._format, self._paths, self._discovery_interval_ms)
+        source = FileSource(self._format, self._paths, self._discovery_interval_ms)
+        source.file_enumerator = self._enumerator
+        source.split_assigner = self._assigner
+        return source
 
 
 class FileSink(_sink.FileSink, Sink, SupportsPreprocessing):
@@ -136,6 +265,7 @@ class BaseBuilder:
         self._rolling_policy = rolling_policy
         self._output_file_config: OutputFileConfig | None = None
         self._bucket_check_interval = _sink.DEFAULT_BUCKET_CHECK_INTERVAL
+        self._compact: tuple[FileCompactStrategy, FileCompactor] | None = None
 
     def with_bucket_check_interval(self, interval: int) -> BaseBuilder:
         FileSink(self._base_path, self._writer, bucket_check_interval=interval)  # validate
@@ -169,7 +299,31 @@ class BaseBuilder:
         self._output_file_config = output_file_config
         return self
 
+    def enable_compact(
+        self, strategy: FileCompactStrategy, compactor: FileCompactor
+    ) -> BaseBuilder:
+        """Hold pending part files back and compact them before they are published
+        (Flink 1.16's ``enableCompact``)."""
+        if not isinstance(strategy, FileCompactStrategy):
+            raise IllegalArgumentException(
+                f"{self._what}.enable_compact() needs a FileCompactStrategy (e.g. "
+                f"FileCompactStrategy.builder().set_size_threshold(1024).build()), got {strategy!r}."
+            )
+        if not isinstance(compactor, FileCompactor):
+            raise IllegalArgumentException(
+                f"{self._what}.enable_compact() needs a FileCompactor (e.g. "
+                f"FileCompactor.concat_file_compactor()), got {compactor!r}."
+            )
+        self._compact = (strategy, compactor)
+        return self
+
+    def disable_compact(self) -> BaseBuilder:
+        """Publish part files as they are (the default)."""
+        self._compact = None
+        return self
+
     def build(self) -> FileSink:
+        strategy, compactor = self._compact or (None, None)
         return FileSink(
             self._base_path,
             self._writer,
@@ -177,6 +331,8 @@ class BaseBuilder:
             self._rolling_policy,
             self._output_file_config,
             self._bucket_check_interval,
+            strategy,
+            compactor,
         )
 
 
