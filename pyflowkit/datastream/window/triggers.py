@@ -347,21 +347,33 @@ class _ContinuousTrigger(Trigger[T, TimeWindow]):
     _register_timer: Callable[[Trigger.TriggerContext, int], None]
     _delete_timer: Callable[[Trigger.TriggerContext, int], None]
 
-    def _register_first_fire(self, now: int, ctx: Trigger.TriggerContext) -> None:
+    def register_next_fire_timestamp(
+        self, time: int, window: TimeWindow, ctx: Trigger.TriggerContext, fire_timestamp_state: Any
+    ) -> None:
+        """The next fire an interval after ``time``, at the latest at the window's end: stored
+        in ``fire_timestamp_state`` and registered as a timer (PyFlink 1.20's method; Flink 1.11
+        did not cap it at the window's end, which only differs once the window has ended)."""
+        next_fire = min(time + self.interval, window.max_timestamp())
+        fire_timestamp_state.add(next_fire)
+        self._register_timer(ctx, next_fire)
+
+    def _register_first_fire(
+        self, now: int, window: TimeWindow, ctx: Trigger.TriggerContext
+    ) -> None:
         """The first fire time: the end of the interval ``now`` falls in."""
         state = ctx.get_partitioned_state(self.state_desc)
         if state.get() is None:
-            next_fire = now - _java_rem(now, self.interval) + self.interval
-            self._register_timer(ctx, next_fire)
-            state.add(next_fire)
+            start = now - _java_rem(now, self.interval)
+            self.register_next_fire_timestamp(start, window, ctx, state)
 
-    def _fire_if_due(self, time: int, ctx: Trigger.TriggerContext) -> TriggerResult:
-        """FIRE at the stored fire time and schedule the next one an interval later."""
+    def _fire_if_due(
+        self, time: int, window: TimeWindow, ctx: Trigger.TriggerContext
+    ) -> TriggerResult:
+        """FIRE at the stored fire time and schedule the next one."""
         state = ctx.get_partitioned_state(self.state_desc)
         if state.get() == time:
             state.clear()
-            state.add(time + self.interval)
-            self._register_timer(ctx, time + self.interval)
+            self.register_next_fire_timestamp(time, window, ctx, state)
             return TriggerResult.FIRE
         return TriggerResult.CONTINUE
 
@@ -395,13 +407,13 @@ class ContinuousEventTimeTrigger(_EventTimeTimers, _ContinuousTrigger[T]):
         if window.max_timestamp() <= ctx.get_current_watermark():
             return TriggerResult.FIRE
         ctx.register_event_time_timer(window.max_timestamp())
-        self._register_first_fire(timestamp, ctx)
+        self._register_first_fire(timestamp, window, ctx)
         return TriggerResult.CONTINUE
 
     def on_event_time(self, time, window, ctx) -> TriggerResult:
         if time == window.max_timestamp():
             return TriggerResult.FIRE
-        return self._fire_if_due(time, ctx)
+        return self._fire_if_due(time, window, ctx)
 
     def on_processing_time(self, time, window, ctx) -> TriggerResult:
         return TriggerResult.CONTINUE
@@ -411,11 +423,11 @@ class ContinuousProcessingTimeTrigger(_ProcessingTimeTimers, _ContinuousTrigger[
     """Fires every ``interval`` of processing time (Flink's ``ContinuousProcessingTimeTrigger``)."""
 
     def on_element(self, element, timestamp, window, ctx) -> TriggerResult:
-        self._register_first_fire(ctx.get_current_processing_time(), ctx)
+        self._register_first_fire(ctx.get_current_processing_time(), window, ctx)
         return TriggerResult.CONTINUE
 
     def on_event_time(self, time, window, ctx) -> TriggerResult:
         return TriggerResult.CONTINUE
 
     def on_processing_time(self, time, window, ctx) -> TriggerResult:
-        return self._fire_if_due(time, ctx)
+        return self._fire_if_due(time, window, ctx)
