@@ -1,11 +1,13 @@
 """The exact state size of an operator snapshot whose keyed state is still frozen (not
 materialised): the length ``state_codec.state_size`` gives the snapshot's plain form.
 
-Flink's ``StateObject.getStateSize`` of what ``HeapSnapshotStrategy`` writes. Every key and value
-of every state goes through the C JSON encoder once, as one flat list; the structure around the
-entries (key groups, state names, brackets, tags) is counted arithmetically. Values the codec
-tags other than tuples (dicts outside map state, sets, bytes, ``Row``, windows, …) take the
-materialising path instead (``state_codec.snapshot_size``), which gives the same number.
+Flink's ``StateObject.getStateSize`` of what ``HeapSnapshotStrategy`` writes. Keys and values are
+measured a type at a time in C (strings by their joined length when none needs escaping, numbers
+by their repr, tuples and lists by their members plus brackets, commas and tags); the structure
+around the entries (key groups, state names, tags) is counted arithmetically. Values the codec
+tags other than tuples (dicts outside map state, sets, bytes, ``Row``, windows, non-finite
+floats, …) take the materialising path instead (``state_codec.snapshot_size``), which gives the
+same number.
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ from pyflowkit.state.snapshot import OperatorSnapshot
 
 # allow_nan=False: a non-finite float (which the codec tags) raises, and the slow path takes over
 _ENCODER = json.JSONEncoder(separators=(",", ":"), check_circular=False, allow_nan=False)
-_NATIVE = frozenset((str, int, bool, type(None), float))  # encoded alike by the codec and C
-_NESTED = _NATIVE | {tuple, list}
 _TUPLE_TAG = len('{"@":"tuple","v":}')  # what the codec adds around a tuple's JSON array
 _EMPTY_DICT = len('{"@":"dict","v":[]}')  # the codec's form of an empty dict
 _MAX_DEPTH = 8
@@ -157,17 +157,72 @@ def _by_namespace(
     return maps, n_per_kg, ns_total
 
 
-def _items_chars(items: list[Any]) -> int | None:
-    """The codec's encoded length of every item, summed (None if one needs the general path)."""
-    tags = _tuple_tags(items, 0)
-    if tags is None:
+def _items_chars(values: list[Any], depth: int = 0) -> int | None:
+    """The codec's encoded lengths of ``values``, summed, a type at a time in C; None if a
+    value is not a native JSON atom (finite floats), a tuple or a list of those."""
+    kinds = set(map(type, values))
+    if len(kinds) == 1:
+        return _chars_of_kind(kinds.pop(), values, depth)
+    types = list(map(type, values))
+    total = 0
+    for kind in kinds:
+        chars = _chars_of_kind(kind, list(compress(values, map(is_, types, repeat(kind)))), depth)
+        if chars is None:
+            return None
+        total += chars
+    return total
+
+
+def _chars_of_kind(kind: type, values: list[Any], depth: int) -> int | None:
+    """``_items_chars`` of values that all have the exact type ``kind``."""
+    n = len(values)
+    if kind is str:
+        joined = "".join(values)
+        if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
+            return len(joined) + 2 * n  # nothing to escape: the text plus its quotes
+        return len(_ENCODER.encode(values)) - (n + 1)  # the list's brackets and commas
+    if kind is int or kind is float:
+        try:  # a list's repr is '[' + the reprs (JSON's forms) joined by ', ' + ']'
+            text = repr(values)
+        except ValueError:  # more digits than int→str allows: the codec path raises it
+            return None
+        if kind is float and "n" in text:  # inf and nan: the codec tags them
+            return None
+        return len(text) - 2 * n
+    if kind is bool:
+        true = values.count(True)
+        return 4 * true + 5 * (n - true)
+    if kind is type(None):
+        return 4 * n
+    if kind is tuple or kind is list:
+        return _sequences_chars(values, depth, kind is tuple)
+    return None
+
+
+def _sequences_chars(values: list[Any], depth: int, tagged: bool) -> int | None:
+    """``_items_chars`` of lists or tuples: '[' + members + ']' (m + 1 characters, '[]' 2),
+    plus the codec's tag around each tuple; members measured a column at a time when every
+    sequence has the same length (record-like tuples), else all together."""
+    if depth >= _MAX_DEPTH:
         return None
-    try:
-        encoded = len(_ENCODER.encode(items))
-    except (ValueError, TypeError):
-        return None
-    # the list's own brackets and commas are not part of the entries
-    return encoded - (len(items) + 1) + _TUPLE_TAG * tags
+    n = len(values)
+    sizes = set(map(len, values))
+    if len(sizes) == 1:
+        width = sizes.pop()
+        inner = 0
+        for column in zip(*values, strict=True) if width else ():
+            chars = _items_chars(list(column), depth + 1)
+            if chars is None:
+                return None
+            inner += chars
+        chars = inner + n * (width + 1) + (n if width == 0 else 0)
+    else:
+        lengths = list(map(len, values))
+        inner = _items_chars(list(chain.from_iterable(values)), depth + 1)
+        if inner is None:
+            return None
+        chars = inner + sum(lengths) + n + lengths.count(0)
+    return chars + _TUPLE_TAG * n if tagged else chars
 
 
 def _encoded_length(value: Any) -> int | None:
@@ -176,28 +231,3 @@ def _encoded_length(value: Any) -> int | None:
         return len(_ENCODER.encode(state_codec.encode(value)))
     except (IllegalArgumentException, ValueError):
         return None
-
-
-def _tuple_tags(values: list[Any], depth: int) -> int | None:
-    """How many tuples ``values`` hold at any depth, or None if a value is not a native JSON
-    atom, a tuple or a list of those (the C encoder would not write the codec's form)."""
-    kinds = set(map(type, values))
-    if kinds <= _NATIVE:
-        return 0
-    if depth >= _MAX_DEPTH or not kinds <= _NESTED:
-        return None
-    if len(kinds) == 1:  # all tuples or all lists
-        inner = _tuple_tags(list(chain.from_iterable(values)), depth + 1)
-        if inner is None:
-            return None
-        return inner + (len(values) if tuple in kinds else 0)
-    types = list(map(type, values))
-    tags = 0
-    for kind in (tuple, list):
-        if kind in kinds:
-            members = list(chain.from_iterable(compress(values, map(is_, types, repeat(kind)))))
-            inner = _tuple_tags(members, depth + 1)
-            if inner is None:
-                return None
-            tags += inner + (types.count(tuple) if kind is tuple else 0)
-    return tags
