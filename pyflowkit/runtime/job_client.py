@@ -44,8 +44,8 @@ class MiniClusterJobClient(JobClient):
     def trigger_savepoint(self, savepoint_directory: str | None = None) -> CompletableFuture:
         """Flink's ``triggerSavepoint``: the savepoint's path; the job keeps running.
 
-        The directory defaults to ``state.savepoints.dir`` (as in Flink, where one of them is
-        needed); a failed savepoint fails the future with Flink's reason.
+        Without a directory: ``state.savepoints.dir``, else ``<tmp>/pyflowkit-savepoints`` (Flink
+        refuses when neither is given); a failed savepoint fails the future with Flink's reason.
         """
         return self._savepoint("trigger_savepoint", savepoint_directory, None)
 
