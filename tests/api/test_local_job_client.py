@@ -5,6 +5,7 @@ cancels, reports accumulators, and refuses savepoints once the job has ended."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,29 @@ def test_the_client_of_a_finished_job_reports_accumulators_and_refuses_savepoint
         client.trigger_savepoint().result()
     with pytest.raises(IllegalStateException, match=r"stop_with_savepoint.*FINISHED"):
         client.stop_with_savepoint(False).result()
+
+
+def test_an_endless_job_runs_until_stop_with_savepoint_drains_it(tmp_path: Path) -> None:
+    from pyflowkit.datastream.functions import SourceFunction
+
+    class Endless(SourceFunction):
+        def run(self, ctx: Any) -> Any:
+            i = 0
+            while True:
+                yield i
+                i += 1
+
+    conf = Configuration().set_string("execution.target", "local")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(1)
+    env.enable_checkpointing(100)
+    env.add_source(Endless()).uid("numbers").map(lambda x: x * 2).uid("double").add_sink(
+        lambda v: None
+    )
+    client = env.execute_async("endless")
+    first = client.trigger_savepoint(str(tmp_path / "a")).result()
+    assert client.get_job_status().result() == "RUNNING"
+    last = client.stop_with_savepoint(True, str(tmp_path / "b")).result()
+    assert client.get_job_status().result() == "FINISHED"
+    assert read_savepoint(first)[0]["checkpoint_id"] < read_savepoint(last)[0]["checkpoint_id"]
+    assert client.get_job_execution_result().result().get_job_id() == client.get_job_id()
