@@ -350,10 +350,12 @@ class _ContinuousTrigger(Trigger[T, TimeWindow]):
     def register_next_fire_timestamp(
         self, time: int, window: TimeWindow, ctx: Trigger.TriggerContext, fire_timestamp_state: Any
     ) -> None:
-        """The next fire an interval after ``time``, at the latest at the window's end: stored
-        in ``fire_timestamp_state`` and registered as a timer (PyFlink 1.20's method; Flink 1.11
-        did not cap it at the window's end, which only differs once the window has ended)."""
-        next_fire = min(time + self.interval, window.max_timestamp())
+        """The next fire an interval after ``time``: stored in ``fire_timestamp_state`` and
+        registered as a timer. PyFlink 1.20's method name with Flink 1.11's rule: 1.11 does not
+        cap the next fire at the window's end (FLINK-20443 added the cap in 1.15), so event-time
+        firing goes on through allowed lateness and a processing-time window does not fire at
+        its end."""
+        next_fire = time + self.interval
         fire_timestamp_state.add(next_fire)
         self._register_timer(ctx, next_fire)
 
