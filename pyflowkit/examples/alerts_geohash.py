@@ -112,8 +112,10 @@ def generate(max_events: int | None = DEMO_EVENTS, seed: int = SEED) -> Iterator
 class GeoHashEventsGenerator(SourceFunction):
     """The story's generator source (``SourceFunction``); endless when ``max_events`` is None.
 
-    The Java source sleeps ``PAUSE_MS`` between events; here the pause is the time between the
-    events' timestamps (the records carry ``i * PAUSE_MS``), the simulated cluster does not wait.
+    The Java source sleeps ``PAUSE_MS`` after each event; ``ctx.sleep`` is that pause: on the
+    simulated cluster it passes on the simulated clock (processing time, which the CEP
+    operator's ``within`` and the checkpoint interval see); Spark does not wait. The records
+    also carry ``i * PAUSE_MS`` as their timestamps.
     """
 
     def __init__(self, max_events: int | None = DEMO_EVENTS, seed: int = SEED) -> None:
@@ -123,6 +125,7 @@ class GeoHashEventsGenerator(SourceFunction):
     def run(self, ctx: Any) -> Iterator[None]:
         for i, event in enumerate(generate(self.max_events, self.seed)):
             ctx.collect_with_timestamp(event, i * PAUSE_MS)
+            ctx.sleep(PAUSE_MS)
             yield None
 
     def cancel(self) -> None:

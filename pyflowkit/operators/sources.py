@@ -27,6 +27,16 @@ class SourceWatermark:
         self.timestamp = timestamp
 
 
+class SourcePause:
+    """A pause a user ``SourceFunction`` took between records (``ctx.sleep(millis)``), in the
+    reader's output stream; it is not a record and has no position."""
+
+    __slots__ = ("millis",)
+
+    def __init__(self, millis: int) -> None:
+        self.millis = millis
+
+
 class SourceReader:
     """One subtask's reader: positional, so a restart or restore can resume exactly."""
 
@@ -34,6 +44,11 @@ class SourceReader:
 
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
         raise NotImplementedError
+
+    def take_pause(self) -> int:
+        """Milliseconds the source slept where the last ``poll`` stopped (0: none); reading it
+        clears it. The simulated cluster waits that long on its clock, Spark does not wait."""
+        return 0
 
     def poll_values(self, max_records: int) -> tuple[list[Any], list[int | None] | None]:
         """``poll`` as columns: (values, timestamps), timestamps None when no record has one."""
@@ -277,6 +292,7 @@ class TextFileSource(Source):
 class _BufferingSourceContext(SourceFunction.SourceContext):
     def __init__(self, sink: list[tuple[Any, int | None]]) -> None:
         self.sink = sink
+        self.pauses = 0  # SourcePauses in ``sink``
 
     def collect(self, element: Any) -> None:
         self.sink.append((element, None))
@@ -293,6 +309,17 @@ class _BufferingSourceContext(SourceFunction.SourceContext):
 
     def get_checkpoint_lock(self) -> object:
         return self
+
+    def sleep(self, millis: int) -> None:
+        """The source pauses ``millis`` ms after the records collected so far (a Java source's
+        ``Thread.sleep`` in its run loop): simulated processing time on the MiniCluster."""
+        if type(millis) is not int or millis < 0:
+            raise IllegalArgumentException(
+                f"SourceContext.sleep() needs a non-negative int of milliseconds, got {millis!r}."
+            )
+        if millis:
+            self.sink.append((SourcePause(millis), None))
+            self.pauses += 1
 
 
 class SourceFunctionReader(SourceReader):
@@ -311,6 +338,7 @@ class SourceFunctionReader(SourceReader):
         self.position = 0
         self._gen: Iterator[Any] | None = None
         self._done = False
+        self._pause = 0  # ms of the pause the last poll stopped at
 
     def _step(self) -> bool:
         """Run the function one step further (its records land in ``buffer``); False: ended."""
@@ -338,11 +366,25 @@ class SourceFunctionReader(SourceReader):
             pass
 
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        """Up to ``max_records`` records; a pause ends the batch (``take_pause`` tells)."""
         self._fill(max_records)
         out = self.buffer[:max_records]
+        if self.ctx.pauses:
+            for i, (value, _) in enumerate(out):
+                if type(value) is SourcePause:
+                    self.ctx.pauses -= 1
+                    self._pause += value.millis
+                    out = out[:i]
+                    del self.buffer[: i + 1]
+                    self.position += i
+                    return out
         del self.buffer[: len(out)]  # in place: the context appends to this list
         self.position += len(out)
         return out
+
+    def take_pause(self) -> int:
+        pause, self._pause = self._pause, 0
+        return pause
 
     def retained(self) -> int:
         """Records read from the function and not yet handed out (the reader's memory)."""
@@ -358,14 +400,21 @@ class SourceFunctionReader(SourceReader):
         return self.position
 
     def restore_position(self, position: int) -> None:
-        """Skip the first ``position`` records (fewer if the function ends before)."""
+        """Skip the first ``position`` records (fewer if the function ends before); pauses
+        on the way and right after them are skipped too (taken before the restore)."""
         while self.position < position:
             self._fill(1)
             if not self.buffer:
                 break
             skip = min(len(self.buffer), position - self.position)
+            skipped = self.buffer[:skip]
             del self.buffer[:skip]
-            self.position += skip
+            pauses = sum(type(v) is SourcePause for v, _ in skipped) if self.ctx.pauses else 0
+            self.ctx.pauses -= pauses
+            self.position += skip - pauses
+        while self.ctx.pauses and self.buffer and type(self.buffer[0][0]) is SourcePause:
+            del self.buffer[0]  # the pause after the last record skipped was taken, too
+            self.ctx.pauses -= 1
 
 
 class SourceFunctionSource(Source):

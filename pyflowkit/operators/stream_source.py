@@ -44,6 +44,7 @@ class StreamSource(AbstractUdfStreamOperator):
         self.records_emitted = 0
         self._sent_max_watermark = False
         self._position_state: Any = None
+        self.pending_pause = 0  # ms the source slept after its last batch (the host may wait)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -92,6 +93,7 @@ class StreamSource(AbstractUdfStreamOperator):
             records = reader.poll(max_records) if max_records > 0 else []
             if records:
                 self._emit(records)
+            self.pending_pause += reader.take_pause()
         elif max_records > 0:
             values, timestamps = reader.poll_values(max_records)
             if values:

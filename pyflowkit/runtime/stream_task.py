@@ -179,10 +179,14 @@ class SourceStreamTask(StreamTask):
     """Flink's ``SourceStreamTask``: the source emits a batch of records per default action."""
 
     kind = "SourceStreamTask"
+    paused_until = 0  # simulated time until which the source sleeps (SourceContext.sleep)
 
     def is_default_action_available(self) -> bool:
         return (
-            not self.end_of_input and self.outputs_available() and not self.suspended_by_savepoint()
+            not self.end_of_input
+            and self.outputs_available()
+            and not self.suspended_by_savepoint()
+            and self.task.bus.now >= self.paused_until
         )
 
     def process_input(self, fast: bool) -> str:
@@ -197,7 +201,27 @@ class SourceStreamTask(StreamTask):
             return (
                 f"{self.task.name} emitted {emitted} records; its source reached the end of input."
             )
+        pause = self._take_pause()
+        if pause:
+            return (
+                f"{self.task.name} emitted {emitted} records; its source sleeps {pause} ms "
+                "(simulated processing time)."
+            )
         return f"{self.task.name} emitted {emitted} records."
+
+    def _take_pause(self) -> int:
+        """The head's requested pause: the source's default action waits that long on the
+        simulated clock (the mailbox still runs mail: checkpoints, cancellation)."""
+        head = getattr(self.chain, "head", None)
+        pause = getattr(head, "pending_pause", 0)
+        if pause:
+            head.pending_pause = 0
+            task = self.task
+            self.paused_until = task.bus.now + pause
+            task.bus.call_later(
+                pause, task.lane, "SourceContext.sleep", task._guard(task.schedule_mailbox)
+            )
+        return pause
 
     def advance_to_end_of_event_time(self) -> bool:
         """``StreamSource.advanceToEndOfEventTime``: MAX_WATERMARK, once, into the chain."""
