@@ -104,7 +104,7 @@ class CepOperator(AbstractUdfStreamOperator):
         self._tables: tuple[Any, ...] = ()
         self._maps: dict[int, tuple[dict[Any, Any], ...]] = {}  # key group → its state maps
         self._key_maps: dict[Any, tuple[dict[Any, Any], ...]] = {}  # key → its key group's maps
-        self._accessor_buffer = SharedBufferAccessor({}, {}, {})  # reused by _process_in_maps
+        self._accessor_buffer = SharedBufferAccessor({}, {}, {})  # reused by process_batch
         self._maps_version = -1  # the backend's snapshot_version ``_maps`` belong to
         self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME] = 0
 
@@ -228,7 +228,10 @@ class CepOperator(AbstractUdfStreamOperator):
         decide = nfa.start_decision_graph
         quiescent = nfa.is_quiescent
         start = nfa.start_state_names
-        process = self._process_in_maps
+        advance_time = nfa.advance_time
+        nfa_process = nfa.process
+        skip_strategy = self.after_match_skip_strategy
+        accessor = self._accessor_buffer  # each key's maps in turn, in one accessor
         for value in values:
             key = select(value)  # type: ignore[misc]
             # the key context is set only for events the NFA processes (a skipped one reads
@@ -244,7 +247,9 @@ class CepOperator(AbstractUdfStreamOperator):
                     maps = maps_of[kg] = self._key_group_maps(kg)
                 if self_identifying:
                     key_maps[key] = maps
-            nfa_state = maps[0].get(key)
+            nfa_map, events_map, entries_map, counts_map = maps
+            nfa_state = nfa_map.get(key)
+            decision = None
             if nfa_state is None or (
                 not nfa_state[1]
                 and (
@@ -255,8 +260,8 @@ class CepOperator(AbstractUdfStreamOperator):
                     )
                 )
             ):  # only start states wait (NFA.is_quiescent)
-                counts = maps[3].get(key)
-                if counts is None or not maps[1].get(key):
+                counts = counts_map.get(key)
+                if counts is None or not events_map.get(key):
                     if start_decide is not None:
                         decision = start_decide(value, None)
                     else:
@@ -266,72 +271,49 @@ class CepOperator(AbstractUdfStreamOperator):
                             for ts in [t for t in counts if t < now]:
                                 del counts[ts]
                             if not counts:
-                                del maps[3][key]
+                                del counts_map[key]
                         continue
-                    set_key(key)
-                    process(maps, key, nfa_state, value, now, decision)
-                    continue
+            # ---- processElement on the key group's maps: the key's entries mutated in place
             set_key(key)
-            process(maps, key, nfa_state, value, now, None)
+            if nfa_state is None:
+                nfa_state = nfa.create_initial_nfa_state()
+            events = events_map.get(key)
+            entries = entries_map.get(key)
+            counts = counts_map.get(key)
+            key_events = accessor.events = {} if events is None else events
+            key_entries = accessor.entries = {} if entries is None else entries
+            key_counts = accessor.events_count = {} if counts is None else counts
+            timed_out = advance_time(accessor, nfa_state, now)
+            if timed_out:
+                self._emit_timed_out(timed_out)
+            matches = nfa_process(
+                accessor, nfa_state, value, now, skip_strategy, timer_service, decision
+            )
+            if matches:
+                self._emit_matches(matches, now)
+            # a map read from the table is the accessor's own: store new ones, drop emptied ones
+            if events is None:
+                if key_events:
+                    events_map[key] = key_events
+            elif not events:
+                del events_map[key]
+            if entries is None:
+                if key_entries:
+                    entries_map[key] = key_entries
+            elif not entries:
+                del entries_map[key]
+            if counts is None:
+                if key_counts:
+                    counts_map[key] = key_counts
+            elif not counts:
+                del counts_map[key]
+            if nfa_state[2]:
+                nfa_state[2] = False
+                nfa_map[key] = nfa_state
 
     def _key_group_maps(self, key_group: int) -> tuple[dict[Any, Any], ...]:
         """The void-namespace maps (NFA state, events, entries, event counts) of a key group."""
         return tuple(t.namespace_map(key_group, VOID_NAMESPACE) for t in self._tables[:4])
-
-    def _process_in_maps(
-        self,
-        maps: tuple[dict[Any, Any], ...],
-        key: Any,
-        nfa_state: NFAState | None,
-        value: Any,
-        now: int,
-        start_decision: Any,
-    ) -> None:
-        """``_process_now`` on a key group's maps: the key's entries are mutated in place."""
-        nfa_map, events_map, entries_map, counts_map = maps
-        if nfa_state is None:
-            nfa_state = self.nfa.create_initial_nfa_state()
-        events = events_map.get(key)
-        entries = entries_map.get(key)
-        counts = counts_map.get(key)
-        accessor = self._accessor_buffer  # the key's maps in a reused accessor
-        accessor.events = {} if events is None else events
-        accessor.entries = {} if entries is None else entries
-        accessor.events_count = {} if counts is None else counts
-        nfa = self.nfa
-        timed_out = nfa.advance_time(accessor, nfa_state, now)
-        if timed_out:
-            self._emit_timed_out(timed_out)
-        matches = nfa.process(
-            accessor,
-            nfa_state,
-            value,
-            now,
-            self.after_match_skip_strategy,
-            self._cep_timer_service,
-            start_decision,
-        )
-        if matches:
-            self._emit_matches(matches, now)
-        # a map read from the table is the accessor's own: store new ones, drop emptied ones
-        if events is None:
-            if accessor.events:
-                events_map[key] = accessor.events
-        elif not events:
-            del events_map[key]
-        if entries is None:
-            if accessor.entries:
-                entries_map[key] = accessor.entries
-        elif not entries:
-            del entries_map[key]
-        if counts is None:
-            if accessor.events_count:
-                counts_map[key] = accessor.events_count
-        elif not counts:
-            del counts_map[key]
-        if nfa_state[2]:
-            nfa_state[2] = False
-            nfa_map[key] = nfa_state
 
     def _process_now(self, value: Any, now: int, start_decision: Any) -> None:
         """``processElement`` in processing time: advance time, feed the NFA, store the state."""
