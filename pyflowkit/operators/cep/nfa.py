@@ -514,19 +514,21 @@ class NFA:
                             _offer(new_partial, ncs)
                         else:  # an empty queue: offer is an append
                             new_partial.append(ncs)
-            if potential:
-                changed = True
             found: list[dict[str, list]] = []
-            if skip_strategy.is_skip_strategy():
-                if self._process_with_skip(
-                    accessor, nfa_state, skip_strategy, potential, new_partial, found
-                ):
+            # no completed match, new or waiting: nothing to emit under any skip strategy
+            if potential or nfa_state[1]:
+                if potential:
                     changed = True
-            else:
-                for match in potential:
-                    path = accessor.extract_patterns(match[1], match[2])[0]
-                    found.append(accessor.materialize_match(path))
-                    release_node(match[1])
+                if skip_strategy.is_skip_strategy():
+                    if self._process_with_skip(
+                        accessor, nfa_state, skip_strategy, potential, new_partial, found
+                    ):
+                        changed = True
+                else:
+                    for match in potential:
+                        path = accessor.extract_patterns(match[1], match[2])[0]
+                        found.append(accessor.materialize_match(path))
+                        release_node(match[1])
             nfa_state[0] = new_partial
             if changed:
                 nfa_state[2] = True
