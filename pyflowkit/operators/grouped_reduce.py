@@ -37,6 +37,9 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self._str_keys = False  # the last batch ended on a str key: use the str loop
         self._maps_version = -1  # the backend's snapshot_version the cached maps belong to
         self._kg_maps: dict[int, dict[Any, Any]] = {}  # key group → the map the caches hold
+        # key group → its keys in the str / int cache (to re-point them after a snapshot)
+        self._str_keys_of: dict[int, list[str]] = {}
+        self._int_keys_of: dict[int, list[int]] = {}
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -150,15 +153,17 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         if version == self._maps_version:
             return
         self._maps_version = version
-        # one fetch per key group, then every cached key re-pointed in one C-level pass
-        namespace_map = self._state.table.namespace_map
-        renamed: dict[int, dict[Any, Any]] = {}
-        kg_maps: dict[int, dict[Any, Any]] = {}
-        for kg, old in self._kg_maps.items():
-            renamed[id(old)] = kg_maps[kg] = namespace_map(kg, VOID_NAMESPACE)
-        self._kg_maps = kg_maps
-        self._str_maps = _re_pointed(self._str_maps, renamed)
-        self._int_maps = _re_pointed(self._int_maps, renamed)
+        # every key group's map fetched in one pass, then its cached keys re-pointed in C
+        kgs = list(self._kg_maps)
+        self._kg_maps = kg_maps = dict(
+            zip(kgs, self._state.table.namespace_maps(kgs, VOID_NAMESPACE), strict=True)
+        )
+        for cache, keys_of in (
+            (self._str_maps, self._str_keys_of),
+            (self._int_maps, self._int_keys_of),
+        ):
+            for kg, keys in keys_of.items():
+                cache.update(dict.fromkeys(keys, kg_maps[kg]))
 
     def _map_for_key(self, key: Any) -> dict[Any, Any]:
         """The state table's void-namespace map holding ``key`` (checks the key group first).
@@ -169,18 +174,23 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         kg = self.keyed_state_backend.checked_key_group(key)  # type: ignore[union-attr]
         m = self._state.table.namespace_map(kg, VOID_NAMESPACE)
         tk = type(key)
-        cache = self._str_maps if tk is str else self._int_maps if tk is int else None
-        if cache is not None:
-            if len(cache) >= _KEY_MAP_CACHE_LIMIT:
-                cache.clear()
-            cache[key] = m
-            self._kg_maps[kg] = m
+        if tk is str:
+            cache, keys_of = self._str_maps, self._str_keys_of
+        elif tk is int:
+            cache, keys_of = self._int_maps, self._int_keys_of  # type: ignore[assignment]
+        else:
+            return m
+        if len(cache) >= _KEY_MAP_CACHE_LIMIT:
+            cache.clear()
+            keys_of.clear()
+        cache[key] = m
+        self._kg_maps[kg] = m
+        keys = keys_of.get(kg)
+        if keys is None:
+            keys_of[kg] = [key]
+        else:
+            keys.append(key)
         return m
-
-
-def _re_pointed(cache: dict[Any, Any], renamed: dict[int, dict[Any, Any]]) -> dict[Any, Any]:
-    """``cache`` with each map replaced by ``renamed[id(map)]`` (one pass in C)."""
-    return dict(zip(cache, map(renamed.__getitem__, map(id, cache.values())), strict=True))
 
 
 register_operator("StreamGroupedReduce", StreamGroupedReduce)

@@ -123,6 +123,26 @@ class StateTable:
             by_key = by_ns[namespace] = {}
         return by_key
 
+    def namespace_maps(self, key_groups: Iterable[int], namespace: Any) -> list[dict[Any, Any]]:
+        """``namespace_map`` of each key group, in one pass (for operators re-fetching the
+        maps they keep after a snapshot)."""
+        tables = self.key_groups
+        owned = self._owned
+        maps: list[dict[Any, Any]] = []
+        for kg in key_groups:
+            by_ns = tables.get(kg)
+            if owned is not None and kg not in owned:
+                owned.add(kg)
+                if by_ns is not None:
+                    by_ns = tables[kg] = {ns: _copy_map(m) for ns, m in by_ns.items()}
+            if by_ns is None:
+                by_ns = tables[kg] = {}
+            by_key = by_ns.get(namespace)
+            if by_key is None:
+                by_key = by_ns[namespace] = {}
+            maps.append(by_key)
+        return maps
+
     def remove(self, key_group: int, namespace: Any, key: Any) -> Any:
         owned = self._owned
         if owned is None or key_group in owned:

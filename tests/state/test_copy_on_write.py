@@ -191,3 +191,24 @@ def test_keyed_reduce_re_points_every_cached_key_after_each_snapshot() -> None:
         assert got == at_mark
     live = op.keyed_state_backend.snapshot()
     assert {e[0]: e[2] for per in live.values() for e in per["_op_state"]["entries"]} == expected
+
+
+def test_namespace_maps_copies_each_frozen_key_group_once() -> None:
+    b = backend()
+    state = b.get_partitioned_state(ValueStateDescriptor("v"))
+    for k in range(50):
+        b.set_current_key(k)
+        state.update([k])
+    table = b.tables["v"]
+    kgs = sorted(table.key_groups)
+    before = {kg: table.key_groups[kg][None] for kg in kgs}
+    snap = b.begin_snapshot()
+    empty = min(set(range(128)) - set(kgs))  # a key group without state yet
+    maps = table.namespace_maps([*kgs, empty], None)
+    assert all(m is not before[kg] and m == before[kg] for kg, m in zip(kgs, maps, strict=False))
+    assert maps[-1] == {} and table.key_groups[empty][None] is maps[-1]
+    assert table.namespace_maps(kgs, None) == maps[:-1]  # owned now: the same maps again
+    assert all(x is y for x, y in zip(table.namespace_maps(kgs, None), maps, strict=False))
+    maps[0][next(iter(maps[0]))].append("after")  # values were deep-copied: the mark holds
+    materialised = snap.materialize()
+    assert all(len(e[2]) == 1 for per in materialised.values() for e in per["v"]["entries"])
