@@ -350,10 +350,10 @@ class NFA:
                     edges, total_take, total_ignore = prog.decide(event, ctx)
                 if not edges:  # nothing taken or ignored: a start state stays, any other one ends
                     if is_start:
-                        if new_partial:
-                            _offer(new_partial, cs)
-                        else:  # an empty queue: offer is an append
+                        if start_id is None or not new_partial:  # sorts last: an append
                             new_partial.append(cs)
+                        else:
+                            _offer(new_partial, cs)
                         continue
                     changed = True
                     if previous is not None:
@@ -453,9 +453,7 @@ class NFA:
                     ncs = (name, None, (*version[:-1], version[-1] + branches), -1, None)
                     if not direct:
                         result.append(ncs)
-                    elif new_partial:
-                        _offer(new_partial, ncs)
-                    else:  # an empty queue: offer is an append
+                    else:  # a new start state (no start event) sorts last: an append
                         new_partial.append(ncs)
                 if previous is not None:
                     node = entries.get(previous)
@@ -620,14 +618,16 @@ def _only_takes_no_stop(prog: _Program) -> bool:
 
 
 def _offer(queue: list, cs: ComputationState) -> None:
-    """``PriorityQueue.offer`` with ``COMPUTATION_STATE_COMPARATOR`` inline (``pq.offer``)."""
+    """``PriorityQueue.offer`` with ``COMPUTATION_STATE_COMPARATOR`` inline (``pq.offer``).
+
+    A computation state without a start event (a start state) has the greatest key, so its
+    ``siftUp`` stops at once: it is appended.
+    """
     k = len(queue)
     queue.append(cs)
-    if k == 0:
-        return
     kx = cs[4]
-    if kx is None:
-        kx = _NO_START
+    if k == 0 or kx is None:
+        return
     while k > 0:
         parent = (k - 1) >> 1
         e = queue[parent]
