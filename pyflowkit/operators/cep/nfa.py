@@ -92,7 +92,7 @@ class _Program:
     """One NFA state compiled once: its flags, its transitions with their condition calls
     resolved, and its ``createDecisionGraph`` as a function ``decide(event, ctx)``."""
 
-    __slots__ = ("name", "state", "is_start", "transitions", "decide", "direct")
+    __slots__ = ("name", "state", "is_start", "transitions", "decide", "direct", "needs_context")
 
     def __init__(self, state: State) -> None:
         self.name = state.name
@@ -104,6 +104,9 @@ class _Program:
         # its decision graph holds only TAKE edges and no stop state: the new computation
         # states can be queued as they are made (NFA.doProcess would keep them all)
         self.direct = False
+        # a condition its decision graph or findFinalStateAfterProceed may test is an
+        # IterativeCondition: computing its next states needs a ConditionContext
+        self.needs_context = True
 
 
 # An edge of a decision graph: (is TAKE, target state name, source pattern name, the target
@@ -127,15 +130,13 @@ class NFA:
         self.start_state_names = frozenset(self._start)
         self._final = frozenset(s.name for s in states if s.is_final())
         self._stop = frozenset(s.name for s in states if s.is_stop())
-        # SimpleConditions never look at their context: build one only for IterativeConditions
-        self._needs_context = not all(_is_simple(c) for c in self.conditions())
         self._programs = self._compile(states)
         starts = [self._programs[n] for n in sorted(self._start)]
         self._start_program = starts[0] if len(starts) == 1 else None
         # the start state's decide(event, None) when no condition needs a context, else None
         self.start_decide = (
             self._start_program.decide
-            if self._start_program is not None and not self._needs_context
+            if self._start_program is not None and not self._start_program.needs_context
             else None
         )
 
@@ -165,6 +166,7 @@ class NFA:
         for prog in programs.values():
             prog.decide = self._decider(prog)
             prog.direct = _only_takes_no_stop(prog)
+            prog.needs_context = _needs_context(prog)
         return programs
 
     def _decider(self, prog: _Program) -> Any:
@@ -241,7 +243,7 @@ class NFA:
         prog = self._start_program
         if prog is None:
             raise IllegalStateException("The NFA must have exactly one start state.")
-        if not self._needs_context:
+        if not prog.needs_context:
             return prog.decide(event, None)
         ctx = ConditionContext(_EMPTY_ACCESSOR, start_state(prog.name), timer_service, timestamp)
         return prog.decide(event, ctx)
@@ -324,7 +326,6 @@ class NFA:
         already evaluated it (``start_decision_graph``), so no condition runs twice.
         """
         programs = self._programs
-        needs_context = self._needs_context
         final, stop = self._final, self._stop
         entries = accessor.entries
         events = accessor.events
@@ -341,7 +342,7 @@ class NFA:
                 is_start = prog.is_start
                 ctx = (
                     ConditionContext(accessor, cs, timer_service, timestamp)
-                    if needs_context
+                    if prog.needs_context
                     else None
                 )
                 if is_start and start_decision is not None:
@@ -615,6 +616,35 @@ def _only_takes_no_stop(prog: _Program) -> bool:
                 seen.add(target.name)
                 stack.append(target)
     return True
+
+
+def _proceed_closure(prog: _Program) -> list[_Program]:
+    """``prog`` and the states its PROCEED edges reach (whatever their conditions)."""
+    seen = {prog.name: prog}
+    stack = [prog]
+    while stack:
+        for action, _, _, target, _, _ in stack.pop().transitions:
+            if action is PROCEED and target.name not in seen:
+                seen[target.name] = target
+                stack.append(target)
+    return list(seen.values())
+
+
+def _needs_context(prog: _Program) -> bool:
+    """Whether computing ``prog``'s next states may test a condition that is not simple: one in
+    its decision graph, or on a PROCEED edge after a TAKE (``findFinalStateAfterProceed``)."""
+    decision = _proceed_closure(prog)
+    tested = [t[5] for current in decision for t in current.transitions]
+    for current in decision:
+        for action, _, _, target, _, _ in current.transitions:
+            if action is TAKE:
+                tested += [
+                    t[5]
+                    for after in _proceed_closure(target)
+                    for t in after.transitions
+                    if t[0] is PROCEED
+                ]
+    return not all(condition is None or _is_simple(condition) for condition in tested)
 
 
 def _offer(queue: list, cs: ComputationState) -> None:
