@@ -720,6 +720,19 @@ class StreamExecutionEnvironment:
             source_name, params, type_info, parallel, Boundedness.CONTINUOUS_UNBOUNDED
         )
 
+    def socket_text_stream(
+        self, hostname: str, port: int, delimiter: str = "\n", max_retry: int = 0
+    ) -> DataStream:
+        """Strings read from a TCP socket, one per ``delimiter`` (``Source: Socket Stream``, p 1).
+
+        Mirrors Flink's ``socketTextStream`` (``SocketTextStreamFunction``; not in PyFlink 1.20).
+        """
+        from pyflowkit.common.typeinfo import Types
+        from pyflowkit.operators.socket_source import SocketTextStreamFunction
+
+        function = SocketTextStreamFunction(hostname, port, delimiter, max_retry)
+        return self.add_source(function, "Socket Stream", Types.STRING())
+
     def from_source(
         self,
         source: Any,

@@ -118,7 +118,8 @@ class FileSourceReader(SourceReader):
     ``current_split_id`` names the split the last ``poll`` read from (for per-split watermarks);
     ``finished_split_ids`` collects splits read to the end since the last ``take_finished()``.
     With ``discovery_interval_ms`` (``monitor_continuously``) the reader looks for new files every
-    interval of processing time (``clock``) and never finishes.
+    interval of processing time (``clock``) and never finishes. With ``enumerate_splits`` False
+    another enumerator hands splits in through ``add_splits`` (Spark's file stream source).
     """
 
     def __init__(
@@ -127,6 +128,7 @@ class FileSourceReader(SourceReader):
         subtask_index: int,
         parallelism: int,
         clock: Callable[[], int] | None = None,
+        enumerate_splits: bool = True,
     ) -> None:
         self.source = source
         self.subtask_index = subtask_index
@@ -139,7 +141,9 @@ class FileSourceReader(SourceReader):
         self._file: IO[str] | None = None
         self._records: Iterator[Any] | None = None
         self._next_discovery = 0
-        self._discover()
+        self.enumerate_splits = enumerate_splits
+        if enumerate_splits:
+            self._discover()
 
     # ---- enumeration (Flink's enumerator, run identically by every reader) ----
     def _discover(self) -> None:
@@ -157,8 +161,16 @@ class FileSourceReader(SourceReader):
             self._next_discovery = self.clock() + interval
 
     def _maybe_discover(self) -> None:
-        if self.source.discovery_interval_ms is not None and self.clock() >= self._next_discovery:
+        if (
+            self.enumerate_splits
+            and self.source.discovery_interval_ms is not None
+            and self.clock() >= self._next_discovery
+        ):
             self._discover()
+
+    def add_splits(self, splits: Sequence[FileSourceSplit]) -> None:
+        """Flink's ``SourceReader.addSplits``: splits an enumerator assigned to this reader."""
+        self.splits.extend(splits)
 
     # ---- reading ----
     def _open_current(self) -> Iterator[Any]:

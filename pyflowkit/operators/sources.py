@@ -323,11 +323,13 @@ class _BufferingSourceContext(SourceFunction.SourceContext):
 
 
 class SourceFunctionReader(SourceReader):
-    """Runs a user ``SourceFunction``: a generator ``run`` is stepped lazily; a plain ``run`` is
-    run to completion once. Positions count records (and watermarks) from the function's start;
-    the reader holds only what it has read ahead and not yet handed out, so an endless source
-    runs in flat memory. A restore runs the function again and skips to the position (a reader
-    is never rewound: restores and replays build a new one)."""
+    """Runs a user ``SourceFunction``: a generator ``run`` is stepped lazily (a step that emits
+    nothing ends a poll early); a plain ``run`` is run to completion once. Positions count records
+    (and watermarks) from the function's start; the reader holds only what it has read ahead and
+    not yet handed out, so an endless source runs in flat memory. A restore runs the function
+    again and skips to the position (a reader is never rewound: restores and replays build a new
+    one), unless the function's ``positional_replay`` is False (it reads live data, e.g. a socket:
+    it restarts reading what arrives now, as a stateless Flink source does)."""
 
     may_emit_watermarks = True
 
@@ -361,9 +363,14 @@ class SourceFunctionReader(SourceReader):
         return True
 
     def _fill(self, wanted: int) -> None:
-        """Read ahead until ``wanted`` records are buffered or the function ends."""
-        while len(self.buffer) < wanted and self._step():
-            pass
+        """Read ahead until ``wanted`` records are buffered, the function ends, or one of its
+        steps emits nothing (nothing is available now, e.g. a quiet socket)."""
+        if self._gen is None and not self._step():
+            return
+        while len(self.buffer) < wanted:
+            before = len(self.buffer)
+            if not self._step() or len(self.buffer) == before:
+                return
 
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
         """Up to ``max_records`` records; a pause ends the batch (``take_pause`` tells)."""
@@ -402,10 +409,15 @@ class SourceFunctionReader(SourceReader):
     def restore_position(self, position: int) -> None:
         """Skip the first ``position`` records (fewer if the function ends before); pauses
         on the way and right after them are skipped too (taken before the restore)."""
+        if not getattr(self.function, "positional_replay", True):
+            self.position = position
+            return
         while self.position < position:
             self._fill(1)
             if not self.buffer:
-                break
+                if self._done:
+                    break
+                continue
             skip = min(len(self.buffer), position - self.position)
             skipped = self.buffer[:skip]
             del self.buffer[:skip]

@@ -1,9 +1,11 @@
 """The JobGraph as one Structured Streaming query (unbounded jobs).
 
 pyflowkit's counterpart of Flink's deployment of a streaming job: source vertices become the
-``pyflowkit-flink-source`` Python stream source (one per vertex, offsets per subtask), every other
-vertex a ``transformWithState`` grouped by ``(group, target subtask)`` in topological order, each
-hosting the vertex's operator chain; sink rows (print lines, collected records) reach the
+``pyflowkit-flink-source`` Python stream source (one per vertex, offsets per subtask), or, for a
+monitored ``FileSource`` and ``socket_text_stream``, Spark's own file or socket source feeding
+the vertex's chain (``streaming_spark_source``); every other vertex a ``transformWithState``
+grouped by ``(group, target subtask)`` in topological order, each hosting the vertex's operator
+chain; sink rows (print lines, collected records) reach the
 driver's ``foreachBatch``. Only DataFrame API calls are used.
 """
 
@@ -15,6 +17,12 @@ from typing import Any
 from pyflowkit.spark.plan import stage_specs
 from pyflowkit.spark.streaming_processor import OUTPUT_DDL, grouping_columns, vertex_processor
 from pyflowkit.spark.streaming_source import FORMAT, encode_object, register
+from pyflowkit.spark.streaming_spark_source import (
+    FILE,
+    SOCKET,
+    spark_source_frame,
+    spark_source_kind,
+)
 
 ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 PROVIDER_KEY = "spark.sql.streaming.stateStore.providerClass"
@@ -35,6 +43,16 @@ _TIMER_FREE = frozenset(
     }
 )
 _TIMER_FREE_TRIGGERS = frozenset({"EventTimeTrigger", "CountTrigger"})
+_SPARK_SOURCES = {
+    FILE: "Spark file stream source (binaryFile paths; the FileSource's split enumerator, "
+    "committed files never taken again)",
+    SOCKET: "Spark socket source (one line per row, in arrival order)",
+}
+_SPARK_SOURCE_STATE = {
+    FILE: "splits assigned so far (value state), per subtask its reader splits, operator state, "
+    "watermarks (map state)",
+    SOCKET: "reader position, operator state, watermarks (map state)",
+}
 
 
 @dataclass
@@ -191,6 +209,21 @@ def build_streaming_frame(
     for index, (vertex, spec) in enumerate(zip(job_graph.vertices, specs, strict=True)):
         spec.typed = {}  # streaming chunks travel pickled
         if not _is_source(vertex):
+            continue
+        kind = spark_source_kind(vertex)
+        if kind is not None:
+            mode = time_mode(vertex, settings)
+            frames.append(spark_source_frame(session, spec, kind, mode))
+            plan.stages.append(
+                StreamingStagePlan(
+                    index,
+                    vertex.name,
+                    vertex.parallelism,
+                    f"{_SPARK_SOURCES[kind]} -> groupBy(g, t).transformWithStateInPandas("
+                    f"timeMode={mode}, Append), every subtask in one group",
+                    _SPARK_SOURCE_STATE[kind],
+                )
+            )
             continue
         frames.append(
             session.readStream.format(FORMAT)
