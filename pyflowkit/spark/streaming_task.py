@@ -207,11 +207,14 @@ class StreamingSubtask:
             self.finish()
 
     def position(self) -> int:
-        """The source reader's position (records and watermarks read), for offsets."""
+        """The source reader's position (records and watermarks read), for offsets; readers
+        whose position is not a count (a FileSource's splits) count emitted records."""
         head = self.runner.chain.head
         snapshot_position = getattr(getattr(head, "reader", None), "snapshot_position", None)
         if callable(snapshot_position):
-            return int(snapshot_position())
+            position = snapshot_position()
+            if isinstance(position, int):
+                return position
         return self.base_position + int(getattr(head, "records_emitted", 0))
 
     def emit_source(self, limit: int | None, deadline: float | None) -> bool:

@@ -1,6 +1,7 @@
 """The Python stream source of a user ``SourceFunction`` runs an endless generator in flat memory:
 the reader holds only what it read ahead, never what it handed out; a replay between two offsets
-(a restarted query) gives exactly the rows of the original read."""
+(a restarted query) gives exactly the rows of the original read. A bounded ``FileSource`` (whose
+reader position is its splits) streams and replays the same way."""
 
 from __future__ import annotations
 
@@ -113,3 +114,38 @@ def test_plain_run_reader_hands_out_and_forgets_records_and_restores_by_skipping
     beyond = SourceFunctionReader(PlainRun())
     beyond.restore_position(99)  # the function ends first: the reader stands at its end
     assert beyond.snapshot_position() == 6 and beyond.is_finished()
+
+
+def _file_source_spec(directory: str) -> Any:
+    from pyflowkit.common import WatermarkStrategy
+    from pyflowkit.datastream.connectors.file_system import FileSource, StreamFormat
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    source = FileSource.for_record_stream_format(StreamFormat.text_line_format(), directory)
+    env.from_source(source.build(), WatermarkStrategy.no_watermarks(), "files").print()
+    graph = env.get_job_graph()
+    spec = stage_specs(graph, graph.stream_graph.execution_config, "STREAMING")[0]
+    spec.typed = {}
+    return spec
+
+
+def test_bounded_file_source_streams_its_splits_and_replays_between_offsets(tmp_path) -> None:
+    for i in range(3):
+        (tmp_path / f"f{i}.txt").write_text("".join(f"f{i}-{j}\n" for j in range(5)))
+    stream_reader = FlinkSourceStreamReader(_file_source_spec(str(tmp_path)), 4, 60_000)
+    offsets = [stream_reader.initialOffset()]
+    batches = []
+    while not all(s["ended"] for s in offsets[-1]["subtasks"]):
+        rows, end = stream_reader.read(offsets[-1])
+        batches.append(_records(rows))
+        offsets.append(end)
+    # positions count the records each subtask read (its splits are operator state)
+    assert [s["pos"] for s in offsets[-1]["subtasks"]] == [10, 5]
+    lines = [line for batch in batches for line in batch]
+    assert [x for x in lines if x.startswith("1> ")] == [
+        f"1> f{i}-{j}" for i in (0, 2) for j in range(5)
+    ]
+    assert [x for x in lines if x.startswith("2> ")] == [f"2> f1-{j}" for j in range(5)]
+    fresh = FlinkSourceStreamReader(_file_source_spec(str(tmp_path)), 4, 60_000)
+    assert _records(fresh.readBetweenOffsets(offsets[1], offsets[2])) == batches[1]
