@@ -210,8 +210,8 @@ def _sequences_chars(values: list[Any], depth: int, tagged: bool) -> int | None:
     if len(sizes) == 1:
         width = sizes.pop()
         inner = 0
-        for column in zip(*values, strict=True) if width else ():
-            chars = _items_chars(list(column), depth + 1)
+        for i in range(width):
+            chars = _items_chars(list(map(itemgetter(i), values)), depth + 1)
             if chars is None:
                 return None
             inner += chars
