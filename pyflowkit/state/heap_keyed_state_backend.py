@@ -66,6 +66,8 @@ class StateTable:
         self._owned: set[int] | None = None  # key groups copied since the last freeze
         self._retained: set[int] = set()  # versions of snapshots not released yet
         self._version = 0
+        # bumped whenever writes go in place again: maps frozen before may have changed since
+        self.cow_epoch = 0
 
     # ---- copy on write ----
     def freeze(self) -> tuple[int, dict[int, dict[Any, dict[Any, Any]]]]:
@@ -78,8 +80,9 @@ class StateTable:
     def release(self, version: int) -> None:
         """The snapshot of ``version`` is serialised: it no longer needs its maps kept."""
         self._retained.discard(version)
-        if not self._retained:
+        if not self._retained and self._owned is not None:
             self._owned = None
+            self.cow_epoch += 1
 
     def _own(self, key_group: int) -> dict[Any, dict[Any, Any]] | None:
         """The key group's maps, copied for writing if a retained snapshot still holds them."""
@@ -193,12 +196,12 @@ class KeyedStateSnapshot:
         self._release = weakref.finalize(self, _release_all, [(t, v) for t, v, _ in frozen])
         self._result: dict[int, dict[str, dict[str, Any]]] | None = None
 
-    def frozen_tables(self) -> list[tuple[str, str, dict[int, dict[Any, dict[Any, Any]]]]] | None:
-        """(state name, kind, key group → namespace → key → value) as of the mark, to read
-        only (Flink's ``CopyOnWriteStateTableSnapshot``); None once materialised."""
+    def frozen_tables(self) -> list[tuple[StateTable, dict[int, dict[Any, dict[Any, Any]]]]] | None:
+        """(table, key group → namespace → key → value as of the mark), to read only (Flink's
+        ``CopyOnWriteStateTableSnapshot``); None once materialised."""
         if self._frozen is None:
             return None
-        return [(table.name, table.kind, key_groups) for table, _, key_groups in self._frozen]
+        return [(table, key_groups) for table, _, key_groups in self._frozen]
 
     def materialize(self, key_groups: Iterable[int] | None = None) -> dict[int, dict[str, dict]]:
         """The snapshot as plain data (copied; only ``key_groups`` when given)."""

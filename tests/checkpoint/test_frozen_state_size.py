@@ -19,6 +19,8 @@ from pyflowkit.runtime.checkpoint.state_codec import snapshot_size, state_size
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
 from pyflowkit.state.key_groups import KeyGroupRange
 from pyflowkit.state.snapshot import OperatorSnapshot
+from tests.state.test_copy_on_write import OPS as COW_OPS
+from tests.state.test_copy_on_write import apply as cow_apply
 
 ATOMS = st.one_of(
     st.none(),
@@ -103,3 +105,93 @@ def test_an_empty_keyed_state_counts_the_empty_dict() -> None:
     snap.defer_keyed_state(b.begin_snapshot())
     assert operator_snapshot_size(snap) == state_size(snap.to_dict())
     assert snap.keyed_state == {}
+
+
+def _sized(b: HeapKeyedStateBackend) -> tuple[OperatorSnapshot, int]:
+    snap = OperatorSnapshot()
+    snap.defer_keyed_state(b.begin_snapshot())
+    return snap, operator_snapshot_size(snap)  # sized while frozen, as the async part does
+
+
+@given(COW_OPS)
+def test_sizing_only_changed_key_groups_keeps_the_exact_count(ops: list) -> None:
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    held: list[tuple[OperatorSnapshot, int]] = []
+    for op, key, ns, n in ops:
+        if op == "snapshot":
+            held.append(_sized(b))
+        elif op == "materialize" and held:
+            snap, size = held.pop(n % len(held))
+            assert size == state_size(snap.to_dict())  # materialised: may release the tables
+        else:
+            cow_apply(b, op, key, ns, n)
+    for snap, size in held:
+        assert size == state_size(snap.to_dict())
+
+
+def test_a_checkpoint_after_few_writes_measures_only_their_key_groups(monkeypatch: Any) -> None:
+    from pyflowkit.runtime.checkpoint import frozen_state_size
+
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    state = b.get_partitioned_state(ValueStateDescriptor("count"))
+    for i in range(1000):
+        b.set_current_key(f"w{i}")
+        state.update((f"w{i}", i))
+    first, first_size = _sized(b)
+    measured: list[int] = []
+    entries_chars = frozen_state_size._entries_chars
+
+    def counting(name: str, kind: str, key_groups: dict) -> Any:
+        measured.append(len(key_groups))
+        return entries_chars(name, kind, key_groups)
+
+    monkeypatch.setattr(frozen_state_size, "_entries_chars", counting)
+    for word in ("w1", "w2", "w999"):
+        b.set_current_key(word)
+        state.update((word, -1))
+    b.set_current_key("new")
+    state.update(("new", 0))
+    second, second_size = _sized(b)
+    assert max(measured) <= 4  # the changed key groups, now and as sized before
+    assert first_size == state_size(first.to_dict())
+    assert second_size == state_size(second.to_dict()) != first_size
+
+
+def test_key_groups_emptied_since_the_last_sizing_are_taken_off() -> None:
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    state = b.get_partitioned_state(ValueStateDescriptor("per-window"), TimeWindow(0, 10))
+    for i in range(200):
+        b.set_current_key(i)
+        state.update([i, "x"])
+    first, first_size = _sized(b)
+    table = b.tables["per-window"]
+    groups = len(table.key_groups)
+    for i in range(0, 200, 40):  # the key group's only window map empties: the group goes
+        b.set_current_key(i)
+        for j in range(i, 200):
+            if b.key_group_of(j) == b.current_key_group:
+                b.set_current_key(j)
+                state.clear()
+        b.set_current_key(i)
+    assert len(table.key_groups) < groups
+    second, second_size = _sized(b)
+    assert second_size == state_size(second.to_dict()) < first_size
+    assert first_size == state_size(first.to_dict())
+
+
+def test_maps_written_in_place_after_a_release_are_measured_again() -> None:
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    state = b.get_partitioned_state(ValueStateDescriptor("count"))
+    for i in range(300):
+        b.set_current_key(f"k{i}")
+        state.update(i)
+    first, first_size = _sized(b)
+    assert first_size == state_size(first.to_dict())  # materialised: the table writes in place
+    table = b.tables["count"]
+    kg = b.key_group_of("k7")
+    same = table.key_groups[kg]
+    b.set_current_key("k7")
+    state.update("a much longer value than before")
+    assert table.key_groups[kg] is same  # changed in place: the same map objects
+    second, second_size = _sized(b)
+    assert second_size == state_size(second.to_dict()) > first_size

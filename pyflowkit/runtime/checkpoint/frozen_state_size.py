@@ -19,6 +19,7 @@ from functools import lru_cache
 from itertools import chain, compress, repeat
 from operator import is_, itemgetter
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.runtime.checkpoint import state_codec
@@ -30,7 +31,7 @@ _TUPLE_TAG = len('{"@":"tuple","v":}')  # what the codec adds around a tuple's J
 _EMPTY_DICT = len('{"@":"dict","v":[]}')  # the codec's form of an empty dict
 _MAX_DEPTH = 8
 
-FrozenTables = Iterable[tuple[str, str, dict[int, dict[Any, dict[Any, Any]]]]]
+FrozenTables = Iterable[tuple[Any, dict[int, dict[Any, dict[Any, Any]]]]]  # (StateTable, view)
 
 
 def operator_snapshot_size(snapshot: OperatorSnapshot) -> int:
@@ -57,59 +58,100 @@ def keyed_state_size(tables: FrozenTables) -> int | None:
     """The codec's encoded length of the materialised keyed state (key groups as strings:
     ``{kg: {name: {"kind", "entries": [[key, namespace, value], …]}}}``), or None when a key,
     namespace or value needs the general path."""
-    keys: list[Any] = []  # every key (map state: and every user key), flat
-    values: list[Any] = []  # every value (map state: every user value), flat
-    chars = 0  # everything around them
+    chars = 0
     states_per_kg: Counter[int] = Counter()
-    for name, kind, key_groups in tables:
-        around = _state_chars(name, kind)
-        if around is None:
+    for table, key_groups in tables:
+        part = _table_chars(table, key_groups)
+        if part is None:
             return None
-        is_map = kind == "map"
-        by_ns_list = list(key_groups.values())
-        if set(chain.from_iterable(by_ns_list)) <= {None}:  # the void namespace only: in C
-            try:
-                maps = list(map(itemgetter(None), by_ns_list))
-            except KeyError:  # a key group without any map (none is ever left so)
-                maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
-                n_per_kg = [sum(map(len, by_ns.values())) for by_ns in by_ns_list]
-            else:
-                n_per_kg = list(map(len, maps))
-            n = sum(n_per_kg)
-            chars += n * (5 + _VOID_CHARS)
-        else:
-            maps, n_per_kg, ns_chars = _by_namespace(by_ns_list)
-            if ns_chars is None:
-                return None
-            n = sum(n_per_kg)
-            chars += 5 * n + ns_chars
-        with_entries = list(compress(key_groups, n_per_kg))
-        states_per_kg.update(with_entries)
-        # per key group: '[name,' + the state's dict + ']' around an entries list of 1 + 5n
-        chars += len(with_entries) * around
-        keys.extend(chain.from_iterable(maps))
-        if is_map:
-            user_maps = list(chain.from_iterable(map(dict.values, maps)))
-            if set(map(type, user_maps)) - {dict}:
-                return None
-            # each user map is a list of [user key, user value] pairs: '[]' when empty
-            sizes = list(map(len, user_maps))
-            chars += len(sizes) + 4 * sum(sizes) + sizes.count(0)
-            keys.extend(chain.from_iterable(user_maps))
-            values.extend(chain.from_iterable(map(dict.values, user_maps)))
-        else:
-            values.extend(chain.from_iterable(map(dict.values, maps)))
+        chars += part[0]
+        states_per_kg.update(part[1])
     # per key group: '["kg",' + the tagged dict of its states + ']'; then the outer tagged dict
     n_kgs = len(states_per_kg)
     chars += (5 + _EMPTY_DICT - 1) * n_kgs + len("".join(map(str, states_per_kg)))
-    chars += sum(states_per_kg.values()) + _EMPTY_DICT + max(0, n_kgs - 1)
+    return chars + sum(states_per_kg.values()) + _EMPTY_DICT + max(0, n_kgs - 1)
+
+
+# per table: (copy-on-write epoch, the frozen view sized last, its characters, its key groups
+# with entries); a key group whose maps are the same objects in the next view is unchanged
+_LAST_SIZED: WeakKeyDictionary[Any, tuple[int, dict[int, Any], int, set[int]]] = WeakKeyDictionary()
+
+
+def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, set[int]] | None:
+    """One table's characters in every key group (its entries and what wraps them there) and
+    the key groups where it has entries. Only the key groups changed since the table's last
+    sizing are measured, when few changed and the table copied on write all along (so the maps
+    frozen then are untouched); the key groups' own wrapping is left to the caller."""
+    name, kind, epoch = table.name, table.kind, table.cow_epoch
+    last = _LAST_SIZED.get(table)
+    part: tuple[int, set[int]] | None = None
+    if last is not None and last[0] == epoch:
+        _, old_view, old_chars, old_with = last
+        changed = [kg for kg, by_ns in key_groups.items() if old_view.get(kg) is not by_ns]
+        gone = old_view.keys() - key_groups.keys()
+        if 2 * (len(changed) + len(gone)) <= len(key_groups):
+            now = _entries_chars(name, kind, {kg: key_groups[kg] for kg in changed})
+            before = _entries_chars(
+                name, kind, {kg: old_view[kg] for kg in chain(changed, gone) if kg in old_view}
+            )
+            if now is not None and before is not None:
+                with_entries = old_with.difference(changed, gone).union(now[1])
+                part = (old_chars - before[0] + now[0], with_entries)
+    if part is None:
+        full = _entries_chars(name, kind, key_groups)
+        if full is None:
+            return None
+        part = (full[0], set(full[1]))
+    _LAST_SIZED[table] = (epoch, key_groups, *part)
+    return part
+
+
+def _entries_chars(
+    name: str, kind: str, key_groups: dict[int, Any]
+) -> tuple[int, list[int]] | None:
+    """A table's characters in ``key_groups`` (additive over key groups) and the key groups
+    where it has entries; None if something needs the general path."""
+    around = _state_chars(name, kind)
+    if around is None:
+        return None
+    chars = 0
+    by_ns_list = list(key_groups.values())
+    if set(chain.from_iterable(by_ns_list)) <= {None}:  # the void namespace only: in C
+        try:
+            maps = list(map(itemgetter(None), by_ns_list))
+        except KeyError:  # a key group without any map (none is ever left so)
+            maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
+            n_per_kg = [sum(map(len, by_ns.values())) for by_ns in by_ns_list]
+        else:
+            n_per_kg = list(map(len, maps))
+        chars += sum(n_per_kg) * (5 + _VOID_CHARS)
+    else:
+        maps, n_per_kg, ns_chars = _by_namespace(by_ns_list)
+        if ns_chars is None:
+            return None
+        chars += 5 * sum(n_per_kg) + ns_chars
+    with_entries = list(compress(key_groups, n_per_kg))
+    # per key group: '[name,' + the state's dict + ']' around an entries list of 1 + 5n
+    chars += len(with_entries) * around
+    keys = list(chain.from_iterable(maps))
+    if kind == "map":
+        user_maps = list(chain.from_iterable(map(dict.values, maps)))
+        if set(map(type, user_maps)) - {dict}:
+            return None
+        # each user map is a list of [user key, user value] pairs: '[]' when empty
+        sizes = list(map(len, user_maps))
+        chars += len(sizes) + 4 * sum(sizes) + sizes.count(0)
+        keys.extend(chain.from_iterable(user_maps))
+        values = list(chain.from_iterable(map(dict.values, user_maps)))
+    else:
+        values = list(chain.from_iterable(map(dict.values, maps)))
     for items in (keys, values):
         if items:
             item_chars = _items_chars(items)
             if item_chars is None:
                 return None
             chars += item_chars
-    return chars
+    return chars, with_entries
 
 
 _VOID_CHARS = len("null")  # VOID_NAMESPACE (None) encoded
