@@ -80,16 +80,16 @@ _LAST_SIZED: WeakKeyDictionary[Any, tuple[int, dict[int, Any], int, set[int]]] =
 def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, set[int]] | None:
     """One table's characters in every key group (its entries and what wraps them there) and
     the key groups where it has entries. Only the key groups changed since the table's last
-    sizing are measured, when few changed and the table copied on write all along (so the maps
-    frozen then are untouched); the key groups' own wrapping is left to the caller."""
+    sizing are measured, when at most half changed and the table copied on write all along (so
+    the maps frozen then are untouched); the key groups' own wrapping is left to the caller."""
     name, kind, epoch = table.name, table.kind, table.cow_epoch
     last = _LAST_SIZED.get(table)
     part: tuple[int, set[int]] | None = None
     if last is not None and last[0] == epoch:
         _, old_view, old_chars, old_with = last
-        changed = [kg for kg, by_ns in key_groups.items() if old_view.get(kg) is not by_ns]
         gone = old_view.keys() - key_groups.keys()
-        if 2 * (len(changed) + len(gone)) <= len(key_groups):
+        changed = _changed_key_groups(old_view, key_groups, len(key_groups) // 2 - len(gone))
+        if changed is not None:
             now = _entries_chars(name, kind, {kg: key_groups[kg] for kg in changed})
             before = _entries_chars(
                 name, kind, {kg: old_view[kg] for kg in chain(changed, gone) if kg in old_view}
@@ -104,6 +104,38 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, set[int]]
         part = (full[0], set(full[1]))
     _LAST_SIZED[table] = (epoch, key_groups, *part)
     return part
+
+
+def _changed_key_groups(
+    old_view: dict[int, Any], view: dict[int, Any], limit: int
+) -> list[int] | None:
+    """The key groups of ``view`` whose entries are not the very objects ``old_view`` held
+    (namespaces, keys and values, in order), or None once more than ``limit`` differ.
+
+    A key group copied on write but not written since holds the same objects in a new map;
+    mutable values were deep-copied by the copy, so they count as changed."""
+    changed: list[int] = []
+    for kg, by_ns in view.items():
+        old = old_view.get(kg)
+        if old is by_ns or (old is not None and _same_entries(old, by_ns)):
+            continue
+        changed.append(kg)
+        if len(changed) > limit:
+            return None
+    return changed
+
+
+def _same_entries(old: dict[Any, dict[Any, Any]], new: dict[Any, dict[Any, Any]]) -> bool:
+    if len(old) != len(new):
+        return False
+    for (old_ns, old_map), (ns, by_key) in zip(old.items(), new.items(), strict=True):
+        if old_ns is not ns or len(old_map) != len(by_key):
+            return False
+        if old_map is not by_key and not (
+            all(map(is_, old_map.values(), by_key.values())) and all(map(is_, old_map, by_key))
+        ):
+            return False
+    return True
 
 
 def _entries_chars(
