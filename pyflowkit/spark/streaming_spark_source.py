@@ -174,10 +174,10 @@ def file_input(session: Any, source: FileSource) -> Any:
         reader = (
             session.readStream.format("binaryFile")
             .schema(BINARY_FILE_DDL)
-            .option("recursiveFileLookup", "true")
+            .option("recursiveFileLookup", "true")  # NonSplittingRecursiveEnumerator
             .option("maxFileAge", "36500d")  # Flink reads every file, however old
         )
-        if os.path.isfile(path):
+        if os.path.isfile(path):  # that file: its directory, by name (the processor checks)
             name = os.path.basename(path)
             glob = "".join(f"[{c}]" if c in "*?[]{}\\" else c for c in name)
             frame = reader.option("pathGlobFilter", glob).load(os.path.dirname(path) or ".")
@@ -242,10 +242,15 @@ class SparkSourceProcessor:
             lines.sort(key=lambda x: x[0])
             per_subtask[0] = [line for _, line in lines]
             return per_subtask
+        roots = self.spec.vertex.stream_nodes[0].operator_factory.params["source"].paths
+        exact = [os.path.realpath(p) if os.path.isfile(p) else None for p in roots]
         found: list[tuple[int, tuple[str, ...], str]] = []
         for pdf in frames:
             for root, uri in zip(pdf["root"].tolist(), pdf["path"].tolist(), strict=True):
                 path = local_path(uri)
+                only = exact[int(root)]
+                if only is not None and os.path.realpath(path) != only:
+                    continue  # a file of that name in a subdirectory of a monitored file's dir
                 found.append((int(root), tuple(path.split(os.sep)), path))
         found.sort()  # Flink's enumeration order: paths in order, a directory's entries by name
         start = int(self.assigned.get()[0]) if self.assigned.exists() else 0

@@ -165,3 +165,38 @@ def test_socket_source_on_spark_refuses_what_sparks_socket_source_cannot_do(spar
     env.socket_text_stream("127.0.0.1", 9, "\n", 3).print()
     with pytest.raises(IllegalArgumentException, match="does not reconnect"):
         env.execute_async(spark=spark)
+
+
+def test_monitored_csv_file_source_over_a_directory_and_a_file(spark, tmp_path) -> None:
+    from pyflowkit.datastream.formats.csv import CsvReaderFormat, CsvSchema
+
+    directory = tmp_path / "in"
+    (directory / "sub").mkdir(parents=True)
+    (tmp_path / "other").mkdir()
+    _drop(directory, "a.csv", ["1,a", "2,b"])
+    _drop(directory / "sub", "x.csv", ["3,c"])
+    _drop(tmp_path, "single.csv", ["9,z"])
+    _drop(tmp_path / "other", "single.csv", ["8,y"])  # same name, not the monitored file
+    schema = CsvSchema.builder().add_number_column("id").add_string_column("name").build()
+    source = (
+        FileSource.for_record_stream_format(
+            CsvReaderFormat.for_schema(schema), str(directory), str(tmp_path / "single.csv")
+        )
+        .monitor_continuously(Duration.of_millis(100))
+        .build()
+    )
+    env = _env(1)
+    env.from_source(source, WatermarkStrategy.no_watermarks(), "csv").map(
+        lambda row: f"{row[0]}:{row[1]}", output_type=Types.STRING()
+    ).print()
+    client = env.execute_async(spark=spark)
+    try:
+        lines = _wait_for(client.job, 4)
+        time.sleep(1.0)  # later micro-batches add nothing
+        client.job.poll(0)
+        lines = list(client.job.print_lines)
+    finally:
+        client.cancel().result()
+    # the CsvReaderFormat's rows, paths in Flink's enumeration order (the first path's files,
+    # then the second path)
+    assert lines == ["1:a", "2:b", "3:c", "9:z"]
