@@ -20,6 +20,7 @@ from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.base import CloseOnce, ProcessingTimeCallbackOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.file_source import FileSource, FileSourceReader
+from pyflowkit.operators.hybrid_source import HybridSource, HybridSourceReader
 from pyflowkit.operators.registry import register_operator
 from pyflowkit.operators.sources import SourceReader, as_source
 from pyflowkit.operators.stream_source import InputStatus
@@ -28,6 +29,7 @@ from pyflowkit.state.time import LONG_MIN_VALUE, MAX_WATERMARK
 
 SPLITS_STATE = "SourceReaderState"
 SEEN_PATHS_STATE = "SourceEnumeratorState"
+_SPLIT_READERS = (FileSourceReader, HybridSourceReader)  # readers that report finished splits
 MAIN_SPLIT = "main"  # the one "split" of readers that do not report splits
 
 
@@ -82,7 +84,7 @@ class SourceOperator(ProcessingTimeCallbackOperator):
     def initialize_operator_state(self, is_restored: bool) -> None:
         env = self._env
         clock = env.processing_time_service.get_current_processing_time
-        if isinstance(self.source, FileSource):
+        if isinstance(self.source, FileSource | HybridSource):
             self.reader = self.source.create_reader(env.subtask_index, env.parallelism, clock)
         else:
             self.reader = self.source.create_reader(env.subtask_index, env.parallelism)
@@ -92,7 +94,7 @@ class SourceOperator(ProcessingTimeCallbackOperator):
         if not is_restored:
             return
         entries = list(self._splits_state.get())
-        if isinstance(self.reader, FileSourceReader):
+        if callable(getattr(self.reader, "restore_splits", None)):  # split-based readers
             self.reader.restore_splits(entries, list(self._seen_state.get()))
         elif len(entries) == 1:
             self.reader.restore_position(entries[0])
@@ -106,9 +108,9 @@ class SourceOperator(ProcessingTimeCallbackOperator):
         reader = self.reader
         if reader is None or self._splits_state is None:
             return
-        if isinstance(reader, FileSourceReader):
+        if callable(getattr(reader, "snapshot_splits", None)):  # one entry per split
             self._splits_state.update(reader.snapshot_splits())
-            self._seen_state.update(reader.seen_paths)
+            self._seen_state.update(getattr(reader, "seen_paths", []))
         else:
             self._splits_state.update([reader.snapshot_position()])
 
@@ -173,7 +175,7 @@ class SourceOperator(ProcessingTimeCallbackOperator):
             if records:
                 self._emit(records, split_id)
                 remaining -= len(records)
-            finished = reader.take_finished() if isinstance(reader, FileSourceReader) else []
+            finished = reader.take_finished() if isinstance(reader, _SPLIT_READERS) else []
             for done in finished:
                 self._release(done)
             if not records and not finished:

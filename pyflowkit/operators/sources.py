@@ -242,7 +242,71 @@ class NumberSequenceSource(Source):
 
     def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
         lo, hi = split_number_range(self.start, self.end, parallelism)[subtask_index]
-        return RangeReader(range(lo, hi + 1))
+        return NumberSequenceReader([[str(subtask_index), lo, hi]])
+
+
+class NumberSequenceReader(SourceReader):
+    """The reader of ``NumberSequenceSource``'s ``NumberSequenceSplit``s ``[id, from, to]``.
+
+    Its checkpointed state is its remaining splits (``from`` advanced past what was read), one
+    list-state entry each, so a restore at another parallelism redistributes them as Flink's
+    ``SourceOperator`` does (a new subtask may get several splits, or none)."""
+
+    def __init__(self, splits: Sequence[Sequence[Any]]) -> None:
+        self._set(splits)
+
+    def _set(self, splits: Sequence[Sequence[Any]]) -> None:
+        self.splits = [[str(i), int(lo), int(hi)] for i, lo, hi in splits if int(lo) <= int(hi)]
+        self.position = 0  # records read since the splits were set
+
+    def poll_values(self, max_records: int) -> tuple[list[Any], None]:
+        values: list[Any] = []
+        splits = self.splits
+        while splits and len(values) < max_records:
+            split = splits[0]
+            lo, hi = split[1], split[2]
+            take = min(hi - lo + 1, max_records - len(values))
+            values.extend(range(lo, lo + take))
+            if lo + take > hi:
+                splits.pop(0)
+            else:
+                split[1] = lo + take
+        self.position += len(values)
+        return values, None
+
+    def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        values, _ = self.poll_values(max_records)
+        return [(v, None) for v in values]
+
+    def is_finished(self) -> bool:
+        return not self.splits
+
+    def snapshot_position(self) -> int:
+        return self.position
+
+    def restore_position(self, position: int) -> None:
+        """Skip ``position`` records of the assigned splits (a restore at the same parallelism)."""
+        if position < 0:
+            raise IllegalArgumentException(
+                f"Cannot restore a source reader to position {position}."
+            )
+        remaining = position
+        while remaining and self.splits:
+            self.poll_values(remaining)
+            remaining = position - self.position
+        self.position = position
+
+    def snapshot_splits(self) -> list[list[Any]]:
+        """The unread part of each split (``NumberSequenceSplit`` with an advanced ``from``)."""
+        return [list(split) for split in self.splits]
+
+    def restore_splits(self, entries: Sequence[Sequence[Any]], seen_paths: Sequence[str]) -> None:
+        """The splits this subtask got after a restore, in split id order (a single int is the
+        positional state of older savepoints: records read of this subtask's split)."""
+        if len(entries) == 1 and isinstance(entries[0], int):
+            self.restore_position(entries[0])
+            return
+        self._set(sorted(entries, key=lambda e: int(e[0]) if str(e[0]).isdigit() else 0))
 
 
 class DataGeneratorSource(Source):

@@ -30,6 +30,7 @@ from pyflowkit.state.watermark_valve import StatusWatermarkValve
 ERROR_BEGIN = "<<<pyflowkit-user-error>>>"
 ERROR_END = "<<<end-pyflowkit-user-error>>>"
 _BATCH_ROWS = 512
+CHUNK_MILLIS = 1  # processing time per chunk of records without an auto-watermark interval
 # A subtask keeps its keyed state (every open window pane, timer, accumulator) alive for the whole
 # stage; CPython's default thresholds (700, 10, 10) would re-scan it ever more often (a third of a
 # keyed window stage's time with 600,000 live panes). Raised while a stage runs, then restored.
@@ -190,9 +191,11 @@ class SubtaskRunner:
 
             self.batch_outputs = apply_batch_semantics(self.chain.operators)
         interval = getattr(spec.settings, "auto_watermark_interval", 0) or 0
-        # STREAMING: processing time advances one watermark interval per chunk (deterministic);
-        # BATCH: it stands still, then jumps to the end.
-        self.tick = interval if spec.runtime_mode != "BATCH" else 0
+        # STREAMING: processing time advances one watermark interval per chunk (deterministic),
+        # or one millisecond when periodic watermarks are off (time never stands still: state
+        # TTL and processing-time timers depend on it); BATCH: it stands still, then jumps to
+        # the end.
+        self.tick = (interval or CHUNK_MILLIS) if spec.runtime_mode != "BATCH" else 0
         # one valve per input (type number); its channels: (edge, producer) in in-edge order
         channels: dict[int, list[tuple[int, int]]] = {}
         self.input_of_edge: dict[int, int] = {}

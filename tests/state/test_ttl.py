@@ -372,15 +372,23 @@ def test_ttl_on_the_simulated_clock_in_a_mini_cluster_job() -> None:
 
 
 @pytest.mark.spark
+@pytest.mark.parametrize("interval", [0, 3], ids=["no auto-watermark interval", "interval 3 ms"])
 def test_ttl_on_spark_with_the_same_operator_code_and_its_processing_clock(
-    spark: Any, capsys: pytest.CaptureFixture[str]
+    spark: Any, capsys: pytest.CaptureFixture[str], interval: int
 ) -> None:
+    """The stage's processing clock advances per chunk of records: by the auto-watermark
+    interval, or by 1 ms without one (TTL is processing time, not watermark-driven)."""
     from pyflowkit.datastream import StreamExecutionEnvironment
     from tests.state.ttl_job import last_seen_job
 
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
-    env.get_config().set_auto_watermark_interval(1)  # the stage's clock: +1 ms per chunk
+    if interval:
+        env.get_config().set_auto_watermark_interval(interval)
+    assert env.get_config().get_auto_watermark_interval() == interval
     last_seen_job(env, 5000)  # several chunks
     env.execute("ttl on spark", spark=spark)
-    check_last_seen(_printed_values(capsys.readouterr().out.splitlines(), "seen"), 5000)
+    seen = _printed_values(capsys.readouterr().out.splitlines(), "seen")
+    check_last_seen(seen, 5000)
+    nows = {row[2] for row in seen}
+    assert len(nows) > 1  # processing time moved during the run

@@ -13,6 +13,7 @@ from pyflowkit.datastream.connectors.file_system import (
     StreamFormat,
     StreamingFileSink,
 )
+from pyflowkit.datastream.connectors.hybrid_source import HybridSource, HybridSourceBuilder
 from pyflowkit.datastream.connectors.number_seq import NumberSequenceSource
 from pyflowkit.operators.sources import (
     CollectionSource,
@@ -31,6 +32,8 @@ __all__ = [
     "FileSource",
     "FileSourceBuilder",
     "FileSplitAssignerProvider",
+    "HybridSource",
+    "HybridSourceBuilder",
     "NumberSequenceSource",
     "OutputFileConfig",
     "RollingPolicy",
