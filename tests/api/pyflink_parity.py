@@ -70,6 +70,8 @@ EXCLUDED.update(
         "window operator arguments handed to its Python worker",
         "pyflink.common.typeinfo:ExternalTypeInfo": "Table API bridge: presents a "
         "TypeInformation as a Table DataType to the Java table runtime",
+        "pyflink.common.watermark_strategy:AssignerWithPeriodicWatermarksWrapper": _JAVA_BRIDGE
+        + " (holds a Java AssignerWithPeriodicWatermarks; no Python methods)",
     }
 )
 
