@@ -1,64 +1,68 @@
-"""Flink's built-in keyed aggregations as Spark's own aggregation, in BATCH execution mode.
+"""Flink's built-in keyed aggregations pushed down to Arrow in BATCH execution mode.
 
-Stands for a combiner in front of Flink's ``BatchGroupedReduceOperator`` running a
-``SumAggregator`` / ``ComparableAggregator``: Spark folds each key's typed records down to the
-one or two records whose fold gives the same result, placed where they were in the input (so the
-key still arrives first where it did, its timer and output order unchanged); the vertex's chain
-then runs unchanged on that shorter input. Records of a chunk that travelled pickled (did not fit
-the declared types) pass through and are folded by the chain itself, in order, so results never
-change:
+Stands for the combiner Flink's batch runtime runs in front of a grouped reduce
+(``ChainedReduceCombineDriver``) before ``BatchGroupedReduceOperator`` folds the rest: each
+producer subtask aggregates its records per key with Arrow's hash aggregation (C++, no Python fold)
+and ships one or two partial records per key, placed where the key's records were in its output
+(so each key still arrives first where it did, its timer and output order unchanged); the
+vertex's chain then folds those few records with Flink's ``SumAggregator`` /
+``ComparableAggregator``, so results never change:
 
-- ``sum`` / ``min`` / ``max``: the key's first-seen record with the field replaced by the wrapped
-  Java sum (or the extreme), at the first-seen position. The fold is associative and commutative
-  on integers (and min/max on strings, booleans), so pickled records in between still fold right.
-- ``min_by`` / ``max_by``: the first-seen record and the first-seen extreme record, each at its own
+- ``sum`` / ``min`` / ``max``: the key's first-seen record with the field replaced by the sum
+  (wrapped as a Java int/long) or the extreme, at the first-seen position.
+- ``min_by`` / ``max_by``: the first-seen record and the first extreme record, each at its own
   position (one record when they are the same): ties still go to the earlier record.
 
-Floating-point fields are not pushed down (a float sum depends on the fold order; Python's ``<``
-on NaN is not Spark's ordering), nor keys without a declared basic key type.
+Records whose key or field does not have the declared type exactly are not combined: they travel
+at their own positions and the chain folds them in order (sum is associative and commutative on
+integers, so does min/max on strings and booleans). Floating-point fields are not pushed down (a
+float sum depends on the fold order), nor keys without a declared basic key type.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
-from pyflowkit.spark import records
-from pyflowkit.spark.typed_columns import KEY_FIELD, TypedLayout, with_key
+from pyflowkit.spark.typed_columns import TypedLayout, column_check
 
-_INTS = {"Byte": "tinyint", "Short": "smallint", "Integer": "int", "Long": "bigint"}
+_INTS = ("Byte", "Short", "Integer", "Long")
 _COMPARABLE = (*_INTS, "String", "Boolean")
-_KEY_TYPES = (*_INTS, "String", "Boolean")  # no float keys: Java's Double.equals is not Spark's
+_KEY_TYPES = (*_INTS, "String", "Boolean")  # no float keys: Java's Double.equals is not Arrow's
 _HEAD_CLASS = "StreamGroupedReduce"
-# opt-in Configuration key: measured slower than the chain's own Python fold on word count
-# (benchmarks/bench_spark_aggregation.py, README), so it is off unless asked for
+_JAVA_BITS = {"Byte": 8, "Short": 16, "Integer": 32, "Long": 64}
+# Configuration key; "false" keeps the chain's own Python fold for every Keyed Aggregation
 ENABLED_KEY = "pyflowkit.spark.aggregation-pushdown"
 
 
 def pushdown_enabled(job_graph: Any) -> bool:
-    """Whether the job asked for the pushdown: ``ENABLED_KEY`` = "true" in the environment's
-    Configuration (``env.get_configuration().set_string(ENABLED_KEY, "true")``)."""
+    """Whether the pushdown is on (the default): ``ENABLED_KEY`` = "false" in the environment's
+    Configuration turns it off (``env.get_configuration().set_string(ENABLED_KEY, "false")``)."""
     settings = getattr(getattr(job_graph, "stream_graph", None), "execution_config", None)
     configuration = getattr(settings, "configuration", None) or {}
-    return str(configuration.get(ENABLED_KEY, "false")).lower() == "true"
+    return str(configuration.get(ENABLED_KEY, "true")).lower() != "false"
 
 
 @dataclass(frozen=True)
 class Pushdown:
-    """One Keyed Aggregation vertex whose input is pre-aggregated by Spark."""
+    """One Keyed Aggregation vertex whose input edge is combined per key by its producers."""
 
     vertex_name: str
     edge_index: int
     kind: str  # sum, min, max, min_by, max_by
     field: int  # position in the tuple/Row
-    field_name: str  # the struct field of the typed column
-    field_type: str  # BasicType value
-    layout: TypedLayout  # the edge's layout, with the key as last struct field
+    field_type: str  # BasicType value of the field
+    key_type: str  # BasicType value of the declared key type
+    layout: TypedLayout  # the edge's typed layout (the partial records travel typed)
 
     def describe(self) -> str:
         return (
-            f"{self.vertex_name}: {self.kind}({self.field}) on {self.field_type} pushed down "
-            f"to Spark (groupBy key per subtask, then the chain folds one record per key)"
+            f"{self.vertex_name}: {self.kind}({self.field}) on {self.field_type} pushed down to "
+            "the producers' Arrow stage (each producer subtask combines its records per key with "
+            "Arrow's hash aggregation before the shuffle; the chain folds one partial record per "
+            "key and producer)"
         )
 
 
@@ -77,7 +81,7 @@ def find_pushdowns(
         aggregation = params["aggregation"]
         why = None
         if not pushdown_enabled(job_graph):
-            why = f"off (Configuration '{ENABLED_KEY}': 'true' turns it on)"
+            why = f"off (Configuration '{ENABLED_KEY}' is 'false')"
         elif runtime_mode != "BATCH":
             why = "STREAMING mode: the running updates are emitted per record"
         elif len(vertex.inputs) != 1:
@@ -106,92 +110,150 @@ def find_pushdowns(
                     )
                 else:
                     found[vertex.id] = Pushdown(
-                        vertex.name,
-                        k,
-                        kind,
-                        position,
-                        layout.field_names[position],
-                        field_type,
-                        with_key(layout, edge.stream_edge.partitioner.key_selector, key_type),
+                        vertex.name, k, kind, position, field_type, key_type, layout
                     )
         if why is not None:
             reasons.append(f"{vertex.name}: not pushed down — {why}")
     return found, reasons
 
 
-def _wrapped_sum(values: Any, field_type: str) -> Any:
-    """The Java sum of ``values`` (wraps on overflow), computed exactly in a wider type."""
-    from pyspark.sql import functions as F
-
-    if field_type != "Long":  # |sum| < 2^31 * 2^32 records: exact in bigint
-        total = F.sum(values.cast("bigint"))
-        bits = {"Byte": 8, "Short": 16, "Integer": 32}[field_type]
-        half = F.lit(1 << (bits - 1)).cast("bigint")
-        wrapped = F.pmod(total + half, F.lit(1 << bits).cast("bigint")) - half
-        return wrapped.cast(_INTS[field_type])
-    total = F.sum(values.cast("decimal(38,0)"))
-    half = F.lit(str(1 << 63)).cast("decimal(38,0)")  # beyond a JVM long literal
-    wrapped = F.pmod(total + half, F.lit(str(1 << 64)).cast("decimal(38,0)")) - half
-    return wrapped.cast("bigint")
+_BLOCK = 1 << 16  # records combined per Arrow call
+_ARROW = {"Byte": "int8", "Short": "int16", "Integer": "int32", "Long": "int64"}
+_ARROW.update(String="string", Boolean="bool_")
+_positions_cache: list[Any] = []
 
 
-def pre_aggregate(df: Any, pushdown: Pushdown) -> Any:
-    """The vertex's input rows with each key's typed records folded to one or two records.
+def _positions(n: int) -> Any:
+    """The int64 Arrow array 0, 1, …, n-1 (built once per worker)."""
+    import pyarrow as pa
 
-    Returns rows in the stage input schema plus ``sub`` (0: records, 1: a chunk's watermark,
-    which must come after the records of its (seq, edge, producer)). ``df`` is read three
-    times: the caller materialises it, so the producer stage runs once.
+    if not _positions_cache or len(_positions_cache[0]) < n:
+        _positions_cache[:] = [pa.array(range(max(n, _BLOCK)), pa.int64())]
+    return _positions_cache[0].slice(0, n)
+
+
+def _java_wrap(total: int, field_type: str) -> int:
+    """``total`` as the Java ``byte``/``short``/``int``/``long`` sum (two's-complement wrap)."""
+    half = 1 << (_JAVA_BITS[field_type] - 1)
+    return ((total + half) & (2 * half - 1)) - half
+
+
+class KeyedCombiner:
+    """One producer subtask's combine step for one pushed-down aggregation: records in, one or
+    two partial records per key out (see the module docstring), aggregated by Arrow in blocks.
+
+    Stands for the sorting/hashing combiner of Flink's ``ChainedReduceCombineDriver`` running
+    the aggregation's ``SumAggregator`` / ``ComparableAggregator``.
     """
-    from pyspark.sql import functions as F
 
-    column = pushdown.layout.column
-    base = [*records.FIELDS, *records.TYPED_FIELDS]
-    pickled = df.where(F.col("payload").isNotNull()).select(*base, column, F.lit(0).alias("sub"))
-    typed = df.where(F.col("payload").isNull())
-    empty = F.array().cast(pushdown.layout.spark_ddl.split(" ", 1)[1])
-    control = typed.where(F.col("wm").isNotNull()).select(
-        *records.FIELDS, F.lit(None).cast("array<bigint>").alias("ts"), "wm", "flags",
-        empty.alias(column), F.lit(1).alias("sub"),
-    )  # fmt: skip
-    exploded = typed.select(
-        "target", "edge", "producer", "seq", "flags", F.posexplode(column).alias("pos", "r")
-    )
-    order = F.struct("seq", "edge", "producer", "pos")
-    item = F.struct("seq", "edge", "producer", "pos", "flags", "r")
-    value = F.col("r")[pushdown.field_name]
-    groups = exploded.groupBy("target", F.col("r")[KEY_FIELD].alias("_k"))
-    if pushdown.kind in ("min_by", "max_by"):
-        if pushdown.kind == "min_by":
-            best = F.min_by(item, F.struct(value, order))
-        else:
-            later = F.struct(*(-F.col(c) for c in ("seq", "edge", "producer", "pos")))
-            best = F.max_by(item, F.struct(value, later))
-        picked = groups.agg(F.array_distinct(F.array(F.min_by(item, order), best)).alias("_x"))
-        items = picked.select("target", F.explode("_x").alias("i"))
-    else:
-        if pushdown.kind == "sum":
-            result = _wrapped_sum(value, pushdown.field_type)
-        else:
-            result = F.min(value) if pushdown.kind == "min" else F.max(value)
-        agg = groups.agg(F.min_by(item, order).alias("i"), result.alias("_v"))
-        items = agg.select(
-            "target",
-            F.col("i").withField("r", F.col("i.r").withField(pushdown.field_name, F.col("_v"))),
+    def __init__(self, pushdown: Pushdown, key_selector: Callable[[Any], Any]) -> None:
+        self.pushdown = pushdown
+        self.select_key = key_selector
+        self.get_field = itemgetter(pushdown.field)
+        self.check_key = column_check(pushdown.key_type)
+        self.check_field = column_check(pushdown.field_type)
+        self.keys: list[Any] = []
+        self.fields: list[Any] = []
+        self.values: list[Any] = []
+        self.start = 0  # the position of values[0]
+        # key → [first position, first record, aggregate] (sum/min/max) or
+        #        [first position, first record, best position, best record, best field] (*_by)
+        self.partials: dict[Any, list[Any]] = {}
+
+    def add(self, values: list[Any], position: int) -> bool:
+        """Take records at positions ``position``, ``position + 1``, …; False (nothing taken) when
+        a key or field does not have its declared type exactly: they then travel as they are."""
+        try:
+            fields = list(map(self.get_field, values))
+        except (TypeError, IndexError, KeyError):
+            return False
+        keys = list(map(self.select_key, values))
+        if not (self.check_key(keys) and self.check_field(fields)):
+            return False
+        if self.values and self.start + len(self.values) != position:
+            self._combine()
+        if not self.values:
+            self.start = position
+        self.keys += keys
+        self.fields += fields
+        self.values += values
+        if len(self.values) >= _BLOCK:
+            self._combine()
+        return True
+
+    def _combine(self) -> None:
+        """Arrow's hash aggregation over the block, merged into ``partials`` (earlier blocks
+        first, so an earlier record keeps winning ties)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        p = self.pushdown
+        n = len(self.values)
+        if not n:
+            return
+        table = pa.table(
+            {
+                "k": pa.array(self.keys, getattr(pa, _ARROW[p.key_type])()),
+                "v": pa.array(self.fields, getattr(pa, _ARROW[p.field_type])()),
+                "i": _positions(n),
+            }
         )
-        items = items.toDF("target", "i")
-    chunks = items.groupBy("target", "i.seq", "i.edge", "i.producer", "i.flags").agg(
-        F.array_sort(F.collect_list(F.struct("i.pos", "i.r"))).alias("_c")
-    )
-    folded = chunks.select(
-        "edge",
-        "target",
-        "producer",
-        "seq",
-        F.lit(None).cast("binary").alias("payload"),
-        F.lit(None).cast("array<bigint>").alias("ts"),
-        F.lit(None).cast("bigint").alias("wm"),
-        "flags",
-        F.transform("_c", lambda c: c["r"]).alias(column),
-        F.lit(0).alias("sub"),
-    )
-    return pickled.unionByName(control).unionByName(folded)
+        start, values, partials = self.start, self.values, self.partials
+        if p.kind.endswith("_by"):
+            first = table.group_by("k", use_threads=False).aggregate([("i", "min")])
+            order = "ascending" if p.kind == "min_by" else "descending"
+            ranked = table.take(pc.sort_indices(table, [("v", order), ("i", "ascending")]))
+            best = dict(
+                zip(
+                    *(
+                        ranked.group_by("k", use_threads=False)
+                        .aggregate([("i", "first")])
+                        .column(c)
+                        .to_pylist()
+                        for c in ("k", "i_first")
+                    ),
+                    strict=True,
+                )
+            )
+            fields = self.fields
+            wins = (lambda a, b: a < b) if p.kind == "min_by" else (lambda a, b: a > b)
+            for key, i in zip(
+                first.column("k").to_pylist(), first.column("i_min").to_pylist(), strict=True
+            ):
+                b = best[key]
+                entry = partials.get(key)
+                if entry is None:
+                    partials[key] = [start + i, values[i], start + b, values[b], fields[b]]
+                elif wins(fields[b], entry[4]):
+                    entry[2:] = [start + b, values[b], fields[b]]
+        else:
+            op = p.kind
+            agg = table.group_by("k", use_threads=False).aggregate([("i", "min"), ("v", op)])
+            columns = (agg.column(c).to_pylist() for c in ("k", "i_min", f"v_{op}"))
+            for key, i, v in zip(*columns, strict=True):
+                entry = partials.get(key)
+                if entry is None:
+                    partials[key] = [start + i, values[i], v]
+                elif op == "sum":
+                    entry[2] += v
+                elif (v < entry[2]) if op == "min" else (v > entry[2]):
+                    entry[2] = v
+        self.keys, self.fields, self.values = [], [], []
+
+    def drain(self) -> list[tuple[int, Any]]:
+        """(position, partial record) of every key taken since the last drain; forgets them."""
+        from pyflowkit.operators.window_aggregators import _set
+
+        self._combine()
+        p = self.pushdown
+        out: list[tuple[int, Any]] = []
+        for entry in self.partials.values():
+            if p.kind.endswith("_by"):
+                out.append((entry[0], entry[1]))
+                if entry[2] != entry[0]:
+                    out.append((entry[2], entry[3]))
+                continue
+            total = _java_wrap(entry[2], p.field_type) if p.kind == "sum" else entry[2]
+            out.append((entry[0], _set(entry[1], p.field, total)))
+        self.partials = {}
+        return out

@@ -13,7 +13,7 @@ from typing import Any
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.operators.registry import operator_class
 from pyflowkit.spark import records
-from pyflowkit.spark.aggregation_pushdown import find_pushdowns, pre_aggregate
+from pyflowkit.spark.aggregation_pushdown import find_pushdowns
 from pyflowkit.spark.partitioning import repartition_by_target
 from pyflowkit.spark.stage import InputSpec, OutputSpec, StageSpec, stage_function
 from pyflowkit.spark.typed_columns import edge_layout
@@ -150,23 +150,21 @@ def _spark_partitioning(edge: Any, consumer_p: int) -> str:
 
 
 def edge_layouts(job_graph: Any, runtime_mode: str) -> tuple[dict[int, Any], Any]:
-    """Edge index → TypedLayout for edges with a declared type (an edge into a pushed-down
-    aggregation carries its keys too), and ``find_pushdowns``' (pushdowns, reasons)."""
+    """Edge index → TypedLayout for edges with a declared type, and ``find_pushdowns``'
+    (pushdowns, reasons)."""
     layouts = {}
     for k, e in enumerate(job_graph.edges):
         layout = edge_layout(e.stream_edge, records.column_of(k))
         if layout is not None:
             layouts[k] = layout
-    pushdowns = find_pushdowns(job_graph, layouts, runtime_mode)
-    for pushdown in pushdowns[0].values():
-        layouts[pushdown.edge_index] = pushdown.layout
-    return layouts, pushdowns
+    return layouts, find_pushdowns(job_graph, layouts, runtime_mode)
 
 
 def stage_specs(job_graph: Any, settings: Any, runtime_mode: str, seed: int = 0) -> list[StageSpec]:
     """One ``StageSpec`` per JobVertex (topological order): inputs, outputs, typed layouts."""
     edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
-    layouts = edge_layouts(job_graph, runtime_mode)[0]
+    layouts, (pushdowns, _) = edge_layouts(job_graph, runtime_mode)
+    combine = {p.edge_index: p for p in pushdowns.values()}  # producers combine these edges
     specs = []
     for vertex in job_graph.vertices:
         spec = StageSpec(vertex, job_graph.job_name, runtime_mode, settings, seed)
@@ -186,6 +184,8 @@ def stage_specs(job_graph: Any, settings: Any, runtime_mode: str, seed: int = 0)
                 )
             )
         for e in vertex.outputs:
+            if edge_index[id(e)] in combine:
+                spec.combine[edge_index[id(e)]] = combine[edge_index[id(e)]]
             spec.outputs.append(
                 OutputSpec(
                     edge_index[id(e)],
@@ -230,6 +230,13 @@ def build_plan(
                 if k in layouts:
                     columns.append(layouts[k].column)
                 parts.append(upstream.where(F.col("edge") == k).select(*columns))
+                record_format = (
+                    f"typed column {layouts[k].spark_ddl}"
+                    if k in layouts
+                    else EdgePlan.record_format
+                )
+                if vertex.id in pushdowns:
+                    record_format += "; combined per key by each producer subtask (Arrow)"
                 plan.edges.append(
                     EdgePlan(
                         edge_index[id(e)],
@@ -238,29 +245,18 @@ def build_plan(
                         e.ship_strategy.value,
                         e.distribution_pattern.value,
                         _spark_partitioning(e, p),
-                        f"typed column {layouts[k].spark_ddl}"
-                        if k in layouts
-                        else EdgePlan.record_format,
+                        record_format,
                     )
                 )
             merged = parts[0]
             for part in parts[1:]:
                 merged = merged.unionByName(part, allowMissingColumns=True)
-            if vertex.id in pushdowns:  # Spark folds each key's records first
-                if materialize:  # read by three branches: run the producer stage once
-                    merged = merged.localCheckpoint(eager=True)
-                source_df = repartition_by_target(
-                    pre_aggregate(merged, pushdowns[vertex.id]), p
-                ).sortWithinPartitions("seq", "edge", "producer", "sub")
-                operator = (
-                    f"groupBy(target, key).{pushdowns[vertex.id].kind} → repartition → "
-                    "sortWithinPartitions(seq, edge, producer) → mapInArrow"
-                )
-            else:
-                source_df = repartition_by_target(merged, p).sortWithinPartitions(
-                    "seq", "edge", "producer"
-                )
-                operator = "repartition → sortWithinPartitions(seq, edge, producer) → mapInArrow"
+            source_df = repartition_by_target(merged, p).sortWithinPartitions(
+                "seq", "edge", "producer"
+            )
+            operator = "repartition → sortWithinPartitions(seq, edge, producer) → mapInArrow"
+            if vertex.id in pushdowns:
+                operator += f" ({pushdowns[vertex.id].kind} pushed down: input combined per key)"
         out = source_df.mapInArrow(stage_function(spec), spec.output_ddl())
         has_sink = _has_sink(vertex)
         consumers = len(vertex.outputs) + (1 if has_sink else 0)

@@ -63,12 +63,13 @@ class RowSink:
         self.typed_columns = typed_columns
         self.columns: dict[str, list[Any]] = {f: [] for f in self.names}
 
-    def emit(self, edge: int, target: int, payload: bytes) -> None:
+    def emit(self, edge: int, target: int, payload: bytes, seq: int | None = None) -> None:
+        """One row; ``seq`` (default: the current one) orders it at its consumer."""
         c = self.columns
         c["edge"].append(edge)
         c["target"].append(target)
         c["producer"].append(self.producer)
-        c["seq"].append(self.seq)
+        c["seq"].append(self.seq if seq is None else seq)
         c["payload"].append(payload)
         for name in self.names[5:]:
             c[name].append(None)
@@ -81,9 +82,10 @@ class RowSink:
         stamps: list[Any] | None,
         watermark: int | None,
         flags: int,
+        seq: int | None = None,
     ) -> None:
         """One chunk as a typed column value (``values`` already checked to round-trip)."""
-        self.emit(edge, target, None)  # type: ignore[arg-type]
+        self.emit(edge, target, None, seq)  # type: ignore[arg-type]
         c = self.columns
         c["ts"][-1] = stamps
         c["wm"][-1] = watermark

@@ -71,6 +71,7 @@ class StageSpec:
     outputs: list[OutputSpec] = field(default_factory=list)
     operator_classes: dict[str, type] = field(default_factory=dict)  # registered on the worker
     typed: dict[int, Any] = field(default_factory=dict)  # edge index → TypedLayout (in and out)
+    combine: dict[int, Any] = field(default_factory=dict)  # out-edge index → its Pushdown
 
     def out_layouts(self) -> list[Any]:
         """The typed layouts of this stage's out-edges (its extra output columns), in order."""
@@ -174,15 +175,28 @@ class SubtaskRunner:
         )
         self.writers: dict[Any, records.RecordWriterOutput] = {}
         for position, out in enumerate(spec.outputs):
+            selector = output_selector(spec, subtask, position)
+            encode = encoder(spec.typed[out.edge_index]) if out.edge_index in spec.typed else None
+            pushdown = spec.combine.get(out.edge_index)
+            if pushdown is not None:  # a pushed-down aggregation's input: combined per key first
+                from pyflowkit.spark.combining_output import CombiningRecordWriterOutput
+
+                self.writers[out.stream_edge] = CombiningRecordWriterOutput(
+                    out.edge_index,
+                    selector,
+                    self.sink,
+                    pushdown,
+                    out.stream_edge.output_tag,
+                    encode,
+                )
+                continue
             self.writers[out.stream_edge] = records.RecordWriterOutput(
                 out.edge_index,
-                output_selector(spec, subtask, position),
+                selector,
                 self.sink,
                 out.stream_edge.output_tag,
                 only_max_watermark=spec.runtime_mode == "BATCH",
-                encode=encoder(spec.typed[out.edge_index])
-                if out.edge_index in spec.typed
-                else None,
+                encode=encode,
             )
         self.chain = OperatorChain(vertex, self.env, self.writers, spec.settings)
         self.batch_outputs = []

@@ -10,9 +10,7 @@ coders vs ``PICKLED_BYTE_ARRAY``). A chunk is typed only if every record round-t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from dataclasses import field as dc_field
-from types import SimpleNamespace
+from dataclasses import dataclass
 from typing import Any
 
 from pyflowkit.operators.declared_types import INT_RANGES as _INT_RANGES
@@ -31,7 +29,6 @@ _BASIC = {
     "Double": ("float64", "double", float),
 }
 ROW_NAMED = 1  # ``flags`` bit: the chunk's Rows carry field names
-KEY_FIELD = "__key"  # the key's struct field on a keyed layout
 
 
 @dataclass(frozen=True)
@@ -42,9 +39,6 @@ class TypedLayout:
     kind: str
     field_names: tuple[str, ...]
     basic: tuple[str, ...]  # BasicType values (one for ``basic``, one per field otherwise)
-    # set on an edge feeding a pushed-down aggregation: each record's key travels as a last
-    # struct field ``KEY_FIELD`` (``aggregation_pushdown``); encoder/decoder add and drop it
-    key_selector: Any = dc_field(default=None, compare=False)
 
     @property
     def spark_ddl(self) -> str:
@@ -106,7 +100,7 @@ def _value_check(basic: str) -> Callable[[Any], bool]:
     return lambda v: type(v) is exact
 
 
-def _column_check(basic: str) -> Callable[[Sequence[Any]], bool]:
+def column_check(basic: str) -> Callable[[Sequence[Any]], bool]:
     """``_value_check`` over a whole column at once (type set, then min/max for int ranges)."""
     exact = _BASIC[basic][2]
     if exact is int:
@@ -126,10 +120,8 @@ def encoder(layout: TypedLayout) -> Callable[[list[Any]], tuple[list[Any], int] 
     would not round-trip exactly (the chunk then travels pickled)."""
     from pyflowkit.common.types import Row, RowKind
 
-    if layout.key_selector is not None:
-        return _keyed_encoder(layout)
     checks = [_value_check(b) for b in layout.basic]
-    column_checks = [_column_check(b) for b in layout.basic]
+    column_checks = [column_check(b) for b in layout.basic]
     arity = len(layout.basic)
     if layout.kind == "basic":
         check_column = column_checks[0]
@@ -175,8 +167,6 @@ def decoder(layout: TypedLayout) -> Callable[[Any, int], list[Any]]:
     """(Arrow list scalar of one chunk, flags) → the records, exactly as they were sent."""
     from pyflowkit.common.types import RowKind, _rebuild_row
 
-    if layout.key_selector is not None:
-        return _keyed_decoder(layout)
     if layout.kind == "basic":
         return lambda items, flags: items.values.to_pylist()
 
@@ -201,52 +191,3 @@ def decoder(layout: TypedLayout) -> Callable[[Any, int], list[Any]]:
 def layouts_ddl(layouts: Sequence[TypedLayout]) -> str:
     """The extra columns of a stage schema: one array column per typed edge."""
     return "".join(f", {layout.spark_ddl}" for layout in layouts)
-
-
-def with_key(layout: TypedLayout, key_selector: Any, key_basic: str) -> TypedLayout:
-    """A tuple/Row layout whose records also carry their key (BasicType ``key_basic``)."""
-    return replace(
-        layout,
-        field_names=(*layout.field_names, KEY_FIELD),
-        basic=(*layout.basic, key_basic),
-        key_selector=key_selector,
-    )
-
-
-def _plain(layout: TypedLayout) -> TypedLayout:
-    return replace(
-        layout, field_names=layout.field_names[:-1], basic=layout.basic[:-1], key_selector=None
-    )
-
-
-def _keyed_encoder(layout: TypedLayout) -> Callable[[list[Any]], tuple[list[Any], int] | None]:
-    """The plain encoder, then each record's key appended (None if a key would not round-trip)."""
-    encode = encoder(_plain(layout))
-    select = layout.key_selector
-    check_keys = _column_check(layout.basic[-1])
-
-    def encode_keyed(values: list[Any]) -> tuple[list[Any], int] | None:
-        encoded = encode(values)
-        if encoded is None:
-            return None
-        keys = list(map(select, values))
-        if not check_keys(keys):
-            return None
-        return [(*v, k) for v, k in zip(encoded[0], keys, strict=True)], encoded[1]
-
-    return encode_keyed
-
-
-def _keyed_decoder(layout: TypedLayout) -> Callable[[Any, int], list[Any]]:
-    """The plain decoder over the struct without its last (key) field."""
-    import pyarrow as pa
-
-    decode = decoder(_plain(layout))
-    names = list(layout.field_names[:-1])
-
-    def decode_keyed(items: Any, flags: int) -> list[Any]:
-        struct = items.values
-        fields = [struct.field(i) for i in range(len(names))]
-        return decode(SimpleNamespace(values=pa.StructArray.from_arrays(fields, names)), flags)
-
-    return decode_keyed

@@ -92,25 +92,29 @@ def test_sum_wraps_as_java_int_and_long_on_the_simulated_cluster() -> None:
     )
 
 
-def test_only_the_aggregation_edge_carries_keys() -> None:
-    env = _env()
-    _keyed(env).sum(1).print()
+def _specs(env):
     graph = env.get_job_graph()
-    specs = stage_specs(graph, graph.stream_graph.execution_config, effective_runtime_mode(graph))
-    layout = specs[1].typed[0]
-    assert layout.field_names[-1] == "__key" and layout.basic[-1] == "String"
-    assert layout.spark_ddl.endswith("`__key`:string>>")
+    return stage_specs(graph, graph.stream_graph.execution_config, effective_runtime_mode(graph))
+
+
+def test_the_producer_combines_the_aggregation_edge_by_default_in_batch() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    _keyed(env).sum(1).print()
+    specs = _specs(env)
+    assert list(specs[0].combine) == [0] and specs[0].combine[0].kind == "sum"
+    assert specs[1].combine == {}  # the consumer folds as usual
+    assert specs[1].typed[0].spark_ddl == (
+        "e0 array<struct<`f0`:string,`f1`:int,`f2`:bigint,`f3`:string>>"
+    )
     env = _env("STREAMING")
     _keyed(env).sum(1).print()
-    graph = env.get_job_graph()
-    specs = stage_specs(graph, graph.stream_graph.execution_config, effective_runtime_mode(graph))
-    assert specs[1].typed[0].key_selector is None
+    assert _specs(env)[0].combine == {}
     env = _env()
     _set_pushdown(env, "false")
     _keyed(env).sum(1).print()
-    graph = env.get_job_graph()
-    specs = stage_specs(graph, graph.stream_graph.execution_config, effective_runtime_mode(graph))
-    assert specs[1].typed[0].key_selector is None
+    assert _specs(env)[0].combine == {}
 
 
 @pytest.mark.spark
@@ -120,7 +124,7 @@ def test_only_the_aggregation_edge_carries_keys() -> None:
 def test_pushed_down_aggregation_matches_the_python_fold(spark, kind, field) -> None:
     env = _env()
     getattr(_keyed(env), kind)(field).print()
-    assert any("pushed down to Spark" in line for line in _pushdown_lines(spark, env))
+    assert any("pushed down to the producers' Arrow stage" in line for line in _pushdown_lines(spark, env))
     on_spark, simulated = _both(spark, env)
     assert on_spark == simulated
     assert sum(map(len, on_spark.values())) == 3  # one record per key

@@ -1,0 +1,152 @@
+"""A producer's CombiningRecordWriterOutput ships, per consumer subtask and in consumer order,
+records whose fold gives exactly the fold of what the plain RecordWriterOutput ships: same
+results, same key arrival order (no Spark needed: the rows are decoded as a consumer reads them).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from pyflowkit.common import Types
+from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner
+from pyflowkit.graph.routing import ChannelSelector
+from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE
+from pyflowkit.operators.window_aggregators import aggregator_for
+from pyflowkit.spark import aggregation_pushdown, records
+from pyflowkit.spark.aggregation_pushdown import Pushdown
+from pyflowkit.spark.combining_output import CombiningRecordWriterOutput
+from pyflowkit.spark.typed_columns import decoder, encoder, layout_for
+from pyflowkit.state.time import MAX_WATERMARK
+
+TUPLE = Types.TUPLE([Types.STRING(), Types.INT(), Types.STRING()])
+LAYOUT = layout_for(TUPLE, records.column_of(0))
+CONSUMERS = 3
+
+
+def _key(t: Any) -> Any:
+    return t[0]
+
+
+PRODUCERS = 2
+
+
+def _ship(writer_kind: str, batches: list[list[Any]], kind: str) -> list[tuple]:
+    """Rows (target, seq, producer, values, watermark) two producer subtasks ship for
+    ``batches`` (batch i is producer i % 2's, one batch per step of its own)."""
+    rows = []
+    for producer in range(PRODUCERS):
+        sink = records.RowSink(producer, (LAYOUT.column,))
+        selector = ChannelSelector.for_subtask(
+            KeyGroupStreamPartitioner(_key), producer, PRODUCERS, CONSUMERS, 128
+        )
+        encode = encoder(LAYOUT)
+        if writer_kind == "plain":
+            writer = records.RecordWriterOutput(0, selector, sink, None, True, encode)
+        else:
+            pushdown = Pushdown("agg", 0, kind, 1, "Integer", "String", LAYOUT)
+            writer = CombiningRecordWriterOutput(0, selector, sink, pushdown, None, encode)
+        for i, batch in enumerate(batches[producer::PRODUCERS]):
+            sink.advance()
+            if i % 3 == 2:
+                for value in batch:
+                    writer.collect(value, None)
+            else:
+                writer.collect_batch(batch, None)
+        sink.advance()
+        writer.emit_watermark(MAX_WATERMARK)
+        writer.close()
+        rows += _decoded(sink.drain())
+    return rows
+
+
+def _decoded(columns: dict[str, list]) -> list[tuple]:
+    import pyarrow as pa
+
+    schema = pa.schema(
+        [
+            ("edge", pa.int32()),
+            ("target", pa.int32()),
+            ("producer", pa.int32()),
+            ("seq", pa.int64()),
+            ("payload", pa.binary()),
+            ("ts", pa.list_(pa.int64())),
+            ("wm", pa.int64()),
+            ("flags", pa.int32()),
+            (LAYOUT.column, LAYOUT.arrow_type()),
+        ]
+    )
+    decode = decoder(LAYOUT)
+    out = []
+    for edge, target, producer, seq, payload, typed in records.iter_rows(
+        [pa.RecordBatch.from_pydict(columns, schema=schema)]
+    ):
+        assert edge == 0
+        if typed is None:
+            values, _, watermark = records.decode_chunk(payload)
+        else:
+            _, watermark, flags, items = typed
+            values = decode(items, flags)
+        out.append((target, seq, producer, values, watermark))
+    return out
+
+
+def _consumed(rows: list[tuple], kind: str) -> dict[int, list[Any]]:
+    """Per consumer subtask: the fold's final value per key, in key arrival order (rows sorted
+    by (seq, producer), as the consumer stage reads them); the MAX watermark of each producer
+    must come after its records."""
+    aggregation = {"kind": kind, "field": 1, "first": True, "field_type": "Integer"}
+    reduce = aggregator_for(aggregation, "agg").reduce
+    out = {}
+    for target in range(CONSUMERS):
+        mine = sorted((r for r in rows if r[0] == target), key=lambda r: (r[1], r[2]))
+        state: dict[Any, Any] = {}
+        ended: set[int] = set()
+        for _, _, producer, values, watermark in mine:
+            assert not (producer in ended and values), "a record after the MAX watermark"
+            for v in values:
+                k = _key(v)
+                state[k] = v if k not in state else reduce(state[k], v)
+            if watermark == MAX_WATERMARK:
+                ended.add(producer)
+        assert ended == set(range(PRODUCERS))
+        out[target] = list(state.items())
+    return out
+
+
+def _batches(n: int, seed: int) -> list[list[Any]]:
+    rng = random.Random(seed)
+    values = [
+        (f"k{rng.randrange(40)}", rng.choice([rng.randrange(-5, 6), INT_MAX_VALUE]), f"t{i}")
+        for i in range(n)
+    ]
+    values[n // 2] = ("k1", True, "not an int")  # fits Types.INT() for Python, not the column
+    values[n // 3] = ("k2", INT_MIN_VALUE, 7)  # a non-string field: combined, shipped pickled
+    batches, i = [], 0
+    while i < n:
+        size = rng.choice([1, 7, 300, 2048, 3000])
+        batches.append(values[i : i + size])
+        i += size
+    return batches
+
+
+@pytest.mark.parametrize("kind", ["sum", "min", "max", "min_by", "max_by"])
+@pytest.mark.parametrize("block", [5, 1 << 16])
+def test_combined_records_fold_to_the_plain_writers_results(monkeypatch, kind, block) -> None:
+    monkeypatch.setattr(aggregation_pushdown, "_BLOCK", block)
+    batches = _batches(12_000, seed=len(kind) + block)
+    plain = _ship("plain", batches, kind)
+    combined = _ship("combined", batches, kind)
+    assert _consumed(combined, kind) == _consumed(plain, kind)
+    shipped = sum(len(r[3]) for r in combined)
+    assert shipped <= PRODUCERS * 2 * 40 + 2  # one or two partial records per key, plus the odd one
+
+
+def test_sum_wraps_like_a_java_int() -> None:
+    batches = [[("a", INT_MAX_VALUE, "x"), ("a", 2, "y")], [("a", INT_MAX_VALUE, "z")]]
+    combined = _consumed(_ship("combined", batches, "sum"), "sum")
+    assert [v for per_target in combined.values() for v in per_target] == [
+        ("a", ("a", INT_MIN_VALUE + INT_MAX_VALUE + 1, "x"))
+    ]
