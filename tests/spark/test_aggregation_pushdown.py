@@ -124,7 +124,9 @@ def test_the_producer_combines_the_aggregation_edge_by_default_in_batch() -> Non
 def test_pushed_down_aggregation_matches_the_python_fold(spark, kind, field) -> None:
     env = _env()
     getattr(_keyed(env), kind)(field).print()
-    assert any("pushed down to the producers' Arrow stage" in line for line in _pushdown_lines(spark, env))
+    assert any(
+        "pushed down to the producers' Arrow stage" in line for line in _pushdown_lines(spark, env)
+    )
     on_spark, simulated = _both(spark, env)
     assert on_spark == simulated
     assert sum(map(len, on_spark.values())) == 3  # one record per key
