@@ -124,6 +124,23 @@ class JobVertex:
         return self.name
 
 
+# Flink's CheckpointRetentionPolicy → the job statuses whose end discards the job's checkpoints
+# (CheckpointProperties.forCheckpoint: discardOnJobFinished / Cancelled / Failed / Suspended)
+CHECKPOINTS_DISCARDED_ON: dict[str, frozenset[str]] = {
+    "NEVER_RETAIN_AFTER_TERMINATION": frozenset({"FINISHED", "CANCELED", "FAILED", "SUSPENDED"}),
+    "RETAIN_ON_FAILURE": frozenset({"FINISHED", "CANCELED"}),
+    "RETAIN_ON_CANCELLATION": frozenset({"FINISHED"}),
+}
+
+
+def checkpoints_discarded_on(retention_policy: str, job_status: str) -> bool:
+    """Whether a job ending ``job_status`` discards its checkpoints under ``retention_policy``."""
+    statuses = CHECKPOINTS_DISCARDED_ON.get(
+        retention_policy, CHECKPOINTS_DISCARDED_ON["NEVER_RETAIN_AFTER_TERMINATION"]
+    )
+    return job_status in statuses
+
+
 @dataclass(eq=False)
 class JobCheckpointingSettings:
     """Flink's ``JobCheckpointingSettings`` + ``CheckpointCoordinatorConfiguration``."""

@@ -41,6 +41,12 @@ class Counter(Metric):
     def value(self) -> int:
         return self._count
 
+    def snapshot(self) -> Any:
+        return self._count
+
+    def restore(self, state: Any) -> None:
+        self._count = int(state)
+
 
 class Meter(Metric):
     """PyFlink's ``Meter`` (Flink's ``MeterView``): events, and their rate per second over the
@@ -79,6 +85,21 @@ class Meter(Metric):
     def value(self) -> dict[str, float]:
         return {"count": self._count, "rate": self.get_rate()}
 
+    def snapshot(self) -> Any:
+        """Count and the events within the span, summed per millisecond."""
+        self._expire()
+        events: dict[int, int] = {}
+        for at, value in self._events:
+            events[at] = events.get(at, 0) + value
+        return [self._count, sorted(events.items())]
+
+    def restore(self, state: Any) -> None:
+        count, events = state
+        self._count = int(count)
+        self._events = deque((int(at), int(value)) for at, value in events)
+        self._in_span = sum(value for _, value in self._events)
+        self._expire()
+
 
 class Distribution(Metric):
     """PyFlink's ``Distribution``: count, sum, min, max and mean of the values it was given."""
@@ -109,6 +130,12 @@ class Distribution(Metric):
 
     def get_mean(self) -> float | None:
         return self._sum / self._count if self._count else None
+
+    def snapshot(self) -> Any:
+        return [self._count, self._sum, self._min, self._max]
+
+    def restore(self, state: Any) -> None:
+        self._count, self._sum, self._min, self._max = state
 
     def value(self) -> dict[str, Any]:
         return {
@@ -144,10 +171,15 @@ class MetricGroupType(Enum):
 
 
 class MetricRegistry:
-    """The metrics of one subtask: identifier (scope below the task, joined by ``.``) → metric."""
+    """The metrics of one subtask: identifier (scope below the task, joined by ``.``) → metric.
+
+    A host that rebuilds a running subtask (the Spark streaming executor, once per micro-batch)
+    carries its metrics over with ``snapshot`` / ``restore``: a metric registered again under a
+    restored identifier continues from the restored value (gauges are read live, not kept)."""
 
     def __init__(self) -> None:
         self.metrics: dict[str, Metric] = {}
+        self._restored: dict[str, tuple[str, Any]] = {}
 
     def register(self, identifier: str, metric: Metric) -> Metric:
         existing = self.metrics.get(identifier)
@@ -158,8 +190,23 @@ class MetricRegistry:
                     f"{type(existing).__name__}, it cannot also be a {type(metric).__name__}."
                 )
             return existing  # the same metric again (e.g. open() of a second function)
+        restored = self._restored.pop(identifier, None)
+        if restored is not None and restored[0] == type(metric).__name__:
+            metric.restore(restored[1])  # type: ignore[attr-defined]
         self.metrics[identifier] = metric
         return metric
+
+    def snapshot(self) -> dict[str, tuple[str, Any]]:
+        """identifier → (kind, state) of every counter, meter and distribution (plain data)."""
+        out = dict(self._restored)  # restored but not registered again (yet)
+        for name, metric in self.metrics.items():
+            if callable(getattr(metric, "snapshot", None)):
+                out[name] = (type(metric).__name__, metric.snapshot())  # type: ignore[attr-defined]
+        return out
+
+    def restore(self, states: dict[str, tuple[str, Any]]) -> None:
+        """Values for metrics registered from now on (see ``snapshot``)."""
+        self._restored = {k: (kind, state) for k, (kind, state) in states.items()}
 
     def values(self) -> dict[str, Any]:
         """Every metric's current value, in registration order."""

@@ -108,6 +108,17 @@ class StreamSource(AbstractUdfStreamOperator):
             return InputStatus.END_OF_INPUT
         return InputStatus.MORE_AVAILABLE
 
+    def advance_to_end_of_event_time(self) -> bool:
+        """Stop-with-savepoint ``--drain``: MAX_WATERMARK, once, so every event-time timer
+        downstream fires; True if it was emitted now. (A FLIP-27 ``SourceOperator`` has no such
+        step in 1.11.) Flink's ``StreamSource.advanceToEndOfEventTime``."""
+        if self._sent_max_watermark:
+            return False
+        self._sent_max_watermark = True
+        self.current_watermark = MAX_WATERMARK
+        self.output.emit_watermark(MAX_WATERMARK)  # type: ignore[union-attr]
+        return True
+
     def _emit(self, records: list[tuple[Any, int | None]]) -> None:
         """A reader that may emit watermarks: records and ``SourceWatermark``s, in order."""
         out = self.output

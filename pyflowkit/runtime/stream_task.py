@@ -17,7 +17,6 @@ from pyflowkit.java_semantics import LONG_MIN_VALUE
 from pyflowkit.operators.execution_mode import job_runtime_mode
 from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
 from pyflowkit.runtime.record_writer import RecordWriter
-from pyflowkit.state.time import MAX_WATERMARK
 from pyflowkit.state.watermark_valve import StatusWatermarkValve
 
 if TYPE_CHECKING:
@@ -225,12 +224,9 @@ class SourceStreamTask(StreamTask):
 
     def advance_to_end_of_event_time(self) -> bool:
         """``StreamSource.advanceToEndOfEventTime``: MAX_WATERMARK, once, into the chain."""
-        head = self.chain.head
-        if getattr(head, "_sent_max_watermark", False):
+        advance = getattr(self.chain.head, "advance_to_end_of_event_time", None)
+        if advance is None or not advance():
             return False
-        head._sent_max_watermark = True
-        head.current_watermark = MAX_WATERMARK
-        head.output.emit_watermark(MAX_WATERMARK)
         self.flush()
         return True
 

@@ -3,7 +3,7 @@
 Stands for Flink's ``JobClient`` (``ClusterClientJobClientAdapter``): ``get_job_id``,
 ``get_job_status``, ``cancel``, ``stop_with_savepoint``, ``trigger_savepoint``,
 ``get_job_execution_result``; a status is Flink's ``JobStatus``
-name. pyflowkit's addition: ``wait`` and ``job`` (the ``StreamingJob`` with progress and plan).
+name. pyflowkit's additions: ``wait``, ``get_metrics`` and ``job`` (the ``StreamingJob`` with progress and plan).
 """
 
 from __future__ import annotations
@@ -48,6 +48,12 @@ class SparkJobClient:
             return CompletableFuture(self.job.trigger_savepoint(savepoint_directory))
         except Exception as exc:
             return CompletableFuture(None, exc)
+
+    def get_metrics(self) -> dict[str, dict[str, Any]]:
+        """pyflowkit's: each subtask's user metrics (counters, gauges, meters, distributions)
+        as of its last micro-batch — what Flink's REST API ``/jobs/:id/vertices/:vid/metrics``
+        reports per subtask; the same shape as the batch result's ``metrics``."""
+        return self.job.metric_values()
 
     def wait(self, timeout: float | None = None) -> str:
         """Block until the job ends (or ``timeout`` s); the final status."""

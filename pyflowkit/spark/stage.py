@@ -15,6 +15,7 @@ from typing import Any
 
 from pyflowkit.graph.routing import ChannelSelector, pointwise_sources, record_writer_rng
 from pyflowkit.java_semantics import LONG_MAX_VALUE
+from pyflowkit.operators.function_state import initialize_function_states
 from pyflowkit.operators.gc_tuning import raised_gc_thresholds
 from pyflowkit.operators.user_failure import (
     JOB_EXCEPTION,
@@ -270,6 +271,7 @@ class SubtaskRunner:
         """Open the chain, process every input row (or run the source), end input, close."""
         chain = self.chain
         chain.initialize_state()
+        initialize_function_states(chain.operators)  # CheckpointedFunctions (e.g. 2PC sinks)
         chain.open()
         if not self.spec.inputs:
             yield from self._run_source()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import sys
 import tempfile
 import threading
@@ -37,7 +38,7 @@ from pyflowkit.spark.streaming_savepoint import (
     restore_into,
     write_savepoint,
 )
-from pyflowkit.spark.streaming_source import PAUSE
+from pyflowkit.spark.streaming_source import DRAIN, PAUSE
 
 CHECKPOINTS_DIR = "state.checkpoints.dir"
 SAVEPOINT_PATH = "execution.savepoint.path"
@@ -133,6 +134,9 @@ class StreamingJob:
         self.printed = 0
         self._watermarks: dict[str, dict[int, int]] = {}  # vertex → subtask → input watermark
         self.listeners: list[Any] = []  # called with a StreamingProgress while waiting
+        self.metrics: dict[str, dict[str, Any]] = {}  # subtask → its user metrics (latest batch)
+        self._savepointing = False  # a savepoint is being copied from the checkpoint location
+        self.checkpoints_discarded = False
         checkpoints = getattr(job_graph, "checkpointing_settings", None)
         interval = getattr(checkpoints, "checkpoint_interval", 0) or 0
         self.restart_strategy = create_restart_backoff_strategy(
@@ -147,6 +151,14 @@ class StreamingJob:
             self.checkpoint_location, self.temporary_checkpoints = checkpoint_location(
                 self.configuration, self.job_id
             )
+        try:
+            return self._start()
+        except BaseException:
+            if self.temporary_checkpoints:  # nothing ran: the job leaves no checkpoint
+                shutil.rmtree(self.checkpoint_location, ignore_errors=True)
+            raise
+
+    def _start(self) -> StreamingJob:
         savepoint = self.configuration.get(SAVEPOINT_PATH)
         if savepoint:
             if last_batch(self.checkpoint_location) is not None:
@@ -165,7 +177,8 @@ class StreamingJob:
         if self.temporary_checkpoints:
             print(
                 f"Job {self.job_id}: checkpoints go to {self.checkpoint_location} "
-                f"('{CHECKPOINTS_DIR}' is not set: a temporary directory).",
+                f"('{CHECKPOINTS_DIR}' is not set: a temporary directory, deleted when the job "
+                f"ends unless its retention ({self.retention_policy()}) keeps it).",
                 file=sys.stderr,
             )
         writer = (
@@ -185,23 +198,79 @@ class StreamingJob:
         return self
 
     # ---- savepoints ----------------------------------------------------------------------------
-    def stop_with_savepoint(self, path: str, drain: bool = False) -> str:
+    def stop_with_savepoint(self, path: str, drain: bool = False, timeout: float = 120.0) -> str:
         """Flink's stop-with-savepoint: stop at a micro-batch boundary, write the savepoint,
-        the job ends FINISHED. ``drain`` (emit MAX_WATERMARK first) is refused: it would need
-        every source to end at once, which a stopped query cannot do."""
-        if drain:
-            raise ValueError(
-                "stop_with_savepoint(drain=True) is not supported on Spark: the sources cannot "
-                "emit MAX_WATERMARK to a stopping query. Use drain=False (state is kept and "
-                "resumes with savepoint_path)."
-            )
+        the job ends FINISHED. With ``drain`` (``flink stop --drain``) the sources end first:
+        each emits MAX_WATERMARK (every event-time window and timer fires) and finishes, every
+        task ends its input and closes (sinks commit), and the savepoint is taken after that
+        last micro-batch; a job resumed from it reads nothing more from those sources."""
         self._require_running("stop_with_savepoint")
-        self._stop_at_batch_boundary()
-        self.poll(0)
-        written = write_savepoint(self.checkpoint_location, path, self.job_graph, self.job_id)
+        if os.path.exists(path) and os.listdir(path):  # before the job stops
+            raise ValueError(
+                f"Savepoint directory {path!r} exists and is not empty; choose a new one."
+            )
+        self._savepointing = True
+        try:
+            if drain:
+                self._drain(timeout)
+            else:
+                self._stop_at_batch_boundary(timeout)
+            error = self.query.exception()
+            if error is not None:  # the query failed while stopping: no savepoint
+                self._savepointing = False
+                self._fail(error)
+                self.raise_if_failed()
+            written = write_savepoint(self.checkpoint_location, path, self.job_graph, self.job_id)
+            if not drain:  # drained tasks committed at their end of input
+                try:
+                    self._commit_stopped_sinks()
+                except Exception as exc:  # a failing commit fails the job (Flink: the task)
+                    self._savepointing = False
+                    self._fail(exc)
+                    raise
+        finally:
+            self._savepointing = False
         if self.status in ("RUNNING", "CANCELLING"):
             self._end("FINISHED")
+        else:
+            self._discard_checkpoints()
         return written
+
+    def _commit_stopped_sinks(self) -> None:
+        """The savepoint completed: sinks commit what it pre-committed (Flink's
+        ``notifyCheckpointComplete`` before the tasks of a stop-with-savepoint end)."""
+        from pyflowkit.spark.streaming_commit import commit_stopped_sinks
+
+        settings = getattr(self.job_graph.stream_graph, "execution_config", None)
+        commit_stopped_sinks(self.session, self.checkpoint_location, self.job_graph, settings)
+
+    def _drain(self, timeout: float) -> None:
+        """Sources end (drain marker): wait until the micro-batch that ended them committed and
+        no other is planned, then stop the query."""
+        marker = os.path.join(self.checkpoint_location, DRAIN)
+        with open(marker, "w") as f:
+            f.write(self.job_id)
+        try:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if self.query.awaitTermination(0.05):
+                    if self.query.exception() is None or not self._restart(self.query.exception()):
+                        break
+                    continue  # restarted from its checkpoint: its sources drain too
+                if self.sources_ended():
+                    active = (self.query.status or {}).get("isTriggerActive", False)
+                    if not active and planned_batch(self.checkpoint_location) == last_batch(
+                        self.checkpoint_location
+                    ):
+                        break
+            else:
+                raise TimeoutError(
+                    f"stop_with_savepoint(drain=True): the sources of job {self.job_id} did not "
+                    f"end within {timeout:.0f} s."
+                )
+            self.query.stop()
+        finally:
+            os.remove(marker)
 
     def trigger_savepoint(self, path: str) -> str:
         """Flink's ``triggerSavepoint``: pause at a micro-batch boundary, copy the checkpoint,
@@ -244,8 +313,8 @@ class StreamingJob:
     def sources_ended(self) -> bool:
         """Every source subtask has ended and its last batch committed (Flink: FINISHED)."""
         progress = self.query.lastProgress if self.query is not None else None
-        if not progress:
-            return False
+        if not progress:  # no batch ran yet, e.g. resumed from a drained savepoint
+            return self._logged_sources_ended()
         sources = progress.get("sources") or []
         if not sources:
             return False
@@ -261,6 +330,23 @@ class StreamingJob:
             ):
                 return False
         return True
+
+    def _logged_sources_ended(self) -> bool:
+        """The last committed batch's offsets (Spark's offset log) say every source ended."""
+        location = self.checkpoint_location
+        batch = last_batch(location)
+        if batch is None or planned_batch(location) != batch:
+            return False
+        try:
+            with open(os.path.join(location, "offsets", str(batch))) as f:
+                lines = f.read().splitlines()[2:]  # version, batch metadata, source offsets
+            offsets = [json.loads(line) for line in lines if line.strip()]
+        except (OSError, ValueError):
+            return False
+        return bool(offsets) and all(
+            isinstance(o, dict) and all(s.get("ended") for s in o.get("subtasks", [{}]))
+            for o in offsets
+        )
 
     def poll(self, timeout: float) -> str:
         """Wait up to ``timeout`` s for the job to end; returns the job status."""
@@ -310,6 +396,12 @@ class StreamingJob:
         the shape ``JobRun.keyed_state_at`` gives on the simulated cluster."""
         from pyflowkit.spark.streaming_state import read_keyed_state
 
+        if self.checkpoints_discarded:
+            raise ValueError(
+                f"keyed_state: job {self.job_id} ended {self.status} and its temporary "
+                f"checkpoints were deleted (retention {self.retention_policy()}). Set "
+                f"'{CHECKPOINTS_DIR}' to keep them, or read the state while the job runs."
+            )
         vertices = self.job_graph.vertices
         if isinstance(vertex, int):
             jv = vertices[vertex]
@@ -338,6 +430,12 @@ class StreamingJob:
         """Per vertex (plan order), the minimum input watermark over its subtasks."""
         with self._lock:
             return {v: min(marks.values()) for v, marks in self._watermarks.items()}
+
+    def metric_values(self) -> dict[str, dict[str, Any]]:
+        """Subtask ("Map (1/2)") → its operators' user metrics (identifier → value) as of the
+        last micro-batch it took part in (the batch result's ``metrics``, while running)."""
+        with self._lock:
+            return {task: dict(values) for task, values in sorted(self.metrics.items())}
 
     def printed_tail(self, n: int) -> tuple[int, list[str]]:
         """(lines printed so far, the last ``n`` of them)."""
@@ -382,6 +480,41 @@ class StreamingJob:
         self.status = status
         self.ended = time.perf_counter()
         self.collected.put(_END)
+        if not self._savepointing:
+            self._discard_checkpoints()
+
+    def retention_policy(self) -> str:
+        """Flink's ``CheckpointRetentionPolicy`` of the job (externalized-checkpoint cleanup)."""
+        settings = getattr(self.job_graph, "checkpointing_settings", None)
+        return getattr(settings, "retention_policy", None) or "NEVER_RETAIN_AFTER_TERMINATION"
+
+    def _discard_checkpoints(self) -> None:
+        """A terminal job's temporary checkpoint directory is deleted unless the retention
+        policy keeps checkpoints for that status (Flink's ``CheckpointProperties.discardOn*``:
+        never retained on FINISHED; kept on CANCELED with RETAIN_ON_CANCELLATION, on FAILED
+        with RETAIN_ON_FAILURE or RETAIN_ON_CANCELLATION). A configured
+        ``state.checkpoints.dir`` and savepoints are never deleted."""
+        from pyflowkit.graph.job_graph import checkpoints_discarded_on
+
+        if not self.temporary_checkpoints or self.checkpoints_discarded:
+            return
+        if self.status not in ("FINISHED", "CANCELED", "FAILED"):
+            return
+        policy = self.retention_policy()
+        if not checkpoints_discarded_on(policy, self.status):
+            print(
+                f"Job {self.job_id}: {self.status}; its checkpoints stay in "
+                f"{self.checkpoint_location} (retention {policy}).",
+                file=sys.stderr,
+            )
+            return
+        shutil.rmtree(self.checkpoint_location, ignore_errors=True)
+        self.checkpoints_discarded = True
+        print(
+            f"Job {self.job_id}: {self.status}; deleted its temporary checkpoints "
+            f"{self.checkpoint_location} (retention {policy}).",
+            file=sys.stderr,
+        )
 
     def _fail(self, exc: BaseException) -> None:
         self.error = exc
@@ -416,6 +549,9 @@ class StreamingJob:
                         self.collected.put(value)
                 elif edge in (records.PRINT_OUT, records.PRINT_ERR):
                     lines.extend((line, edge == records.PRINT_ERR) for line in values)
+                elif edge == records.METRICS:
+                    task, values = values
+                    self.metrics[task] = values
                 elif edge == PROGRESS:
                     vertex, watermark = values
                     self._watermarks.setdefault(vertex, {})[producer] = watermark
@@ -473,6 +609,7 @@ class StreamingJob:
                 job_name=self.job_name,
                 print_lines=list(self.print_lines),
                 spark_plan=self.plan,
+                metrics=dict(sorted(self.metrics.items())),
             )
             result.results_by_node = {k: list(v) for k, v in self.results_by_node.items()}
         result.job_status = self.status

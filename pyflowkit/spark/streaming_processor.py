@@ -27,7 +27,7 @@ from pyflowkit.spark.streaming_task import (
     sorted_input,
 )
 
-PROGRESS = -4  # edge code of a subtask's (vertex name, input watermark) row for the driver
+PROGRESS = -5  # (records.METRICS is -4) edge code of a subtask's (vertex name, input watermark) row for the driver
 OWN = 0  # grouping value of rows for this vertex
 PASS = 1  # ... of rows passing through
 TASK_STATE = "flink_task"

@@ -57,6 +57,8 @@ class StreamingProgress:
     latest_lines: list[str] = field(default_factory=list)
     restarts: int = 0
     checkpoint_location: str = ""
+    # subtask ("Map (1/2)") → user metrics (identifier → value), as the batch result's metrics
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, job: Any) -> StreamingProgress:
@@ -85,6 +87,7 @@ class StreamingProgress:
                 p.state_rows += int(op.get("numRowsTotal") or 0)
                 p.state_memory_bytes += int(op.get("memoryUsedBytes") or 0)
         p.watermarks = job.flink_watermarks()
+        p.metrics = job.metric_values()
         p.printed_lines, p.latest_lines = job.printed_tail(10)
         return p
 
@@ -108,5 +111,6 @@ class StreamingProgress:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["watermarks"] = {k: watermark_text(v) for k, v in self.watermarks.items()}
+        data["metrics"] = json.loads(json.dumps(self.metrics, default=repr))  # gauges: any value
         data["line"] = self.line()
         return data

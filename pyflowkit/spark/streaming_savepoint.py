@@ -9,8 +9,10 @@ job's checkpoint location after checking every operator with state exists in the
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import re
 import shutil
 import time
 from typing import Any
@@ -43,11 +45,38 @@ def planned_batch(checkpoint_dir: str) -> int | None:
     return _last_log_entry(checkpoint_dir, "offsets")
 
 
+_SCHEMA_PATH = re.compile(r'"(file:)?[^"]*(/state/\d+/_stateSchema/[^"]*)"')
+
+
+def relocate(directory: str) -> None:
+    """Point the state schema paths of a copied checkpoint at ``directory`` itself.
+
+    Spark's operator metadata (``state/<op>/_metadata/v2/<batch>``) names its state schema files
+    by absolute path, so a copy would still read them from the original checkpoint location
+    (gone once that job's checkpoints are discarded). The checksum of a rewritten file is
+    dropped (Hadoop's local file system reads a file without one)."""
+    base = os.path.abspath(directory)
+    for meta in glob.glob(os.path.join(base, "state", "*", "_metadata", "*", "*")):
+        name = os.path.basename(meta)
+        if name.startswith(".") or not os.path.isfile(meta):
+            continue
+        with open(meta, encoding="utf-8") as f:
+            text = f.read()
+        moved = _SCHEMA_PATH.sub(lambda m: f'"{m.group(1) or ""}{base}{m.group(2)}"', text)
+        if moved != text:
+            with open(meta, "w", encoding="utf-8") as f:
+                f.write(moved)
+            crc = os.path.join(os.path.dirname(meta), f".{name}.crc")
+            if os.path.exists(crc):
+                os.remove(crc)
+
+
 def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str) -> str:
     """Copy a stopped (or paused) query's checkpoint to ``path`` and write the metadata."""
     if os.path.exists(path) and os.listdir(path):
         raise ValueError(f"Savepoint directory {path!r} exists and is not empty; choose a new one.")
     shutil.copytree(checkpoint_dir, path, dirs_exist_ok=True)
+    relocate(path)  # self-contained: the job's checkpoints may be discarded
     metadata = {
         "format": FORMAT,
         "version": VERSION,
@@ -114,4 +143,5 @@ def restore_into(path: str, checkpoint_dir: str, job_graph: Any) -> dict[str, An
         )
     shutil.copytree(path, checkpoint_dir, dirs_exist_ok=True)
     os.remove(os.path.join(checkpoint_dir, METADATA))
+    relocate(checkpoint_dir)
     return data

@@ -29,6 +29,7 @@ from pyflowkit.state.snapshot import OperatorSnapshot
 
 FORMAT = "pyflowkit-flink-source"
 PAUSE = "_pyflowkit_pause"  # while this file is in the control dir, sources read nothing
+DRAIN = "_pyflowkit_drain"  # when this file is in the control dir, sources end (stop --drain)
 
 
 def encode_object(obj: Any) -> str:
@@ -59,6 +60,7 @@ class FlinkSourceStreamReader:
     def __init__(self, spec: Any, max_records: int, max_millis: int, control_dir: str = "") -> None:
         self.spec = spec
         self.pause_marker = os.path.join(control_dir, PAUSE) if control_dir else ""
+        self.drain_marker = os.path.join(control_dir, DRAIN) if control_dir else ""
         self.max_records = max_records
         self.max_millis = max_millis
         self.tasks: list[StreamingSubtask | None] = []
@@ -89,7 +91,8 @@ class FlinkSourceStreamReader:
         if self.at != key:
             self.tasks = self._build(start)
         deadline = time.monotonic() + self.max_millis / 1000
-        rows, end = self._run(start, None, deadline)
+        drain = bool(self.drain_marker) and os.path.exists(self.drain_marker)
+        rows, end = self._run(start, None, deadline, drain)
         if not rows:
             self.at = key
             return iter(()), start
@@ -103,7 +106,9 @@ class FlinkSourceStreamReader:
         self.at = None
         return iter(rows)
 
-    def _run(self, start: dict, end: dict | None, deadline: float | None) -> tuple[list, dict]:
+    def _run(
+        self, start: dict, end: dict | None, deadline: float | None, drain: bool = False
+    ) -> tuple[list, dict]:
         rows: list[tuple] = []
         entries = []
         batch = start["batch"] + 1
@@ -113,14 +118,22 @@ class FlinkSourceStreamReader:
             if task is None or task.finished:
                 entries.append(entry)
                 continue
-            if end is not None:
-                limit = end["subtasks"][i]["pos"]
-                if end["subtasks"][i]["ended"]:
-                    limit = None  # read to the end
+            drained = drain
+            if end is not None:  # a replay: read exactly to the logged position (and end)
+                target = end["subtasks"][i]
+                drained = bool(target.get("drained"))
+                limit = None if target["ended"] and not drained else target["pos"]
             else:
                 limit = entry["pos"] + self.max_records
             task.advance_time(now)
-            task.emit_source(limit, deadline)
+            if end is not None or not drain:
+                task.emit_source(limit, deadline)
+            if drained and not task.finished:  # stop --drain: MAX_WATERMARK, the source ends
+                advance = getattr(task.runner.chain.head, "advance_to_end_of_event_time", None)
+                if advance is not None:  # a FLIP-27 source has none in 1.11: no MAX_WATERMARK
+                    advance()
+                task.runner.chain.end_input(0)
+                task.finish()
             columns = task.drain(batch)
             rows.extend(zip(*(columns[f] for f in STREAM_FIELDS), strict=True))
             entries.append(
@@ -128,6 +141,7 @@ class FlinkSourceStreamReader:
                     "state": "" if task.finished else _encode_state(task.snapshot(batch).operators),
                     "pos": task.position(),
                     "ended": task.finished,
+                    **({"drained": True} if drained else {}),
                 }
             )
         return rows, {"batch": batch, "subtasks": entries}

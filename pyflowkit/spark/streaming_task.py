@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyflowkit.java_semantics import LONG_MIN_VALUE
+from pyflowkit.operators.function_state import (
+    initialize_function_states,
+    snapshot_function_states,
+)
 from pyflowkit.spark import records
 from pyflowkit.spark.stage import StageSpec, SubtaskRunner
 from pyflowkit.state.snapshot import OperatorSnapshot
@@ -44,6 +48,7 @@ class SubtaskSnapshot:
     finished: bool = False
     clock: int = 0
     checkpoint: int = 0  # id of the last snapshot (the micro-batches this subtask took part in)
+    metrics: dict[str, Any] = field(default_factory=dict)  # the user metrics, carried over
 
     def split(self) -> tuple[bytes, dict[int, bytes]]:
         """(task part, key group → that key group's keyed state and timers), pickled."""
@@ -61,6 +66,7 @@ class SubtaskSnapshot:
             "finished": self.finished,
             "clock": self.clock,
             "checkpoint": self.checkpoint,
+            "metrics": self.metrics,
         }
         return records.dumps(task), {kg: records.dumps(v) for kg, v in by_kg.items()}
 
@@ -84,6 +90,7 @@ class SubtaskSnapshot:
         snap.finished = data.get("finished", False)
         snap.clock = data.get("clock", 0)
         snap.checkpoint = data.get("checkpoint", 0)
+        snap.metrics = data.get("metrics", {})
         return snap
 
     def to_bytes(self) -> bytes:
@@ -113,8 +120,11 @@ class StreamingSubtask:
         self.base_position = 0  # sources without a positional reader count records from here
         clock = max(now, restored.clock if restored is not None else 0)
         runner.clock.set_current_time(clock)
+        if restored is not None and restored.metrics:  # metrics go on across micro-batches
+            runner.env.metric_registry.restore(restored.metrics)
         chain = runner.chain
         chain.initialize_state(restored.operators if restored is not None else None)
+        initialize_function_states(chain.operators)  # e.g. a TwoPhaseCommitSinkFunction's
         if restored is not None:
             self._restore_memory(restored)
         if not self.finished:
@@ -149,6 +159,7 @@ class StreamingSubtask:
         snap = SubtaskSnapshot(
             clock=self.runner.clock.get_current_processing_time(), checkpoint=checkpoint_id
         )
+        snapshot_function_states(chain.operators, checkpoint_id, snap.clock)
         snap.operators = chain.snapshot_state(checkpoint_id, snap.clock)
         for op in chain.operators:
             marks = {n: getattr(op, n) for n in _WATERMARK_FIELDS if hasattr(op, n)}
@@ -161,6 +172,7 @@ class StreamingSubtask:
         }
         snap.ended = set(self.ended)
         snap.finished = self.finished
+        snap.metrics = self.runner.env.metric_registry.snapshot()
         return snap
 
     def input_watermark(self) -> int:
@@ -252,6 +264,10 @@ class StreamingSubtask:
             for writer in self.runner.writers.values():
                 writer.flush()
         self.runner._flush_sinks()
+        metrics = self.runner.env.metric_registry.values()
+        if metrics:  # the driver keeps each subtask's latest values (as the batch result)
+            payload = records.dumps([self.runner.env.task_name_with_subtasks, metrics])
+            self.runner.sink.emit(records.METRICS, self.subtask, payload)
         columns = self.runner.sink.drain()
         out = {f: columns[f] for f in STREAM_FIELDS}
         out["seq"] = list(range(len(out["edge"])))  # emission order of this subtask's rows

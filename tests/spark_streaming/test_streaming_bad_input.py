@@ -162,6 +162,9 @@ class _Job:
     def printed_tail(self, n):
         return 5, ["a", "b"]
 
+    def metric_values(self):
+        return {"Map (1/2)": {"Map.n": 3}}
+
 
 def test_progress_of_a_job_counts_source_records_from_the_offsets() -> None:
     p = StreamingProgress.of(_Job())
@@ -169,6 +172,7 @@ def test_progress_of_a_job_counts_source_records_from_the_offsets() -> None:
     assert p.source_records == 2000 and p.source_records_per_second == 4000.0
     assert p.state_rows == 42 and p.state_memory_bytes == 5
     assert p.watermarks == {"Keyed Reduce": 41} and p.latest_lines == ["a", "b"]
+    assert p.metrics == {"Map (1/2)": {"Map.n": 3}} == p.to_dict()["metrics"]
 
 
 def test_savepoint_whose_operator_ids_match_another_job_is_refused(tmp_path) -> None:

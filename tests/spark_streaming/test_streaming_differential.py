@@ -57,12 +57,14 @@ def test_streamed_pipeline_equals_the_simulated_cluster(spark, pipeline) -> None
         )
 
 
-def test_keyed_state_read_back_with_sparks_state_reader(spark) -> None:
+def test_keyed_state_read_back_with_sparks_state_reader(spark, tmp_path) -> None:
     """The keyed reduce's state after the stream, read from the checkpoint with Spark's state
     data source, in ``keyed_state_at``'s shape: each key's final reduced value."""
     from tests.pipelines.catalog import WORD_PAIRS, _add, finals
 
-    job = run_streaming(spark, streaming_env(BY_NAME["keyed_reduce_p2"]))
+    # a configured checkpoint directory outlives the job (a temporary one is deleted at its end)
+    env = streaming_env(BY_NAME["keyed_reduce_p2"], **{"state.checkpoints.dir": str(tmp_path)})
+    job = run_streaming(spark, env)
     job.raise_if_failed()
     state = job.keyed_state(1)
     assert list(state) == [job.job_graph.vertices[1].stream_nodes[0].operator_name]

@@ -60,15 +60,20 @@ class CheckpointProperties:
     @staticmethod
     def for_checkpoint(retention_policy: str) -> CheckpointProperties:
         """``forCheckpoint(CheckpointRetentionPolicy)``."""
-        if retention_policy == "RETAIN_ON_CANCELLATION":
-            return CheckpointProperties(
-                False, CheckpointType.CHECKPOINT, True, True, False, False, False
-            )
-        if retention_policy == "RETAIN_ON_FAILURE":
-            return CheckpointProperties(
-                False, CheckpointType.CHECKPOINT, True, True, True, False, False
-            )
-        return CheckpointProperties(False, CheckpointType.CHECKPOINT, True, True, True, True, True)
+        from pyflowkit.graph.job_graph import checkpoints_discarded_on
+
+        def discard(status: str) -> bool:
+            return checkpoints_discarded_on(retention_policy, status)
+
+        return CheckpointProperties(
+            False,
+            CheckpointType.CHECKPOINT,
+            True,
+            discard("FINISHED"),
+            discard("CANCELED"),
+            discard("FAILED"),
+            discard("SUSPENDED"),
+        )
 
 
 @dataclass(frozen=True)
