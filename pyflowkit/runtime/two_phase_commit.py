@@ -64,11 +64,14 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
         self.invoke_txn(self.current_transaction, value, context)
 
     def snapshot_state(self, context: FunctionSnapshotContext) -> None:
-        """Pre-commit the open transaction under this checkpoint id, then begin a new one."""
+        """Pre-commit the open transaction under this checkpoint id, then begin a new one. After
+        ``finish()`` there is none and none begins (Flink 1.14+: "There is no transaction when
+        we are finished"), e.g. the Spark streaming task's snapshot of its last micro-batch."""
         checkpoint_id = context.get_checkpoint_id()
-        self.pre_commit(self.current_transaction)
-        self.pending_commit_transactions[checkpoint_id] = self.current_transaction
-        self.current_transaction = self.begin_transaction()
+        if self.current_transaction is not None:
+            self.pre_commit(self.current_transaction)
+            self.pending_commit_transactions[checkpoint_id] = self.current_transaction
+            self.current_transaction = self.begin_transaction()
         self._state.update(
             [
                 {
@@ -88,7 +91,8 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
             for entry in self._state.get():
                 for _cid, txn in entry["pending_commit_transactions"]:
                     self.recover_and_commit(txn)
-                self.recover_and_abort(entry["pending_transaction"])
+                if entry["pending_transaction"] is not None:  # None: snapshot after finish()
+                    self.recover_and_abort(entry["pending_transaction"])
         self.current_transaction = self.begin_transaction()
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
