@@ -205,6 +205,8 @@ class StreamingJob:
         task ends its input and closes (sinks commit), and the savepoint is taken after that
         last micro-batch; a job resumed from it reads nothing more from those sources."""
         self._require_running("stop_with_savepoint")
+        if drain:
+            self._check_drainable()
         if os.path.exists(path) and os.listdir(path):  # before the job stops
             raise ValueError(
                 f"Savepoint directory {path!r} exists and is not empty; choose a new one."
@@ -235,6 +237,21 @@ class StreamingJob:
         else:
             self._discard_checkpoints()
         return written
+
+    def _check_drainable(self) -> None:
+        """Only sources in pyflowkit's stream reader can end on a drain (Spark's own file and
+        socket sources cannot be told to): refused before the job stops."""
+        from pyflowkit.spark.streaming_spark_source import spark_source_kind
+
+        for vertex in self.job_graph.vertices:
+            kind = None if vertex.inputs else spark_source_kind(vertex)
+            if kind is not None:
+                raise ValueError(
+                    f"stop_with_savepoint(drain=True) is not supported for job {self.job_id}: "
+                    f"'{vertex.name}' reads Spark's own {kind.lower()} source, which cannot emit "
+                    "MAX_WATERMARK and end. Use drain=False (pending windows stay in the "
+                    "savepoint and fire in the resumed job)."
+                )
 
     def _commit_stopped_sinks(self) -> None:
         """The savepoint completed: sinks commit what it pre-committed (Flink's

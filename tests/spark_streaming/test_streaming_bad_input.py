@@ -189,3 +189,32 @@ def test_savepoint_whose_operator_ids_match_another_job_is_refused(tmp_path) -> 
         restore_into(savepoint, str(tmp_path / "new"), env.get_job_graph())
     assert "a savepoint of another job" in str(info.value)
     assert "was 'Keyed Reduce -> Sink: Print to Std. Out'" in str(info.value)
+
+
+class _Running:
+    """A started query that has run no batch yet."""
+
+    lastProgress = None
+    status = {"isTriggerActive": False}
+
+    def awaitTermination(self, timeout):
+        return False
+
+    def exception(self):
+        return None
+
+
+def test_drain_of_a_job_reading_sparks_own_socket_source_is_refused_before_it_stops() -> None:
+    from pyflowkit.spark.streaming_job import StreamingJob, StreamingSettings
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.socket_text_stream("localhost", 9999).map(str.upper, Types.STRING()).print()
+    job = StreamingJob(None, env.get_job_graph(), {}, StreamingSettings())
+    job.status, job.query = "RUNNING", _Running()
+    with pytest.raises(ValueError) as info:
+        job.stop_with_savepoint("/tmp/never-written", drain=True)
+    assert "reads Spark's own socket source, which cannot emit MAX_WATERMARK and end" in str(
+        info.value
+    )
+    assert "Use drain=False" in str(info.value)
+    assert job.status == "RUNNING" and not os.path.exists("/tmp/never-written")
