@@ -28,6 +28,9 @@ class StreamingJobView(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self.client = client
         self.interval = interval
+        # the view shows the print sink's latest lines: the job no longer writes each line into
+        # the cell's output (an endless job would fill the notebook); ``job.print_lines`` has them
+        client.job.print_output = False
         self._stopped = threading.Event()
         self.on_msg(self._on_message)
         self.refresh()

@@ -13,6 +13,7 @@ class _Job:
     def __init__(self) -> None:
         self.status = "RUNNING"
         self.polls = 0
+        self.print_output = True
 
     def poll(self, timeout: float) -> str:
         self.polls += 1
@@ -40,6 +41,7 @@ def test_view_shows_progress_and_stop_cancels_the_job() -> None:
 
     client = _Client()
     view = StreamingJobView(client)
+    assert client.job.print_output is False  # the view shows the print sink, not the cell
     assert view.progress["status"] == "RUNNING"
     assert view.progress["latest_lines"] == ["1> (a,3)", "2> (b,7)"]
     assert list(view.progress["watermarks"].values()) == ["9"]
