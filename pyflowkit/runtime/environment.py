@@ -6,18 +6,21 @@ import heapq
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
+
+_BY_SEQ = attrgetter("seq")
 
 
-@dataclass(order=True)
+@dataclass(eq=False)
 class SimEvent:
     """A message or mail due at ``time``; ``lane`` keeps FIFO order between the same endpoints."""
 
     time: int
     seq: int
-    lane: str = field(compare=False)
-    name: str = field(compare=False)
-    action: Callable[[], None] = field(compare=False, repr=False)
-    cancelled: bool = field(default=False, compare=False)
+    lane: str
+    name: str
+    action: Callable[[], None] = field(repr=False)
+    cancelled: bool = False
 
 
 class EmptySchedule(Exception):
@@ -29,13 +32,14 @@ class SimEnvironment:
 
     Among the events due at the earliest time, only the first of each lane is eligible, so two
     messages between the same pair of endpoints are never reordered while different lanes interleave
-    as the seed decides.
+    as the seed decides. The heap holds ``(time, seq, event)`` tuples, compared in C; ``seq`` is
+    unique, so an event itself is never compared.
     """
 
     def __init__(self, seed: int = 0) -> None:
         self.now = 0
         self._seq = 0
-        self._queue: list[SimEvent] = []
+        self._queue: list[tuple[int, int, SimEvent]] = []
         self._ready: list[SimEvent] = []
         self.rng = random.Random(seed)
 
@@ -44,7 +48,7 @@ class SimEnvironment:
             raise ValueError(f"Negative delay {delay} for event {name!r}.")
         self._seq += 1
         ev = SimEvent(self.now + delay, self._seq, lane, name, action)
-        heapq.heappush(self._queue, ev)
+        heapq.heappush(self._queue, (ev.time, ev.seq, ev))
         return ev
 
     def peek(self) -> float:
@@ -52,16 +56,16 @@ class SimEnvironment:
         self._drop_cancelled()
         if self._ready:
             return self.now
-        return self._queue[0].time if self._queue else float("inf")
+        return self._queue[0][0] if self._queue else float("inf")
 
     def _drop_cancelled(self) -> None:
         self._ready = [e for e in self._ready if not e.cancelled]
-        while self._queue and self._queue[0].cancelled:
+        while self._queue and self._queue[0][2].cancelled:
             heapq.heappop(self._queue)
 
     def pending(self) -> int:
         return sum(1 for e in self._ready if not e.cancelled) + sum(
-            1 for e in self._queue if not e.cancelled
+            1 for _, _, e in self._queue if not e.cancelled
         )
 
     def next_event(self) -> SimEvent:
@@ -70,13 +74,13 @@ class SimEnvironment:
         if not self._ready:
             if not self._queue:
                 raise EmptySchedule()
-            t = self._queue[0].time
-            while self._queue and self._queue[0].time == t:
-                ev = heapq.heappop(self._queue)
+            t = self._queue[0][0]
+            while self._queue and self._queue[0][0] == t:
+                ev = heapq.heappop(self._queue)[2]
                 if not ev.cancelled:
                     self._ready.append(ev)
             self.now = t
-            self._ready.sort()
+            self._ready.sort(key=_BY_SEQ)
             if not self._ready:
                 return self.next_event()
         seen: set[str] = set()
