@@ -208,7 +208,88 @@ class StatefulSequenceSource(Source):
         self.end = end
 
     def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
-        return RangeReader(range(self.start + subtask_index, self.end + 1, parallelism))
+        return StatefulSequenceReader(range(self.start + subtask_index, self.end + 1, parallelism))
+
+
+SEQUENCE_STATE = "stateful-sequence-source-state"
+
+
+def arithmetic_runs(values: Sequence[int]) -> list[range]:
+    """``values`` in order as greedy maximal arithmetic ranges (restored values stay lazy)."""
+    runs: list[range] = []
+    i, n = 0, len(values)
+    while i < n:
+        j, step = i + 1, 1  # the run is values[i:j]
+        if j < n and values[j] != values[i]:
+            step = values[j] - values[i]
+            while j < n and values[j] - values[j - 1] == step:
+                j += 1
+        runs.append(range(values[i], values[j - 1] + step, step))
+        i = j
+    return runs
+
+
+class StatefulSequenceReader(SourceReader):
+    """``StatefulSequenceSource``'s ``valuesToEmit``, held as arithmetic ranges.
+
+    Mirrors Flink 1.11's ``StatefulSequenceSource.initializeState/snapshotState``: the checkpointed
+    state (``state_name``) is every value still to emit, one list-state entry each, so a restore at
+    another parallelism hands each new subtask its share of them (it emits them in state order)."""
+
+    state_name = SEQUENCE_STATE
+
+    def __init__(self, values: range) -> None:
+        self.initial = values
+        self.runs: list[range] = [values] if len(values) else []
+        self.position = 0  # values emitted since the values were set
+
+    def poll_values(self, max_records: int) -> tuple[list[Any], None]:
+        out: list[Any] = []
+        runs = self.runs
+        while runs and len(out) < max_records:
+            run, take = runs[0], max_records - len(out)
+            out.extend(run[:take])
+            if take >= len(run):
+                runs.pop(0)
+            else:
+                runs[0] = run[take:]
+        self.position += len(out)
+        return out, None
+
+    def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
+        values, _ = self.poll_values(max_records)
+        return [(v, None) for v in values]
+
+    def is_finished(self) -> bool:
+        return not self.runs
+
+    def snapshot_position(self) -> int:
+        return self.position
+
+    def restore_position(self, position: int) -> None:
+        """Skip ``position`` values of this subtask's initial values (an older savepoint's
+        positional state, restored at the same parallelism)."""
+        if not 0 <= position <= len(self.initial):
+            raise IllegalArgumentException(
+                f"Cannot restore a Sequence Source reader to position {position} of "
+                f"{len(self.initial)}."
+            )
+        rest = self.initial[position:]
+        self.runs = [rest] if len(rest) else []
+        self.position = position
+
+    def snapshot_state(self) -> list[int]:
+        """``snapshotState``: the values still to emit, in order."""
+        return [v for run in self.runs for v in run]
+
+    def restore_state(self, values: Sequence[int]) -> None:
+        """``initializeState`` on restore: emit exactly the restored ``values``, in order."""
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in values):
+            raise IllegalArgumentException(
+                f"Sequence Source cannot restore '{SEQUENCE_STATE}': its entries must be ints."
+            )
+        self.runs = arithmetic_runs(list(values))
+        self.position = 0
 
 
 def split_number_range(start: int, end: int, num_splits: int) -> list[tuple[int, int]]:
@@ -260,7 +341,11 @@ class NumberSequenceReader(SourceReader):
         self.position = 0  # records read since the splits were set
 
     def poll_values(self, max_records: int) -> tuple[list[Any], None]:
-        values: list[Any] = []
+        return self.take_indices(max_records), None
+
+    def take_indices(self, max_records: int) -> list[int]:
+        """The next ``max_records`` numbers of the splits, advancing them."""
+        values: list[int] = []
         splits = self.splits
         while splits and len(values) < max_records:
             split = splits[0]
@@ -272,7 +357,7 @@ class NumberSequenceReader(SourceReader):
             else:
                 split[1] = lo + take
         self.position += len(values)
-        return values, None
+        return values
 
     def poll(self, max_records: int) -> list[tuple[Any, int | None]]:
         values, _ = self.poll_values(max_records)
@@ -292,7 +377,7 @@ class NumberSequenceReader(SourceReader):
             )
         remaining = position
         while remaining and self.splits:
-            self.poll_values(remaining)
+            self.take_indices(remaining)
             remaining = position - self.position
         self.position = position
 
@@ -326,9 +411,26 @@ class DataGeneratorSource(Source):
 
     def create_reader(self, subtask_index: int, parallelism: int) -> SourceReader:
         if self.count == 0:
-            return RangeReader(range(0))
+            return DataGeneratorReader([], self.generator_function)
         lo, hi = split_number_range(0, self.count - 1, parallelism)[subtask_index]
-        return RangeReader(range(lo, hi + 1), self.generator_function)
+        return DataGeneratorReader([[str(subtask_index), lo, hi]], self.generator_function)
+
+
+class DataGeneratorReader(NumberSequenceReader):
+    """``DataGeneratorSource``'s reader: ``f(i)`` for the numbers of its ``NumberSequenceSplit``s.
+
+    Mirrors Flink's ``GeneratingIteratorSourceReader``: its state is its splits' unread parts (as
+    ``NumberSequenceReader``), so a restore at another parallelism redistributes them."""
+
+    def __init__(
+        self, splits: Sequence[Sequence[Any]], generator_function: Callable[[int], Any]
+    ) -> None:
+        super().__init__(splits)
+        self.generator_function = generator_function
+
+    def poll_values(self, max_records: int) -> tuple[list[Any], None]:
+        fn = self.generator_function
+        return [fn(i) for i in self.take_indices(max_records)], None
 
 
 class TextFileSource(Source):

@@ -4,7 +4,8 @@ The host calls ``emit_next(max_records)`` (Flink's ``emitNext``/the source threa
 records go down the chain in batches. In ProcessingTime the source context drops timestamps
 (``NonTimestampContext``); at the end of a bounded input ``Long.MAX_VALUE`` is emitted once
 (``advanceToEndOfEventTime``). The reader position is operator list state, so it is
-checkpointed and restored.
+checkpointed and restored; a reader with a ``state_name`` keeps its own list state instead
+(``snapshot_state``/``restore_state``, redistributed on rescale like a function's ListState).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class StreamSource(AbstractUdfStreamOperator):
         self.records_emitted = 0
         self._sent_max_watermark = False
         self._position_state: Any = None
+        self._reader_state: Any = None  # the list state of a reader with a ``state_name``
         self.pending_pause = 0  # ms the source slept after its last batch (the host may wait)
 
     @classmethod
@@ -56,7 +58,28 @@ class StreamSource(AbstractUdfStreamOperator):
     def initialize_operator_state(self, is_restored: bool) -> None:
         env = self._env
         self.reader = self.source.create_reader(env.subtask_index, env.parallelism)
-        self._position_state = self.operator_state_backend.get_list_state(POSITION_STATE)  # type: ignore[union-attr]
+        backend: Any = self.operator_state_backend
+        state_name = getattr(self.reader, "state_name", None)
+        if state_name is not None:  # the reader's own list state (e.g. the values to emit)
+            names = backend.get_registered_state_names() if is_restored else set()
+            self._reader_state = backend.get_list_state(state_name)
+            if state_name in names:
+                self.reader.restore_state(list(self._reader_state.get()))  # type: ignore[attr-defined]
+                return
+            if POSITION_STATE not in names:
+                return
+            self._position_state = backend.get_list_state(POSITION_STATE)
+            positions = self._position_state.get()  # an older savepoint: one position a subtask
+            if len(positions) != 1:
+                raise IllegalArgumentException(
+                    f"Source '{self.config.operator_name}' cannot restore an older savepoint "
+                    f"(reader positions, not '{state_name}') at another parallelism: this "
+                    f"subtask got {len(positions)} positions. Restore it at its parallelism, "
+                    "take a new savepoint, then rescale."
+                )
+            self.reader.restore_position(positions[0])
+            return
+        self._position_state = backend.get_list_state(POSITION_STATE)
         if is_restored:
             positions = self._position_state.get()
             if len(positions) == 1:
@@ -132,8 +155,15 @@ class StreamSource(AbstractUdfStreamOperator):
                 out.collect(value, ts if keep_ts else None)  # type: ignore[union-attr]
 
     def snapshot_operator_state(self, checkpoint_id: int) -> None:
-        if self._position_state is not None and self.reader is not None:
-            self._position_state.update([self.reader.snapshot_position()])
+        reader = self.reader
+        if reader is None:
+            return
+        if self._reader_state is not None:
+            self._reader_state.update(reader.snapshot_state())  # type: ignore[attr-defined]
+            if self._position_state is not None:
+                self._position_state.clear()  # an older savepoint's position, now in the state
+        elif self._position_state is not None:
+            self._position_state.update([reader.snapshot_position()])
 
 
 register_operator("StreamSource", StreamSource)

@@ -68,6 +68,10 @@ class OperatorStateBackend:
             )
         return state
 
+    def get_registered_state_names(self) -> set[str]:
+        """``getRegisteredStateNames``: the list states, including restored ones not yet asked for."""
+        return set(self.states) | {n for n, st in self._restored.items() if st["mode"] != BROADCAST}
+
     def get_broadcast_state(self, descriptor: Any, operator: str) -> HeapBroadcastState:
         """``getBroadcastState``: the named map every subtask holds a copy of."""
         name = descriptor.name
