@@ -21,6 +21,7 @@ float sum depends on the fold order), nor keys without a declared basic key type
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import itemgetter
@@ -119,6 +120,7 @@ def find_pushdowns(
 
 _BLOCK = 1 << 16  # records combined per Arrow call
 _ARROW = {"Byte": "int8", "Short": "int16", "Integer": "int32", "Long": "int64"}
+_ARRAY_CODES = {"Byte": "b", "Short": "h", "Integer": "i", "Long": "q"}  # Java widths in C
 _ARROW.update(String="string", Boolean="bool_")
 _positions_cache: list[Any] = []
 
@@ -152,8 +154,10 @@ class KeyedCombiner:
         self.get_field = itemgetter(pushdown.field)
         self.check_key = column_check(pushdown.key_type)
         self.check_field = column_check(pushdown.field_type)
+        # an int field collects in a C array of its Java width (range checked on the way in)
+        self.code = _ARRAY_CODES.get(pushdown.field_type)
         self.keys: list[Any] = []
-        self.fields: list[Any] = []
+        self.fields: Any = array(self.code) if self.code else []
         self.values: list[Any] = []
         self.start = 0  # the position of values[0]
         # key → [first position, first record, aggregate] (sum/min/max) or
@@ -168,7 +172,16 @@ class KeyedCombiner:
         except (TypeError, IndexError, KeyError):
             return False
         keys = list(map(self.select_key, values))
-        if not (self.check_key(keys) and self.check_field(fields)):
+        if not self.check_key(keys):
+            return False
+        if self.code:  # exactly ints (no bools) of the field's Java width
+            if fields and set(map(type, fields)) != {int}:
+                return False
+            try:
+                fields = array(self.code, fields)
+            except OverflowError:
+                return False
+        elif not self.check_field(fields):
             return False
         if self.values and self.start + len(self.values) != position:
             self._combine()
@@ -194,7 +207,7 @@ class KeyedCombiner:
         table = pa.table(
             {
                 "k": pa.array(self.keys, getattr(pa, _ARROW[p.key_type])()),
-                "v": pa.array(self.fields, getattr(pa, _ARROW[p.field_type])()),
+                "v": self._field_array(),
                 "i": _positions(n),
             }
         )
@@ -238,7 +251,17 @@ class KeyedCombiner:
                     entry[2] += v
                 elif (v < entry[2]) if op == "min" else (v > entry[2]):
                     entry[2] = v
-        self.keys, self.fields, self.values = [], [], []
+        self.keys, self.values = [], []
+        self.fields = array(self.code) if self.code else []
+
+    def _field_array(self) -> Any:
+        import pyarrow as pa
+
+        arrow_type = getattr(pa, _ARROW[self.pushdown.field_type])()
+        if not self.code:
+            return pa.array(self.fields, arrow_type)
+        buffer = pa.py_buffer(self.fields)  # the C array's memory, not a copy
+        return pa.Array.from_buffers(arrow_type, len(self.fields), [None, buffer])
 
     def drain(self) -> list[tuple[int, Any]]:
         """(position, partial record) of every key taken since the last drain; forgets them."""
