@@ -18,6 +18,7 @@ from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator, split_process_output
 from pyflowkit.operators.cep.after_match_skip_strategy import AfterMatchSkipStrategy
+from pyflowkit.operators.cep.cep_runtime_context import CepRuntimeContext
 from pyflowkit.operators.cep.functions import PatternSelectAdapter, TimedOutPartialMatchHandler
 from pyflowkit.operators.cep.nfa import NFA, NFAState
 from pyflowkit.operators.cep.nfa_compiler import compile_states
@@ -99,6 +100,7 @@ class CepOperator(AbstractUdfStreamOperator):
         self.nfa = NFA(self.states, self.window_time, timeout_handling)
         self._sort_key = None if comparator is None else functools.cmp_to_key(_compare(comparator))
         self._timer_service: Any = None
+        self.cep_runtime_context: CepRuntimeContext | None = None  # made in open()
         self._ctx = PatternContext(self)
         self._cep_timer_service = _TimerServiceImpl(self)
         self._tables: tuple[Any, ...] = ()
@@ -137,9 +139,18 @@ class CepOperator(AbstractUdfStreamOperator):
         self._maps_version = -1
 
     def open(self) -> None:
-        super().open()
+        """``CepOperator.setup``/``open``: the user function and the NFA's conditions get a
+        ``CepRuntimeContext`` (no keyed state, accumulators or broadcast variables)."""
+        StreamOperator.open(self)
+        self.cep_runtime_context = CepRuntimeContext(
+            self.runtime_context, self.config.operator_name
+        )
+        function = self.user_function
+        opener = getattr(function, "open", None)
+        if callable(opener) and not isinstance(function, type):
+            opener(self.cep_runtime_context)  # AbstractUdfStreamOperator.open, CEP's context
         self._timer_service = self.get_internal_timer_service(WATERMARK_CALLBACKS, self)
-        self.nfa.open(self.runtime_context)
+        self.nfa.open(self.cep_runtime_context)
 
     def close(self) -> None:
         super().close()
@@ -209,7 +220,6 @@ class CepOperator(AbstractUdfStreamOperator):
             super().process_batch(values, timestamps)
             return
         backend = self.keyed_state_backend
-        set_key = backend.set_current_key  # type: ignore[union-attr]
         cached_key_group = backend.key_group_lookup()  # type: ignore[union-attr]
         checked_key_group = backend.checked_key_group  # type: ignore[union-attr]
         select = self._key_selector1
@@ -234,8 +244,9 @@ class CepOperator(AbstractUdfStreamOperator):
         accessor = self._accessor_buffer  # each key's maps in turn, in one accessor
         for value in values:
             key = select(value)  # type: ignore[misc]
-            # the key context is set only for events the NFA processes (a skipped one reads
-            # nothing keyed but this key's entries in its key group's maps)
+            # no key context is set: the NFA reads and writes this key's entries in its key
+            # group's maps, no timer is registered here, and CEP user functions get a
+            # CepRuntimeContext, which refuses keyed state
             self_identifying = type(key) in SELF_IDENTIFYING_KEY_TYPES
             maps = key_maps.get(key) if self_identifying else None
             if maps is None:
@@ -274,7 +285,6 @@ class CepOperator(AbstractUdfStreamOperator):
                                 del counts_map[key]
                         continue
             # ---- processElement on the key group's maps: the key's entries mutated in place
-            set_key(key)
             if nfa_state is None:
                 nfa_state = nfa.create_initial_nfa_state()
             events = events_map.get(key)
