@@ -7,3 +7,17 @@ CHECKPOINT_STORAGE = "state.checkpoint-storage"  # jobmanager / filesystem
 CHECKPOINTS_DIR = "state.checkpoints.dir"
 SAVEPOINTS_DIR = "state.savepoints.dir"
 CHANGELOG_ENABLED = "state.changelog.enabled"
+
+
+def default_savepoint_directory() -> str:
+    """Where savepoints go when neither a path nor ``state.savepoints.dir`` is given (Flink
+    refuses then; pyflowkit uses ``<tmp>/pyflowkit-savepoints``)."""
+    import tempfile
+    from pathlib import Path
+
+    return str(Path(tempfile.gettempdir()) / "pyflowkit-savepoints")
+
+
+def savepoint_directory(configuration: dict[str, str]) -> str:
+    """``state.savepoints.dir`` of a job's configuration, else the default above."""
+    return str(configuration.get(SAVEPOINTS_DIR) or default_savepoint_directory())

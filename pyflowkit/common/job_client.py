@@ -5,6 +5,7 @@ from __future__ import annotations
 from pyflowkit.common.completable_future import CompletableFuture
 from pyflowkit.common.job_execution_result import JobExecutionResult
 from pyflowkit.common.job_id import JobID
+from pyflowkit.common.job_status import JobStatus
 from pyflowkit.errors import IllegalStateException
 
 
@@ -25,7 +26,10 @@ class JobClient:
         return JobID(self._job_id)
 
     def get_job_status(self) -> CompletableFuture:
-        return CompletableFuture("FAILED" if self._error is not None else "FINISHED")
+        """Flink's ``getJobStatus``: a ``JobStatus`` (FAILED or FINISHED: this job has ended)."""
+        return CompletableFuture(
+            JobStatus.FAILED if self._error is not None else JobStatus.FINISHED
+        )
 
     def cancel(self) -> CompletableFuture:
         return CompletableFuture(None)
@@ -53,5 +57,5 @@ class JobClient:
         status = self.get_job_status().result()
         return IllegalStateException(
             f"JobClient.{method}: job {self._job_id} has already reached the terminal state "
-            f"{status}; a savepoint needs a RUNNING job."
+            f"{status.name}; a savepoint needs a RUNNING job."
         )

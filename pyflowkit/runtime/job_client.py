@@ -30,8 +30,8 @@ class MiniClusterJobClient(JobClient):
         self._step_while(lambda: run.job_status is JobStatus.CREATED)
 
     def get_job_status(self) -> CompletableFuture:
-        """The job's ``JobStatus`` name now (``RUNNING`` until it is driven to its end)."""
-        return CompletableFuture(self.run.job_status.value)
+        """The job's ``JobStatus`` now (``RUNNING`` until it is driven to its end)."""
+        return CompletableFuture(self.run.job_status)
 
     def cancel(self) -> CompletableFuture:
         """Flink's ``cancel``: the job goes CANCELLING, then CANCELED."""

@@ -6,22 +6,14 @@ Stands for the checkpoint parts of Flink's ``RestfulGateway``/``JobMasterGateway
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from pyflowkit.common.checkpointing_options import SAVEPOINTS_DIR
+from pyflowkit.common.checkpointing_options import savepoint_directory
 from pyflowkit.errors import CheckpointException, IllegalArgumentException
 from pyflowkit.runtime.checkpoint.properties import CheckpointProperties, CheckpointType
 from pyflowkit.runtime.checkpoint.stats import COMPLETED, FAILED
 from pyflowkit.runtime.job_stepping import SteppedRun
-
-SAVEPOINT_DIR_KEY = SAVEPOINTS_DIR
-
-
-def default_savepoint_directory() -> str:
-    """Where savepoints go when neither a path nor ``state.savepoints.dir`` is given."""
-    return str(Path(tempfile.gettempdir()) / "pyflowkit-savepoints")
 
 
 class CheckpointTriggers:
@@ -63,8 +55,7 @@ class CheckpointTriggers:
         if path is not None:
             return str(path)
         config = getattr(self.run.job_graph.stream_graph, "execution_config", None)
-        configured = getattr(config, "configuration", {}) or {}
-        return str(configured.get(SAVEPOINT_DIR_KEY) or default_savepoint_directory())
+        return savepoint_directory(getattr(config, "configuration", {}) or {})
 
     def _do_trigger(
         self, kind: str, target: str | None, _seq: int, raise_errors: bool = False

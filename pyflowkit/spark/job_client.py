@@ -1,32 +1,42 @@
 """``JobClient`` of an unbounded job running on Spark (``env.execute_async()``).
 
-Stands for Flink's ``JobClient`` (``ClusterClientJobClientAdapter``): ``get_job_id``,
-``get_job_status``, ``cancel``, ``stop_with_savepoint``, ``trigger_savepoint``,
-``get_job_execution_result``; a status is Flink's ``JobStatus``
-name. pyflowkit's additions: ``wait``, ``get_metrics`` and ``job`` (the ``StreamingJob`` with progress and plan).
+Stands for Flink's ``JobClient`` (``ClusterClientJobClientAdapter``) with PyFlink 1.20's
+signatures: ``get_job_id``, ``get_job_status`` (a ``JobStatus``), ``cancel``,
+``stop_with_savepoint(advance_to_end_of_event_time, savepoint_directory=None)``,
+``trigger_savepoint(savepoint_directory=None)``, ``get_job_execution_result``. pyflowkit's
+additions: the short form ``stop_with_savepoint(path, drain=False)``, ``wait``, ``get_metrics``
+and ``job`` (the ``StreamingJob`` with progress and plan).
 """
 
 from __future__ import annotations
 
+import os
+import uuid
+from pathlib import Path
 from typing import Any
 
-from pyflowkit.common.job_client import CompletableFuture
+from pyflowkit.common.checkpointing_options import savepoint_directory
+from pyflowkit.common.job_client import CompletableFuture, JobClient
+from pyflowkit.common.job_id import JobID
+from pyflowkit.common.job_status import JobStatus
+from pyflowkit.errors import IllegalArgumentException
 
 
-class SparkJobClient:
+class SparkJobClient(JobClient):
     """A handle on a running Structured Streaming query, in Flink's words."""
 
     def __init__(self, job: Any) -> None:
+        super().__init__(job.job_id)
         self.job = job
 
-    def get_job_id(self) -> str:
-        return self.job.job_id
+    def get_job_id(self) -> JobID:
+        return JobID(self.job.job_id)
 
     def get_job_status(self) -> CompletableFuture:
         """``RUNNING`` while the query runs; ``FINISHED`` / ``CANCELED`` / ``FAILED`` after."""
         if self.job.status == "RUNNING":
             self.job.poll(0)
-        return CompletableFuture(self.job.status)
+        return CompletableFuture(JobStatus(self.job.status))
 
     def cancel(self) -> CompletableFuture:
         """Flink's ``cancel``: stop the query; the job ends CANCELED."""
@@ -34,20 +44,41 @@ class SparkJobClient:
         return CompletableFuture(None)
 
     def stop_with_savepoint(
-        self, savepoint_directory: str, drain: bool = False
+        self,
+        advance_to_end_of_event_time: bool | str | Path = False,
+        savepoint_directory: str | Path | None = None,
+        *,
+        drain: bool | None = None,
     ) -> CompletableFuture:
-        """Flink's ``stopWithSavepoint``: the savepoint's path; the job ends FINISHED."""
+        """Flink's ``stopWithSavepoint``: the savepoint's path; the job ends FINISHED.
+
+        PyFlink's form ``stop_with_savepoint(advance_to_end_of_event_time, savepoint_directory)``
+        or the short form ``stop_with_savepoint(path, drain=False)``; ``drain`` /
+        ``advance_to_end_of_event_time`` is ``flink stop --drain``."""
         try:
-            return CompletableFuture(self.job.stop_with_savepoint(savepoint_directory, drain))
+            flag, path = _stop_arguments(advance_to_end_of_event_time, savepoint_directory, drain)
+            target = path if path is not None else self._fresh_savepoint_path()
+            return CompletableFuture(self.job.stop_with_savepoint(target, flag))
         except Exception as exc:
             return CompletableFuture(None, exc)
 
-    def trigger_savepoint(self, savepoint_directory: str) -> CompletableFuture:
+    def trigger_savepoint(self, savepoint_directory: str | Path | None = None) -> CompletableFuture:
         """Flink's ``triggerSavepoint``: the savepoint's path; the job keeps running."""
         try:
-            return CompletableFuture(self.job.trigger_savepoint(savepoint_directory))
+            path = _path_argument("trigger_savepoint", savepoint_directory)
+            target = path if path is not None else self._fresh_savepoint_path()
+            return CompletableFuture(self.job.trigger_savepoint(target))
         except Exception as exc:
             return CompletableFuture(None, exc)
+
+    def get_accumulators(self) -> CompletableFuture:
+        """Flink's ``getAccumulators``: name → value once the job has ended (empty before)."""
+        if self.job.status == "RUNNING":
+            return CompletableFuture({})
+        try:
+            return CompletableFuture(self.job.result().get_all_accumulator_results())
+        except BaseException:
+            return CompletableFuture({})
 
     def get_metrics(self) -> dict[str, dict[str, Any]]:
         """pyflowkit's: each subtask's user metrics (counters, gauges, meters, distributions)
@@ -67,5 +98,47 @@ class SparkJobClient:
         except BaseException as exc:
             return CompletableFuture(None, exc)
 
+    def _fresh_savepoint_path(self) -> str:
+        """Flink's naming under the target directory: ``savepoint-<job id prefix>-<random>``
+        in ``state.savepoints.dir`` (else ``<tmp>/pyflowkit-savepoints``)."""
+        base = savepoint_directory(self.job.configuration).removeprefix("file://")
+        name = f"savepoint-{self.job.job_id[:6]}-{uuid.uuid4().hex[:12]}"
+        return os.path.join(base, name)
+
     def __repr__(self) -> str:
         return f"SparkJobClient({self.job.job_name!r}, {self.job.job_id}, {self.job.status})"
+
+
+def _path_argument(method: str, path: Any) -> str | None:
+    if path is None:
+        return None
+    if not isinstance(path, (str, Path)):
+        raise IllegalArgumentException(
+            f"JobClient.{method}: savepoint_directory must be a path, got {path!r}."
+        )
+    return str(path)
+
+
+def _stop_arguments(first: Any, directory: Any, drain: bool | None) -> tuple[bool, str | None]:
+    """(drain, path) from PyFlink's ``(advance_to_end_of_event_time, savepoint_directory)`` or
+    the short ``(path, drain=…)``."""
+    if isinstance(first, (str, Path)):  # the short form: the path first
+        if directory is not None:
+            raise IllegalArgumentException(
+                "JobClient.stop_with_savepoint: give the savepoint path once, either first "
+                "(stop_with_savepoint(path, drain=False)) or as savepoint_directory after "
+                "advance_to_end_of_event_time."
+            )
+        first, directory = (False if drain is None else drain), first
+    elif drain is not None:
+        raise IllegalArgumentException(
+            "JobClient.stop_with_savepoint: drain= goes with the short form "
+            "stop_with_savepoint(path, drain=...); PyFlink's form takes "
+            "advance_to_end_of_event_time first."
+        )
+    if not isinstance(first, bool):
+        raise IllegalArgumentException(
+            "JobClient.stop_with_savepoint: advance_to_end_of_event_time (drain) must be True or "
+            f"False, got {first!r}."
+        )
+    return first, _path_argument("stop_with_savepoint", directory)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pyflowkit.common import Configuration
+from pyflowkit.common.job_status import JobStatus
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import MapFunction, RuntimeContext
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
@@ -61,16 +62,16 @@ def test_the_client_of_a_local_job_is_running_and_savepoints_leave_it_running(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = _env().execute_async("job")
-    assert client.get_job_status().result() == "RUNNING"
+    assert client.get_job_status().result() is JobStatus.RUNNING
     path = client.trigger_savepoint(str(tmp_path)).result()
     assert Path(path).parent == tmp_path and Path(path).name.startswith("savepoint-")
     metadata, states = read_savepoint(path)
     assert metadata["job_id"] == str(client.get_job_id()) and states
-    assert client.get_job_status().result() == "RUNNING"
+    assert client.get_job_status().result() is JobStatus.RUNNING
     running = client.get_accumulators().result()["seen"]
     assert 0 < running < N
     result = client.get_job_execution_result().result()
-    assert client.get_job_status().result() == "FINISHED"
+    assert client.get_job_status().result() is JobStatus.FINISHED
     assert _last_sums(result.printed, {}) == {k: N // 5 for k in range(5)}
     assert client.get_accumulators().result() == {"seen": N}
     assert result.get_all_accumulator_results() == {"seen": N}
@@ -81,7 +82,7 @@ def test_stop_with_savepoint_finishes_the_job_and_a_new_job_resumes_from_it(
 ) -> None:
     client = _env().execute_async("first")
     path = client.stop_with_savepoint(False, str(tmp_path)).result()
-    assert client.get_job_status().result() == "FINISHED"
+    assert client.get_job_status().result() is JobStatus.FINISHED
     first = client.get_job_execution_result().result()
     sums = _last_sums(first.printed, {})
     assert sum(sums.values()) < N  # stopped part-way
@@ -93,7 +94,7 @@ def test_stop_with_savepoint_finishes_the_job_and_a_new_job_resumes_from_it(
 def test_cancel_ends_the_job_and_savepoints_of_an_ended_job_fail(tmp_path: Path) -> None:
     client = _env().execute_async("cancelled")
     assert client.cancel().result() is None
-    assert client.get_job_status().result() == "CANCELED"
+    assert client.get_job_status().result() is JobStatus.CANCELED
     for future in (
         client.trigger_savepoint(str(tmp_path)),
         client.stop_with_savepoint(True, str(tmp_path)),
@@ -110,7 +111,7 @@ def test_bad_savepoint_arguments_fail_the_future_and_leave_the_job_running() -> 
         client.trigger_savepoint(42).result()  # type: ignore[arg-type]
     with pytest.raises(IllegalArgumentException, match="advance_to_end_of_event_time"):
         client.stop_with_savepoint("yes", "/tmp").result()  # type: ignore[arg-type]
-    assert client.get_job_status().result() == "RUNNING"
+    assert client.get_job_status().result() is JobStatus.RUNNING
     client.cancel()
 
 
@@ -145,8 +146,8 @@ def test_an_endless_job_runs_until_stop_with_savepoint_drains_it(tmp_path: Path)
     )
     client = env.execute_async("endless")
     first = client.trigger_savepoint(str(tmp_path / "a")).result()
-    assert client.get_job_status().result() == "RUNNING"
+    assert client.get_job_status().result() is JobStatus.RUNNING
     last = client.stop_with_savepoint(True, str(tmp_path / "b")).result()
-    assert client.get_job_status().result() == "FINISHED"
+    assert client.get_job_status().result() is JobStatus.FINISHED
     assert read_savepoint(first)[0]["checkpoint_id"] < read_savepoint(last)[0]["checkpoint_id"]
     assert client.get_job_execution_result().result().get_job_id() == client.get_job_id()

@@ -79,9 +79,9 @@ def test_reference_job_endless_on_spark_alarms_equal_the_simulated_cluster(spark
             if consumed >= AT_LEAST:
                 break
     assert consumed >= AT_LEAST, f"only {consumed} events in {TIMEOUT_S} s"
-    assert client.get_job_status().result() == "RUNNING"  # endless: it would go on
+    assert client.get_job_status().result() is JobStatus.RUNNING  # endless: it would go on
     client.stop_with_savepoint(str(tmp_path / "savepoint")).result()
-    assert client.get_job_status().result() == "FINISHED"
+    assert client.get_job_status().result() is JobStatus.FINISHED
     streaming.raise_if_failed()
     consumed = _committed_events(streaming.query)
     assert streaming.batches >= consumed // EVENTS_PER_BATCH >= AT_LEAST // EVENTS_PER_BATCH

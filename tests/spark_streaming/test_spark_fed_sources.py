@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pyflowkit.common import Configuration, Duration, Types, WatermarkStrategy
+from pyflowkit.common.job_status import JobStatus
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.connectors.file_system import FileSource, StreamFormat
 from pyflowkit.errors import IllegalArgumentException
@@ -85,7 +86,7 @@ def test_monitored_file_source_reads_new_files_and_resumes_without_rereading(
     assert _per_subtask(lines)["1"] == ["A0", "A1", "A2", "C0", "C1"]
     savepoint = str(tmp_path / "savepoint")
     client.stop_with_savepoint(savepoint).result()
-    assert client.get_job_status().result() == "FINISHED"
+    assert client.get_job_status().result() is JobStatus.FINISHED
     assert len(job.print_lines) == 7
 
     resumed = _env(2, **{"execution.savepoint.path": savepoint})

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pyflowkit.common import Configuration, Time, Types
+from pyflowkit.common.job_status import JobStatus
 from pyflowkit.datastream import StreamExecutionEnvironment, TimeCharacteristic
 from pyflowkit.datastream.checkpoint_config import ExternalizedCheckpointCleanup
 from pyflowkit.datastream.functions import SourceFunction
@@ -109,7 +110,7 @@ def test_drain_fires_every_window_and_a_resumed_job_emits_nothing_more(spark, tm
     assert before and before != expected  # the last window (250..300) has not fired
     savepoint = str(tmp_path / "drained")
     assert client.stop_with_savepoint(savepoint, drain=True).result() == savepoint
-    assert client.get_job_status().result() == "FINISHED"
+    assert client.get_job_status().result() is JobStatus.FINISHED
     assert _bodies(job.print_lines) == expected
     assert set(job.flink_watermarks().values()) == {2**63 - 1}  # MAX_WATERMARK went through
     resumed = _env({"execution.savepoint.path": savepoint})
@@ -151,7 +152,7 @@ def test_temporary_checkpoints_deleted_when_the_job_ends(spark, tmp_path, capfd)
     savepoint = str(tmp_path / "sp")
     client.trigger_savepoint(savepoint).result()
     client.cancel()
-    assert client.get_job_status().result() == "CANCELED"
+    assert client.get_job_status().result() is JobStatus.CANCELED
     assert not os.path.exists(job.checkpoint_location)
     assert os.path.isfile(os.path.join(savepoint, "_pyflowkit_savepoint.json"))
 
@@ -166,7 +167,7 @@ def test_temporary_checkpoints_deleted_when_the_job_ends(spark, tmp_path, capfd)
     _wait_for(job, lambda: job.batches >= 1)
     capfd.readouterr()
     client.cancel()
-    assert client.get_job_status().result() == "CANCELED"
+    assert client.get_job_status().result() is JobStatus.CANCELED
     assert os.path.isdir(os.path.join(job.checkpoint_location, "commits"))
     assert (
         f"CANCELED; its checkpoints stay in {job.checkpoint_location} "

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pyflowkit.common import Configuration, Encoder, Types
+from pyflowkit.common.job_status import JobStatus
 from pyflowkit.common.restart_strategy import RestartStrategies
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.connectors.file_system import FileSink, RollingPolicy
@@ -194,7 +195,7 @@ def test_stop_with_savepoint_commits_the_sinks_and_resuming_completes_exactly_on
         assert job.poll(0.1) == "RUNNING", job.error
     savepoint = str(tmp_path / "savepoint")
     client.stop_with_savepoint(savepoint).result()
-    assert client.get_job_status().result() == "FINISHED"
+    assert client.get_job_status().result() is JobStatus.FINISHED
     printed = Counter(line.split("> ", 1)[1] for line in job.print_lines)
     assert 6 <= sum(printed.values()) < len(EVENTS)
     assert _part_lines(tmp_path) == printed  # committed at the stop, nothing more

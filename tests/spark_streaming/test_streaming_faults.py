@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pyflowkit.common import Configuration, Types
+from pyflowkit.common.job_status import JobStatus
 from pyflowkit.common.restart_strategy import RestartStrategies
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import MapFunction, SourceFunction
@@ -139,7 +140,7 @@ def test_stop_with_savepoint_then_resume_equals_uninterrupted(spark, tmp_path) -
         job.poll(0.1)
     savepoint = str(tmp_path / "savepoint")
     assert client.stop_with_savepoint(savepoint).result() == savepoint
-    assert client.get_job_status().result() == "FINISHED"
+    assert client.get_job_status().result() is JobStatus.FINISHED
     first = list(job.print_lines)
     assert 4 <= len(first) < len(WORDS)
     assert os.path.isfile(os.path.join(savepoint, "_pyflowkit_savepoint.json"))
