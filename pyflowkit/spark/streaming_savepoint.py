@@ -84,6 +84,7 @@ def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str)
         "job_name": job_graph.job_name,
         "operators": job_operators(job_graph),
         "vertices": [v.name for v in job_graph.vertices],  # chained operator names
+        "parallelism": [v.parallelism for v in job_graph.vertices],
         "last_batch": last_batch(checkpoint_dir),
         "timestamp": int(time.time() * 1000),
     }
@@ -135,6 +136,20 @@ def restore_into(path: str, checkpoint_dir: str, job_graph: Any) -> dict[str, An
                     f"'{names[op]}' in this job but was '{vertex}' in job '{data['job_name']}' "
                     f"({data['job_id']}), whose savepoint this is: a savepoint of another job."
                 )
+    saved = data.get("parallelism")  # absent in savepoints written before it was recorded
+    now = [v.parallelism for v in job_graph.vertices]
+    if saved is not None and saved != now:
+        changed = [
+            f"'{v.name}' {old} → {p}"
+            for v, old, p in zip(job_graph.vertices, saved, now, strict=True)
+            if old != p
+        ]
+        raise ValueError(
+            f"Failed to rollback to checkpoint/savepoint {path}: the parallelism changed "
+            f"({', '.join(changed)}). A Spark streaming query keeps each subtask's state under "
+            "its subtask, so it restores only at the parallelism it was saved at; resume with "
+            "the same parallelism (the simulated cluster rescales savepoints by key group)."
+        )
     if new != data["operators"]:
         raise ValueError(
             f"Failed to rollback to checkpoint/savepoint {path}: the job's operator chains "

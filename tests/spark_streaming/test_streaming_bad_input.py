@@ -24,8 +24,9 @@ class Numbers(SourceFunction):
         yield from range(3)
 
 
-def _graph(mode: RuntimeExecutionMode | None = None, mapped: bool = False):
+def _graph(mode: RuntimeExecutionMode | None = None, mapped: bool = False, parallelism: int = 2):
     env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(parallelism)
     if mode is not None:
         env.set_runtime_mode(mode)
     ds = env.add_source(Numbers(), "Numbers", Types.INT())
@@ -117,6 +118,22 @@ def test_savepoint_of_another_job_or_no_savepoint_is_refused(tmp_path) -> None:
     assert "because the operator is not available in the new program" in str(info.value)
     with pytest.raises(ValueError, match="not a savepoint of a pyflowkit streaming job"):
         restore_into(str(checkpoint), str(tmp_path / "x"), _graph())
+
+
+def test_savepoint_at_another_parallelism_is_refused_before_anything_is_copied(tmp_path) -> None:
+    checkpoint = tmp_path / "chk"
+    (checkpoint / "commits").mkdir(parents=True)
+    savepoint = str(tmp_path / "sp")
+    write_savepoint(str(checkpoint), savepoint, _graph(parallelism=3), "job-a")
+    target = tmp_path / "restored"
+    with pytest.raises(ValueError) as info:
+        restore_into(savepoint, str(target), _graph(parallelism=1))
+    message = str(info.value)
+    assert "the parallelism changed ('Keyed Reduce -> Sink: Print to Std. Out' 3 → 1" in message
+    assert "restores only at the parallelism it was saved at" in message
+    assert not target.exists()
+    restore_into(savepoint, str(target), _graph(parallelism=3))  # same parallelism: restores
+    assert (target / "commits").is_dir()
 
 
 def test_progress_line_in_flinks_words() -> None:
