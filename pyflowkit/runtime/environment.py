@@ -47,8 +47,9 @@ class SimEnvironment:
         if delay < 0:
             raise ValueError(f"Negative delay {delay} for event {name!r}.")
         self._seq += 1
-        ev = SimEvent(self.now + delay, self._seq, lane, name, action)
-        heapq.heappush(self._queue, (ev.time, ev.seq, ev))
+        due = self.now + delay
+        ev = SimEvent(due, self._seq, lane, name, action)
+        heapq.heappush(self._queue, (due, self._seq, ev))
         return ev
 
     def peek(self) -> float:
