@@ -33,6 +33,7 @@ from pyflowkit.spark.streaming_plan import (
 )
 from pyflowkit.spark.streaming_processor import PROGRESS
 from pyflowkit.spark.streaming_savepoint import (
+    cut_logs,
     last_batch,
     planned_batch,
     restore_into,
@@ -136,6 +137,10 @@ class StreamingJob:
         self.listeners: list[Any] = []  # called with a StreamingProgress while waiting
         self.metrics: dict[str, dict[str, Any]] = {}  # subtask → its user metrics (latest batch)
         self._savepointing = False  # a savepoint is being copied from the checkpoint location
+        # stopping at a batch boundary while batches keep coming (processing-time timers): the
+        # output of batches after ``_hold`` is withheld, and they are cut from the logs
+        self._hold: int | None = None
+        self._emitted = -1  # the last micro-batch whose output reached the driver
         self.checkpoints_discarded = False
         checkpoints = getattr(job_graph, "checkpointing_settings", None)
         interval = getattr(checkpoints, "checkpoint_interval", 0) or 0
@@ -300,22 +305,48 @@ class StreamingJob:
 
     def _stop_at_batch_boundary(self, timeout: float = 120.0) -> None:
         """Sources stop reading (pause marker), the micro-batch in flight commits, then the query
-        stops: no output after the savepoint, as Flink's synchronous savepoint."""
-        marker = os.path.join(self.checkpoint_location, PAUSE)
+        stops: no output after the savepoint, as Flink's synchronous savepoint.
+
+        A query whose stateful operators keep timers in processing time runs a (no-data) batch at
+        every trigger, so it may never be idle: at the first committed boundary the output of
+        later batches is withheld, the query stops, and the logs are cut back to the last batch
+        whose output was emitted (the next one re-runs on resume, as after a failure)."""
+        location = self.checkpoint_location
+        marker = os.path.join(location, PAUSE)
         with open(marker, "w") as f:
             f.write(self.job_id)
         try:
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
                 active = (self.query.status or {}).get("isTriggerActive", False)
-                if not active and planned_batch(self.checkpoint_location) == last_batch(
-                    self.checkpoint_location
-                ):
+                boundary = planned_batch(location) == last_batch(location)
+                if boundary and not active:
+                    self.query.stop()
+                    return
+                if boundary and last_batch(location) is not None and self._can_cut_logs():
                     break
                 time.sleep(0.05)
+            else:
+                self.query.stop()
+                return
+            with self._lock:
+                self._hold = last_batch(location)
+                keep = max(self._hold, self._emitted)  # a batch may have emitted meanwhile
+            while time.monotonic() < deadline and (last_batch(location) or -1) < keep:
+                time.sleep(0.02)  # its commit follows its output at once
             self.query.stop()
+            cut_logs(location, keep)
         finally:
+            with self._lock:
+                self._hold = None
             os.remove(marker)
+
+    def _can_cut_logs(self) -> bool:
+        """Only pyflowkit's stream readers feed the query (Spark's own file and socket sources
+        keep logs of their own, which are not cut)."""
+        from pyflowkit.spark.streaming_spark_source import spark_source_kind
+
+        return all(v.inputs or spark_source_kind(v) is None for v in self.job_graph.vertices)
 
     def _require_running(self, what: str) -> None:
         self.poll(0)
@@ -555,6 +586,9 @@ class StreamingJob:
         )
         lines: list[tuple[str, bool]] = []
         with self._lock:
+            if self._hold is not None and batch_id > self._hold:
+                return  # stopping: cut from the logs, it re-runs on resume
+            self._emitted = max(self._emitted, batch_id)
             for producer, _seq, edge, target, payload in rows:
                 values = records.loads(payload)
                 if edge == records.COLLECT:

@@ -45,6 +45,21 @@ def planned_batch(checkpoint_dir: str) -> int | None:
     return _last_log_entry(checkpoint_dir, "offsets")
 
 
+def cut_logs(checkpoint_dir: str, last: int) -> None:
+    """Cut a stopped query's logs back to micro-batch ``last``: its commits after ``last`` and
+    its planned batches after ``last + 1`` go, so a resumed query re-runs ``last + 1`` with the
+    offsets it had planned (Spark's recovery of a batch that did not commit) and plans the rest
+    anew. State store versions beyond are overwritten by the re-runs."""
+    for log, keep in (("commits", last), ("offsets", last + 1)):
+        folder = os.path.join(checkpoint_dir, log)
+        if not os.path.isdir(folder):
+            continue
+        for name in os.listdir(folder):
+            batch = name.removeprefix(".").removesuffix(".crc")
+            if batch.isdigit() and int(batch) > keep:
+                os.remove(os.path.join(folder, name))
+
+
 _SCHEMA_PATH = re.compile(r'"(file:)?[^"]*(/state/\d+/_stateSchema/[^"]*)"')
 
 
