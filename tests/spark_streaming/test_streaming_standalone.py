@@ -59,7 +59,7 @@ DRIVER = textwrap.dedent(
     while (job.batches < 3 or len(job.print_lines) < 9) and time.monotonic() < deadline:
         assert job.poll(0.2) == "RUNNING", job.error
     print("SAVEPOINT", client.stop_with_savepoint(savepoint).result())
-    print("STATUS", client.get_job_status().result())
+    print("STATUS", client.get_job_status().result().name)
     print("BATCHES", job.batches)
     print("MASTER", job.session.sparkContext.master)
     for line in job.print_lines:
