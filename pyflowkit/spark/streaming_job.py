@@ -310,7 +310,7 @@ class StreamingJob:
         A query whose stateful operators keep timers in processing time runs a (no-data) batch at
         every trigger, so it may never be idle: at the first committed boundary the output of
         later batches is withheld, the query stops, and the logs are cut back to the last batch
-        whose output was emitted (the next one re-runs on resume, as after a failure)."""
+        whose output was emitted (a resumed query plans the next batch anew from there)."""
         location = self.checkpoint_location
         marker = os.path.join(location, PAUSE)
         with open(marker, "w") as f:

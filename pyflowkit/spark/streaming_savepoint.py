@@ -46,17 +46,17 @@ def planned_batch(checkpoint_dir: str) -> int | None:
 
 
 def cut_logs(checkpoint_dir: str, last: int) -> None:
-    """Cut a stopped query's logs back to micro-batch ``last``: its commits after ``last`` and
-    its planned batches after ``last + 1`` go, so a resumed query re-runs ``last + 1`` with the
-    offsets it had planned (Spark's recovery of a batch that did not commit) and plans the rest
-    anew. State store versions beyond are overwritten by the re-runs."""
-    for log, keep in (("commits", last), ("offsets", last + 1)):
+    """Cut a stopped query's logs back to micro-batch ``last``: its commits and planned batches
+    after ``last`` go, so a resumed query plans ``last + 1`` anew from ``last``'s end offsets
+    (pyflowkit's stream readers only; no planned batch is replayed). State store versions beyond
+    are overwritten by the new batches."""
+    for log in ("commits", "offsets"):
         folder = os.path.join(checkpoint_dir, log)
         if not os.path.isdir(folder):
             continue
         for name in os.listdir(folder):
             batch = name.removeprefix(".").removesuffix(".crc")
-            if batch.isdigit() and int(batch) > keep:
+            if batch.isdigit() and int(batch) > last:
                 os.remove(os.path.join(folder, name))
 
 
