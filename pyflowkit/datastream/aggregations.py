@@ -25,6 +25,34 @@ class AccumulateType(Enum):
         return self.name.lower()
 
 
+_JAVA_INT_TYPES = ("Byte", "Short", "Integer", "Long")
+
+
+def aggregation_spec(kind: str, field: int | str, type_info: Any) -> dict[str, Any]:
+    """The operator's description of one aggregation on a resolved ``field`` of ``type_info``.
+
+    A ``sum`` on a declared Byte/Short/Integer/Long tuple/Row field carries that type
+    (``field_type``): Flink's ``SumFunction`` adds in Java arithmetic, so the sum wraps on
+    overflow, in a ``KeyedStream`` and in a window alike.
+    """
+    spec: dict[str, Any] = {"kind": kind, "field": field, "first": True}
+    if kind == AccumulateType.SUM.kind:
+        java_type = _java_int_field(type_info, field)
+        if java_type is not None:
+            spec["field_type"] = java_type
+    return spec
+
+
+def _java_int_field(type_info: Any, field: int | str) -> str | None:
+    """The declared Byte/Short/Integer/Long type of a tuple/Row position, else None."""
+    from pyflowkit.common.typeinfo import RowTypeInfo, TupleTypeInfo
+
+    if not isinstance(type_info, (TupleTypeInfo, RowTypeInfo)) or not isinstance(field, int):
+        return None
+    name = getattr(getattr(type_info.get_field_types()[field], "basic_type", None), "value", None)
+    return name if name in _JAVA_INT_TYPES else None
+
+
 class PositionAggregations:
     """The five field aggregations; ``_aggregation(kind, field)`` builds the operator."""
 

@@ -17,7 +17,11 @@ from pyflowkit.datastream._util import (
     resolve_field,
     validate_field,
 )
-from pyflowkit.datastream.aggregations import AccumulateType, PositionAggregations
+from pyflowkit.datastream.aggregations import (
+    AccumulateType,
+    PositionAggregations,
+    aggregation_spec,
+)
 from pyflowkit.datastream.data_stream import DataStream, _display_name
 from pyflowkit.errors import (
     InvalidTypesException,
@@ -184,10 +188,7 @@ class KeyedStream(PositionAggregations, DataStream):
     def _aggregation(self, kind: str, field: int | str) -> DataStream:
         type_info = self._origin._transformation.output_type
         validate_field(field, type_info, f"{kind}()", _display_name(self._origin._transformation))
-        aggregation = {"kind": kind, "field": resolve_field(field, type_info), "first": True}
-        java_type = _java_int_field(type_info, aggregation["field"]) if kind == "sum" else None
-        if java_type is not None:  # Java int arithmetic: the sum wraps (SumFunction)
-            aggregation["field_type"] = java_type
+        aggregation = aggregation_spec(kind, resolve_field(field, type_info), type_info)
         t = self._one_input(
             "Keyed Aggregation",
             "StreamGroupedReduce",
@@ -216,12 +217,3 @@ class KeyedStream(PositionAggregations, DataStream):
     def __repr__(self) -> str:
         return f"KeyedStream({self._transformation!r})"
 
-
-def _java_int_field(type_info: Any, field: int | str) -> str | None:
-    """The declared Byte/Short/Integer/Long type of a tuple/Row position, else None."""
-    from pyflowkit.common.typeinfo import RowTypeInfo, TupleTypeInfo
-
-    if not isinstance(type_info, (TupleTypeInfo, RowTypeInfo)) or not isinstance(field, int):
-        return None
-    name = getattr(getattr(type_info.get_field_types()[field], "basic_type", None), "value", None)
-    return name if name in ("Byte", "Short", "Integer", "Long") else None

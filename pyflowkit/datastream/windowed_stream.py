@@ -22,7 +22,7 @@ from pyflowkit.datastream._util import (
     resolve_field,
     validate_field,
 )
-from pyflowkit.datastream.aggregations import PositionAggregations
+from pyflowkit.datastream.aggregations import PositionAggregations, aggregation_spec
 from pyflowkit.datastream.data_stream import DataStream, _display_name
 from pyflowkit.datastream.output_tag import OutputTag
 from pyflowkit.errors import IllegalArgumentException, UnsupportedOperationException
@@ -285,11 +285,8 @@ class WindowedStream(PositionAggregations):
             self._api(kind),
             _display_name(self._input._transformation),
         )
-        aggregation = {
-            "kind": kind,
-            "field": resolve_field(field, self._input_type_info()),
-            "first": True,
-        }
+        type_info = self._input_type_info()
+        aggregation = aggregation_spec(kind, resolve_field(field, type_info), type_info)
         names = (_AGGREGATOR_NAMES[kind], "PassThroughWindowFunction")
         return self._build(
             "reduce",
