@@ -216,4 +216,3 @@ class KeyedStream(PositionAggregations, DataStream):
 
     def __repr__(self) -> str:
         return f"KeyedStream({self._transformation!r})"
-

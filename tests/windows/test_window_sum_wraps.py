@@ -52,7 +52,7 @@ def test_window_all_sum_wraps_and_a_double_field_does_not() -> None:
 def test_undeclared_records_keep_python_ints() -> None:
     """Without a declared type the records travel pickled: nothing says the field is a Java int."""
     env = _env()
-    env.from_collection([("a", INT_MAX), ("a", 5)]).key_by(lambda r: r[0]).count_window(
-        2
-    ).sum(1).print()
+    env.from_collection([("a", INT_MAX), ("a", 5)]).key_by(lambda r: r[0]).count_window(2).sum(
+        1
+    ).print()
     assert _printed(env) == [f"('a', {INT_MAX + 5})"]
