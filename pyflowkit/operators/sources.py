@@ -11,11 +11,13 @@ plain ints, so they survive a JSON savepoint).
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from pyflowkit.datastream.functions import SourceFunction
 from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.operators.legacy_source_thread import LegacySourceFunctionThread
 
 
 class SourceWatermark:
@@ -65,6 +67,9 @@ class SourceReader:
 
     def restore_position(self, position: int) -> None:
         raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the reader holds (e.g. a source thread); called on ``dispose``."""
 
 
 class ListReader(SourceReader):
@@ -488,9 +493,36 @@ class _BufferingSourceContext(SourceFunction.SourceContext):
             self.pauses += 1
 
 
+class _ThreadedSourceContext(_BufferingSourceContext):
+    """The context of a plain ``run`` on its ``LegacySourceFunctionThread``: after each record,
+    watermark or pause the thread may wait for the reader's next poll."""
+
+    def __init__(self, sink: list[tuple[Any, int | None]]) -> None:
+        super().__init__(sink)
+        self.thread: LegacySourceFunctionThread | None = None
+
+    def collect(self, element: Any) -> None:
+        self.sink.append((element, None))
+        self.thread.checkpoint()  # type: ignore[union-attr]
+
+    def collect_with_timestamp(self, element: Any, timestamp: int) -> None:
+        self.sink.append((element, timestamp))
+        self.thread.checkpoint()  # type: ignore[union-attr]
+
+    def emit_watermark(self, watermark: Any) -> None:
+        super().emit_watermark(watermark)
+        self.thread.checkpoint()  # type: ignore[union-attr]
+
+    def sleep(self, millis: int) -> None:
+        super().sleep(millis)
+        self.thread.checkpoint()  # type: ignore[union-attr]
+
+
 class SourceFunctionReader(SourceReader):
     """Runs a user ``SourceFunction``: a generator ``run`` is stepped lazily (a step that emits
-    nothing ends a poll early); a plain ``run`` is run to completion once. Positions count records
+    nothing ends a poll early); a plain ``run`` runs on its own ``LegacySourceFunctionThread``
+    (as in Flink), handing over to the reader once a poll's records are collected, so an endless
+    ``while running: ctx.collect(…)`` loop works too. Positions count records
     (and watermarks) from the function's start; the reader holds only what it has read ahead and
     not yet handed out, so an endless source runs in flat memory. A restore runs the function
     again and skips to the position (a reader is never rewound: restores and replays build a new
@@ -502,22 +534,35 @@ class SourceFunctionReader(SourceReader):
     def __init__(self, function: SourceFunction) -> None:
         self.function = function
         self.buffer: list[tuple[Any, int | None]] = []  # read ahead, starting at ``position``
-        self.ctx = _BufferingSourceContext(self.buffer)
+        self._threaded = not inspect.isgeneratorfunction(getattr(function, "run", None))
+        self.ctx = (_ThreadedSourceContext if self._threaded else _BufferingSourceContext)(
+            self.buffer
+        )
         self.position = 0
         self._gen: Iterator[Any] | None = None
+        self._thread: LegacySourceFunctionThread | None = None
         self._done = False
         self._pause = 0  # ms of the pause the last poll stopped at
+
+    def close(self) -> None:
+        """Cancel and unwind a plain ``run`` that is still running (also when the reader is
+        dropped without closing, e.g. a restore or rewind builds a new one)."""
+        if self._thread is not None:
+            self._thread.close()
 
     def _step(self) -> bool:
         """Run the function one step further (its records land in ``buffer``); False: ended."""
         if self._done:
             return False
+        if self._threaded:
+            self._run_thread(len(self.buffer) + 1)
+            return True
         if self._gen is None:
             result = self.function.run(self.ctx)
             if inspect.isgenerator(result):
                 self._gen = result
             else:
-                self._done = True  # a plain run collected everything through the context
+                self._done = True  # a run returning without a generator collected everything
             return True
         try:
             item = next(self._gen)
@@ -528,9 +573,23 @@ class SourceFunctionReader(SourceReader):
             self.buffer.append((item, None))
         return True
 
+    def _run_thread(self, wanted: int) -> None:
+        """Let the plain ``run`` go on (started on first use) until ``wanted`` are buffered."""
+        thread = self._thread
+        if thread is None:
+            thread = self._thread = LegacySourceFunctionThread(self.function, self.ctx, self.buffer)
+            self.ctx.thread = thread  # type: ignore[attr-defined]
+            weakref.finalize(self, thread.abandon)
+        thread.resume(wanted)
+        self._done = thread.done
+
     def _fill(self, wanted: int) -> None:
         """Read ahead until ``wanted`` records are buffered, the function ends, or one of its
         steps emits nothing (nothing is available now, e.g. a quiet socket)."""
+        if self._threaded:
+            if not self._done and len(self.buffer) < wanted:
+                self._run_thread(wanted)
+            return
         if self._gen is None and not self._step():
             return
         while len(self.buffer) < wanted:

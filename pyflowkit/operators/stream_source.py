@@ -100,6 +100,12 @@ class StreamSource(AbstractUdfStreamOperator):
         # closes once; a failed/canceled task's SourceFunction is closed by dispose() instead
         super().close()
 
+    def dispose(self) -> None:
+        """Also cancels a plain ``run`` still running on its thread (``StreamSource.cancel``)."""
+        if self.reader is not None:
+            self.reader.close()
+        super().dispose()
+
     def _close_function(self) -> None:
         fn = getattr(self.source, "function", None)
         if fn is not None and callable(getattr(fn, "close", None)):

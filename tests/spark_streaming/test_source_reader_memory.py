@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from pyflowkit.common import Types
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import SourceFunction
@@ -31,10 +33,22 @@ class Endless(SourceFunction):
             i += 1
 
 
-def _source_spec() -> Any:
+class EndlessPlain(SourceFunction):
+    """The same stream from a plain ``while True`` loop (it runs on its own source thread)."""
+
+    def run(self, ctx: Any) -> None:
+        i = 0
+        while True:
+            if i % 10 == 9:
+                ctx.collect(-i)
+            ctx.collect(i)
+            i += 1
+
+
+def _source_spec(source: type[SourceFunction] = Endless) -> Any:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)
-    env.add_source(Endless(), "Endless", Types.LONG()).map(
+    env.add_source(source(), "Endless", Types.LONG()).map(
         lambda x: x * 2, output_type=Types.LONG()
     ).print()
     graph = env.get_job_graph()
@@ -58,8 +72,11 @@ def _reader_of(stream_reader: FlinkSourceStreamReader) -> SourceFunctionReader:
     return reader
 
 
-def test_endless_source_function_reader_keeps_only_read_ahead_records() -> None:
-    stream_reader = FlinkSourceStreamReader(_source_spec(), PER_BATCH, 60_000)
+@pytest.mark.parametrize("source", [Endless, EndlessPlain])
+def test_endless_source_function_reader_keeps_only_read_ahead_records(
+    source: type[SourceFunction],
+) -> None:
+    stream_reader = FlinkSourceStreamReader(_source_spec(source), PER_BATCH, 60_000)
     offset = stream_reader.initialOffset()
     offsets = [offset]
     batches = []
@@ -80,7 +97,7 @@ def test_endless_source_function_reader_keeps_only_read_ahead_records() -> None:
     assert batches[0][:12] == [str(2 * v) for v in (0, 1, 2, 3, 4, 5, 6, 7, 8, -9, 9, 10)]
 
     # a restarted query replays batch 30 from its committed start offset, exactly
-    fresh = FlinkSourceStreamReader(_source_spec(), PER_BATCH, 60_000)
+    fresh = FlinkSourceStreamReader(_source_spec(source), PER_BATCH, 60_000)
     replayed = _records(fresh.readBetweenOffsets(offsets[30], offsets[31]))
     assert replayed == batches[30]
     assert _reader_of(fresh).retained() <= 2  # the skipped records were not kept either
@@ -89,7 +106,7 @@ def test_endless_source_function_reader_keeps_only_read_ahead_records() -> None:
 
 
 class PlainRun(SourceFunction):
-    """A non-generator ``run``: it collects everything (and a watermark) in one call."""
+    """A non-generator ``run``: it runs on its own thread, waiting in ``collect`` between polls."""
 
     def run(self, ctx: Any) -> None:
         for i in range(5):
@@ -100,7 +117,7 @@ class PlainRun(SourceFunction):
 def test_plain_run_reader_hands_out_and_forgets_records_and_restores_by_skipping() -> None:
     reader = SourceFunctionReader(PlainRun())
     assert reader.poll(2) == [(0, 100), (1, 101)]
-    assert reader.retained() == 4  # the rest of what the plain run collected
+    assert reader.retained() == 0  # the plain run waits in collect until the next poll
     assert reader.snapshot_position() == 2
     rest = reader.poll(10)
     assert [r[0] for r in rest[:3]] == [2, 3, 4]
