@@ -18,10 +18,15 @@ _NO_TIMERS = "Setting timers is only supported on a keyed streams."
 
 
 def is_output_tag(obj: Any) -> bool:
-    """True for a ``pyflowkit.datastream.OutputTag`` (imported lazily: API layer)."""
-    from pyflowkit.datastream.output_tag import OutputTag
+    """True for a ``pyflowkit.datastream.OutputTag`` (imported lazily, once: API layer)."""
+    if not _OUTPUT_TAG:
+        from pyflowkit.datastream.output_tag import OutputTag
 
-    return isinstance(obj, OutputTag)
+        _OUTPUT_TAG.append(OutputTag)
+    return isinstance(obj, _OUTPUT_TAG[0])
+
+
+_OUTPUT_TAG: list[type] = []  # the OutputTag class once imported
 
 
 class NonKeyedTimerService(TimerService):

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
+from pyflowkit.errors import FlinkRuntimeException
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator, split_process_output
 from pyflowkit.operators.cep.after_match_skip_strategy import AfterMatchSkipStrategy
@@ -38,6 +39,8 @@ WATERMARK_CALLBACKS = "watermark-callbacks"
 LATE_ELEMENTS_DROPPED_METRIC_NAME = "numLateRecordsDropped"
 _LONG_MAX = (1 << 63) - 1
 _KEY_MAPS_LIMIT = 1 << 16  # keys whose key group's maps process_batch remembers
+_TAKEN = (True,)  # the start state's decision when its one TAKE edge accepts the event
+_NOT_TAKEN = (False,)
 
 
 class PatternContext:
@@ -234,10 +237,13 @@ class CepOperator(AbstractUdfStreamOperator):
             key_maps.clear()
         now = self._timer_service.current_processing_time()  # fixed while a batch is processed
         timer_service = self._cep_timer_service
+        start_take = nfa.start_take  # the start state's one simple TAKE edge, if so compiled
+        start_test = None if start_take is None else start_take[0]
         start_decide = nfa.start_decide  # (event, ctx) when no condition needs a context
         decide = nfa.start_decision_graph
         quiescent = nfa.is_quiescent
         start = nfa.start_state_names
+        window = nfa.window_time
         advance_time = nfa.advance_time
         nfa_process = nfa.process
         skip_strategy = self.after_match_skip_strategy
@@ -259,43 +265,58 @@ class CepOperator(AbstractUdfStreamOperator):
                 if self_identifying:
                     key_maps[key] = maps
             nfa_map, events_map, entries_map, counts_map = maps
+            # advanceTime's SharedBuffer part first (it touches only the event counters):
+            # forget counters older than now, in place (a map is never stored empty)
+            counts = counts_map.get(key)
+            if counts is not None and min(counts) < now:
+                if len(counts) == 1:
+                    counts.clear()
+                else:
+                    for ts in [t for t in counts if t < now]:
+                        del counts[ts]
             nfa_state = nfa_map.get(key)
             decision = None
             if nfa_state is None or (
                 not nfa_state[1]
                 and (
-                    not nfa_state[0]
-                    or (
-                        nfa_state[0][0][0] in start
-                        and (len(nfa_state[0]) == 1 or quiescent(nfa_state))
-                    )
+                    not (partial := nfa_state[0])
+                    or (partial[0][0] in start and (len(partial) == 1 or quiescent(nfa_state)))
                 )
             ):  # only start states wait (NFA.is_quiescent)
-                counts = counts_map.get(key)
                 if counts is None or not events_map.get(key):
-                    if start_decide is not None:
+                    if start_take is not None:  # computeNextStates' test, inline
+                        if start_test is None:
+                            decision = _TAKEN
+                        else:
+                            try:
+                                decision = _TAKEN if start_test(value) else _NOT_TAKEN
+                            except FlinkRuntimeException:
+                                raise
+                            except Exception as exc:  # noqa: BLE001 - rethrown naming the state
+                                raise nfa.start_condition_failed(exc) from exc
+                    elif start_decide is not None:
                         decision = start_decide(value, None)
                     else:
                         decision = decide(value, now, timer_service)
                     if not decision[0]:
-                        if counts and min(counts) < now:  # advanceTime forgets older counters
-                            for ts in [t for t in counts if t < now]:
-                                del counts[ts]
-                            if not counts:
-                                del counts_map[key]
+                        if counts is not None and not counts:
+                            del counts_map[key]
                         continue
             # ---- processElement on the key group's maps: the key's entries mutated in place
             if nfa_state is None:
                 nfa_state = nfa.create_initial_nfa_state()
             events = events_map.get(key)
             entries = entries_map.get(key)
-            counts = counts_map.get(key)
             key_events = accessor.events = {} if events is None else events
             key_entries = accessor.entries = {} if entries is None else entries
             key_counts = accessor.events_count = {} if counts is None else counts
-            timed_out = advance_time(accessor, nfa_state, now)
-            if timed_out:
-                self._emit_timed_out(timed_out)
+            if window > 0:  # advanceTime's NFA part only when a partial match ran out
+                for cs in nfa_state[0]:
+                    if now - cs[3] >= window and cs[0] not in start:
+                        timed_out = advance_time(accessor, nfa_state, now)
+                        if timed_out:
+                            self._emit_timed_out(timed_out)
+                        break
             matches = nfa_process(
                 accessor, nfa_state, value, now, skip_strategy, timer_service, decision
             )

@@ -92,7 +92,16 @@ class _Program:
     """One NFA state compiled once: its flags, its transitions with their condition calls
     resolved, and its ``createDecisionGraph`` as a function ``decide(event, ctx)``."""
 
-    __slots__ = ("name", "state", "is_start", "transitions", "decide", "direct", "needs_context")
+    __slots__ = (
+        "name",
+        "state",
+        "is_start",
+        "transitions",
+        "decide",
+        "direct",
+        "needs_context",
+        "take",
+    )
 
     def __init__(self, state: State) -> None:
         self.name = state.name
@@ -107,6 +116,10 @@ class _Program:
         # a condition its decision graph or findFinalStateAfterProceed may test is an
         # IterativeCondition: computing its next states needs a ConditionContext
         self.needs_context = True
+        # its only edge is a TAKE with a simple condition (or none) to a state without PROCEED
+        # edges, and it is direct: (test, target name, source pattern name, target is final,
+        # condition), so process computes its next states without a decision graph; else None
+        self.take: tuple[Any, str, str, bool, Any] | None = None
 
 
 # An edge of a decision graph: (is TAKE, target state name, source pattern name, the target
@@ -122,10 +135,18 @@ class NFA:
     decision function); ``process`` runs ``computeNextStates`` for every computation state inline.
     """
 
-    def __init__(self, states: list[State], window_time: int, handle_timeout: bool) -> None:
+    def __init__(
+        self,
+        states: list[State],
+        window_time: int,
+        handle_timeout: bool,
+        single_take_path: bool = True,
+    ) -> None:
         self.states: dict[str, State] = {s.name: s for s in states}
         self.window_time = window_time
         self.handle_timeout = handle_timeout
+        # False: every state goes through its decision graph (tests run both in lockstep)
+        self.single_take_path = single_take_path
         self._start = {s.name for s in states if s.is_start()}
         self.start_state_names = frozenset(self._start)
         self._final = frozenset(s.name for s in states if s.is_final())
@@ -139,10 +160,17 @@ class NFA:
             if self._start_program is not None and not self._start_program.needs_context
             else None
         )
+        # the start state's ``take`` (see ``_Program``) when it is the only start state
+        self.start_take = None if self._start_program is None else self._start_program.take
 
     def __reduce__(self) -> tuple[Any, ...]:
         # rebuilt from its states, so the compiled decision functions follow copied conditions
-        return NFA, (list(self.states.values()), self.window_time, self.handle_timeout)
+        return NFA, (
+            list(self.states.values()),
+            self.window_time,
+            self.handle_timeout,
+            self.single_take_path,
+        )
 
     # ---- compilation ----
     def _compile(self, states: list[State]) -> dict[str, _Program]:
@@ -167,6 +195,8 @@ class NFA:
             prog.decide = self._decider(prog)
             prog.direct = _only_takes_no_stop(prog)
             prog.needs_context = _needs_context(prog)
+            if self.single_take_path:
+                prog.take = _single_take(prog, self._final)
         return programs
 
     def _decider(self, prog: _Program) -> Any:
@@ -174,7 +204,7 @@ class NFA:
         of branching TAKEs, number of branching IGNOREs)`` (``OutgoingEdges``; a self-IGNORE
         does not count). A state with one simple, PROCEED-free edge gets a single call."""
         name = prog.name
-        failed = self._condition_failed
+        failed = self.condition_failed
         trs = prog.transitions
         if len(trs) == 1 and trs[0][0] is not PROCEED and trs[0][2]:
             action, test, _, target, edge, condition = trs[0]
@@ -223,6 +253,12 @@ class NFA:
             return edges, total_take, total_ignore
 
         return decide
+
+    def start_condition_failed(self, exc: Exception) -> FlinkRuntimeException:
+        """The error for the (single) start state's condition raising ``exc``."""
+        prog = self._start_program
+        assert prog is not None and prog.take is not None
+        return self.condition_failed(exc, prog.state, prog.take[4])
 
     def is_quiescent(self, nfa_state: NFAState) -> bool:
         """Only start computation states and no completed match wait: an event that no start
@@ -340,6 +376,62 @@ class NFA:
                 name, previous, version, start_ts, start_id = cs
                 prog = programs[name]
                 is_start = prog.is_start
+                take = prog.take
+                if take is not None:  # one simple TAKE edge: computeNextStates without edges
+                    if is_start and start_decision is not None:
+                        hit = start_decision[0]
+                    elif take[0] is None:
+                        hit = True
+                    else:
+                        try:
+                            hit = take[0](event)
+                        except FlinkRuntimeException:
+                            raise
+                        except Exception as exc:  # noqa: BLE001 - rethrown naming the state
+                            raise self.condition_failed(exc, prog.state, take[4]) from exc
+                    if not hit:  # a start state stays, any other one ends
+                        if is_start:
+                            if start_id is None or not new_partial:  # sorts last: an append
+                                new_partial.append(cs)
+                            else:
+                                _offer(new_partial, cs)
+                            continue
+                        changed = True
+                        if previous is not None:
+                            node = entries.get(previous)
+                            if node is not None and node[0] > 1:
+                                node[0] -= 1
+                            else:
+                                release_node(previous)
+                        continue
+                    # the TAKE: previous locked by put and released after it (no net change)
+                    changed = True
+                    if event_id is None:  # EventWrapper.getEventId: registered, locked once
+                        counts = accessor.events_count
+                        n = counts.get(timestamp, 0)
+                        event_id = (timestamp, n)
+                        counts[timestamp] = n + 1
+                        wrapper = events[event_id] = [1, event]
+                    new_entry = (event_id, take[2])
+                    node = entries.get(new_entry)
+                    if node is None:
+                        entries[new_entry] = [1, [(previous, version)]]
+                        wrapper[0] += 1  # _lock_event
+                    else:
+                        node[1].append((previous, version))
+                        node[0] += 1
+                    if is_start:
+                        ncs = (take[1], new_entry, (*version, 0), timestamp, event_id)
+                    else:
+                        ncs = (take[1], new_entry, (*version, 0), start_ts, start_id)
+                    queue = potential if take[3] else new_partial
+                    if queue:
+                        _offer(queue, ncs)
+                    else:  # an empty queue: offer is an append
+                        queue.append(ncs)
+                    if is_start:  # the start state again, version + 1 (one TAKE branch)
+                        new_partial.append((name, None, (*version[:-1], version[-1] + 1), -1, None))
+                    continue
                 ctx = (
                     ConditionContext(accessor, cs, timer_service, timestamp)
                     if prog.needs_context
@@ -567,7 +659,7 @@ class NFA:
         return changed
 
     @staticmethod
-    def _condition_failed(exc: Exception, state: State, condition: Any) -> FlinkRuntimeException:
+    def condition_failed(exc: Exception, state: State, condition: Any) -> FlinkRuntimeException:
         return FlinkRuntimeException(
             f"Failure happened in filter function. (CEP pattern state "
             f"'{original_name(state.name)}', condition {condition!r}: "
@@ -593,7 +685,7 @@ class NFA:
         except FlinkRuntimeException:
             raise
         except Exception as exc:  # noqa: BLE001 - rethrown with the pattern state named
-            raise self._condition_failed(exc, current.state, condition) from exc
+            raise self.condition_failed(exc, current.state, condition) from exc
         return None
 
 
@@ -616,6 +708,17 @@ def _only_takes_no_stop(prog: _Program) -> bool:
                 seen.add(target.name)
                 stack.append(target)
     return True
+
+
+def _single_take(prog: _Program, final: frozenset[str]) -> tuple[Any, str, str, bool, Any] | None:
+    """``prog.take`` (see ``_Program``): its one TAKE edge when computing its next states needs
+    no decision graph, ``findFinalStateAfterProceed`` or context, else None."""
+    if len(prog.transitions) != 1 or not prog.direct:
+        return None
+    action, test, simple, target, edge, condition = prog.transitions[0]
+    if action is not TAKE or not simple or edge[3] is not None:
+        return None
+    return test, target.name, edge[2], target.name in final, condition
 
 
 def _proceed_closure(prog: _Program) -> list[_Program]:
