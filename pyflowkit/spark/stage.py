@@ -8,6 +8,7 @@ and writes non-chained outputs and sink output as rows of ``records.SCHEMA_DDL``
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -250,8 +251,6 @@ class SubtaskRunner:
     # --- the task ------------------------------------------------------------------------------
     def run_capturing_stdout(self, rows: Iterator[Any]) -> Iterator[dict[str, list]]:
         """``run`` with the user's ``print()`` output sent to the driver's stdout (in order)."""
-        import contextlib
-
         from pyflowkit.spark.user_stdout import SubtaskStdout
 
         captured = SubtaskStdout(self._print)
@@ -268,7 +267,20 @@ class SubtaskRunner:
             yield self.sink.drain()
 
     def run(self, rows: Iterator[tuple[int, int, int, int, bytes]]) -> Iterator[dict[str, list]]:
-        """Open the chain, process every input row (or run the source), end input, close."""
+        """Open the chain, process every input row (or run the source), end input, close; then
+        dispose, also after a failure (``StreamTask.invoke`` → ``disposeAllOperators``: a failed
+        subtask's user functions are closed there, a source's thread is cancelled)."""
+        try:
+            yield from self._invoke(rows)
+        except BaseException:
+            with contextlib.suppress(Exception):  # the failure, not a dispose error, is reported
+                self.chain.dispose()
+            raise
+        self.chain.dispose()
+
+    def _invoke(
+        self, rows: Iterator[tuple[int, int, int, int, bytes]]
+    ) -> Iterator[dict[str, list]]:
         chain = self.chain
         chain.initialize_state()
         initialize_function_states(chain.operators)  # CheckpointedFunctions (e.g. 2PC sinks)
