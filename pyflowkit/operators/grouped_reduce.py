@@ -8,6 +8,7 @@ shared with the window operators in ``window_aggregators``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from itertools import chain, repeat
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import resolve_method
@@ -153,7 +154,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         if version == self._maps_version:
             return
         self._maps_version = version
-        # every key group's map fetched in one pass, then its cached keys re-pointed in C
+        # every key group's map fetched in one pass, then the cached keys re-pointed in C
         kgs = list(self._kg_maps)
         self._kg_maps = kg_maps = dict(
             zip(kgs, self._state.table.namespace_maps(kgs, VOID_NAMESPACE), strict=True)
@@ -162,8 +163,12 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             (self._str_maps, self._str_keys_of),
             (self._int_maps, self._int_keys_of),
         ):
-            for kg, keys in keys_of.items():
-                cache.update(dict.fromkeys(keys, kg_maps[kg]))
+            if keys_of:
+                key_lists = keys_of.values()
+                maps = map(repeat, map(kg_maps.__getitem__, keys_of), map(len, key_lists))
+                cache.update(
+                    zip(chain.from_iterable(key_lists), chain.from_iterable(maps), strict=True)
+                )
 
     def _map_for_key(self, key: Any) -> dict[Any, Any]:
         """The state table's void-namespace map holding ``key`` (checks the key group first).

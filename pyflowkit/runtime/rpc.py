@@ -9,7 +9,7 @@ from typing import Any
 
 from pyflowkit.runtime.environment import SimEnvironment
 from pyflowkit.runtime.printed_lines import DEFAULT_PRINTED_WINDOW
-from pyflowkit.runtime.trace import TraceEvent
+from pyflowkit.runtime.trace import TraceEvent, new_trace_event
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class RpcBus:
         """Record one trace event (data-plane events are left out in fast mode)."""
         if data and self.fast:
             return None
-        ev = TraceEvent(self.step, self.env.now, component, method, message, **subjects)  # type: ignore[arg-type]
+        ev = new_trace_event(self.step, self.env.now, component, method, message, subjects)
         self.trace.append(ev)
         if ev.new_state is not None:
             for listener in self.state_listeners:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
@@ -99,7 +100,15 @@ class Task:
         )
 
     def emit(self, method: str, message: str, data: bool = False, **extra: Any) -> None:
-        self.bus.emit(self.name, method, message, data=data, **self._subjects(**extra))
+        bus = self.bus
+        if data and bus.fast:  # left out of the trace in fast mode (RpcBus.emit)
+            return
+        bus.emit(self.name, method, message, data=data, **self._subject_fields, **extra)
+
+    @cached_property
+    def _subject_fields(self) -> dict[str, Any]:
+        """The trace subjects of every event of this task (its TaskDeploymentDescriptor's)."""
+        return self._subjects()
 
     # -- thread ---------------------------------------------------------------------------------
     def start_task_thread(self) -> None:

@@ -42,6 +42,28 @@ class TraceEvent:
 
 
 TRACE_COLUMNS = [f.name for f in fields(TraceEvent)]
+_SUBJECT_DEFAULTS = {f.name: f.default for f in fields(TraceEvent)[5:]}
+_new_object = object.__new__
+
+
+def new_trace_event(
+    step: int, time: int, component: str, method: str, message: str, subjects: dict[str, Any]
+) -> TraceEvent:
+    """``TraceEvent(step, time, component, method, message, **subjects)`` without the frozen
+    dataclass's per-field ``object.__setattr__`` (the bus makes one for every control event)."""
+    if not subjects.keys() <= _SUBJECT_DEFAULTS.keys():
+        unknown = sorted(subjects.keys() - _SUBJECT_DEFAULTS.keys())
+        raise TypeError(f"TraceEvent has no field(s) {unknown}.")
+    ev = _new_object(TraceEvent)
+    fields_ = ev.__dict__
+    fields_["step"] = step
+    fields_["time"] = time
+    fields_["component"] = component
+    fields_["method"] = method
+    fields_["message"] = message
+    fields_.update(_SUBJECT_DEFAULTS)
+    fields_.update(subjects)
+    return ev
 
 
 def trace_to_json(events: list[TraceEvent]) -> str:

@@ -10,6 +10,7 @@ import copy
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
@@ -35,18 +36,34 @@ def snapshot_copy(value: Any) -> Any:
 
 def _copy_map(by_key: dict[Any, Any]) -> dict[Any, Any]:
     """``by_key`` copied for writing: the same keys, mutable values deep-copied."""
+    if _immutable(by_key.values()):
+        return by_key.copy()
     new = by_key.copy()
     atoms = _ATOMS
-    kinds = set(map(type, by_key.values()))
-    if kinds <= atoms:  # nothing to deep-copy (checked a type at a time, in C)
-        return new
-    if kinds == {tuple} and atoms.issuperset(map(type, chain.from_iterable(by_key.values()))):
-        return new
     for key, value in by_key.items():
         tv = type(value)
         if tv not in atoms and not (tv is tuple and atoms.issuperset(map(type, value))):
             new[key] = copy.deepcopy(value)
     return new
+
+
+def _immutable(values: Iterable[Any]) -> bool:
+    """True if every value is an immutable atom or a tuple of atoms (checked a type at a time,
+    in C); False means some value may need a deep copy."""
+    values = list(values)
+    kinds = set(map(type, values))
+    if kinds <= _ATOMS:
+        return True
+    if kinds == {tuple}:
+        return _ATOMS.issuperset(map(type, chain.from_iterable(values)))
+    return False
+
+
+def _copy_maps(maps: list[dict[Any, Any]]) -> list[dict[Any, Any]]:
+    """``_copy_map`` of each map; the values of all of them checked together first."""
+    if _immutable(chain.from_iterable(map(dict.values, maps))):
+        return list(map(dict.copy, maps))
+    return list(map(_copy_map, maps))
 
 
 class StateTable:
@@ -128,16 +145,24 @@ class StateTable:
 
     def namespace_maps(self, key_groups: Iterable[int], namespace: Any) -> list[dict[Any, Any]]:
         """``namespace_map`` of each key group, in one pass (for operators re-fetching the
-        maps they keep after a snapshot)."""
+        maps they keep after a snapshot); the frozen ones are copied together."""
         tables = self.key_groups
         owned = self._owned
+        key_groups = list(key_groups)
+        if owned is not None:
+            frozen = [kg for kg in key_groups if kg not in owned and kg in tables]
+            owned.update(key_groups)
+            if frozen:
+                self._copy_key_groups(frozen)
+        by_ns_list = list(map(tables.get, key_groups))
+        if None not in by_ns_list:  # every key group present: its map usually too (in C)
+            try:
+                return list(map(itemgetter(namespace), by_ns_list))
+            except KeyError:
+                pass
         maps: list[dict[Any, Any]] = []
         for kg in key_groups:
             by_ns = tables.get(kg)
-            if owned is not None and kg not in owned:
-                owned.add(kg)
-                if by_ns is not None:
-                    by_ns = tables[kg] = {ns: _copy_map(m) for ns, m in by_ns.items()}
             if by_ns is None:
                 by_ns = tables[kg] = {}
             by_key = by_ns.get(namespace)
@@ -145,6 +170,19 @@ class StateTable:
                 by_key = by_ns[namespace] = {}
             maps.append(by_key)
         return maps
+
+    def _copy_key_groups(self, key_groups: list[int]) -> None:
+        """Replace the maps of ``key_groups`` (all present) by copies for writing."""
+        tables = self.key_groups
+        by_ns_list = list(map(tables.__getitem__, key_groups))
+        copies = iter(_copy_maps(list(chain.from_iterable(map(dict.values, by_ns_list)))))
+        # zip stops at the namespaces' end before taking a copy: each takes its own maps
+        tables.update(
+            {
+                kg: dict(zip(by_ns, copies, strict=False))
+                for kg, by_ns in zip(key_groups, by_ns_list, strict=True)
+            }
+        )
 
     def remove(self, key_group: int, namespace: Any, key: Any) -> Any:
         owned = self._owned

@@ -212,3 +212,32 @@ def test_namespace_maps_copies_each_frozen_key_group_once() -> None:
     maps[0][next(iter(maps[0]))].append("after")  # values were deep-copied: the mark holds
     materialised = snap.materialize()
     assert all(len(e[2]) == 1 for per in materialised.values() for e in per["v"]["entries"])
+
+
+def test_namespace_maps_copies_every_namespace_of_a_key_group_to_its_own_place() -> None:
+    """Key groups copied together keep each namespace's map under its namespace; a mutable
+    value anywhere among them is deep-copied, immutable ones are shared."""
+    b = backend()
+    state = b.get_partitioned_state(ValueStateDescriptor("v"))
+    for k in range(40):
+        b.set_current_key(k)
+        for ns in (None, "w1", "w2")[: 1 + k % 3]:
+            state.set_current_namespace(ns)
+            state.update((k, str(ns)) if k != 7 else [k, ns])  # one list value among tuples
+    table = b.tables["v"]
+    kgs = sorted(table.key_groups)
+    before = {kg: {ns: dict(m) for ns, m in table.key_groups[kg].items()} for kg in kgs}
+    snap = b.begin_snapshot()
+    table.namespace_maps(kgs, None)
+    for kg in kgs:
+        assert table.key_groups[kg] == before[kg]
+        for ns, m in table.key_groups[kg].items():
+            assert m is not snap.frozen_tables()[0][1][kg][ns]
+            for key, value in m.items():
+                shared = value is before[kg][ns][key]
+                assert shared == (type(value) is tuple), (kg, ns, key)
+    b.set_current_key(7)
+    state.set_current_namespace(None)
+    state.value().append("after")
+    frozen = snap.materialize()
+    assert [7, None, [7, None]] in [e for per in frozen.values() for e in per["v"]["entries"]]

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import chain, compress, repeat
-from operator import is_, itemgetter
+from operator import is_, is_not, itemgetter
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -38,10 +38,16 @@ def operator_snapshot_size(snapshot: OperatorSnapshot) -> int:
     """``state_codec.snapshot_size(snapshot.to_dict())``, without materialising frozen keyed
     state when its keys and values allow (the snapshot stays frozen)."""
     pending = snapshot.pending_keyed_state
-    tables = None if pending is None else pending.frozen_tables()
+    if pending is None:
+        if snapshot.is_empty:  # a stateless operator's snapshot, every checkpoint alike
+            return _empty_size()
+        return state_codec.snapshot_size(snapshot.to_dict())
+    tables = pending.frozen_tables()
     if tables is not None:
         keyed = keyed_state_size(tables)
         if keyed is not None:
+            if not (snapshot.operator_state or snapshot.timers):
+                return _empty_size() - _EMPTY_DICT + keyed
             rest = {
                 "keyed_state": {},
                 "operator_state": snapshot.operator_state,
@@ -52,6 +58,12 @@ def operator_snapshot_size(snapshot: OperatorSnapshot) -> int:
             except (IllegalArgumentException, ValueError):
                 pass  # the codec's own rules (repr fallback, errors) decide below
     return state_codec.snapshot_size(snapshot.to_dict())
+
+
+@lru_cache(maxsize=1)
+def _empty_size() -> int:
+    """The size of an empty snapshot (no keyed state, operator state or timers)."""
+    return state_codec.snapshot_size(OperatorSnapshot().to_dict())
 
 
 def keyed_state_size(tables: FrozenTables) -> int | None:
@@ -110,19 +122,32 @@ def _changed_key_groups(
     old_view: dict[int, Any], view: dict[int, Any], limit: int
 ) -> list[int] | None:
     """The key groups of ``view`` whose entries are not the very objects ``old_view`` held
-    (namespaces, keys and values, in order), or None once more than ``limit`` differ.
+    (namespaces, keys and values, in order), or None when more than ``limit`` differ (or may:
+    when more than ``limit`` were copied and a sample of them all differ).
 
     A key group copied on write but not written since holds the same objects in a new map;
     mutable values were deep-copied by the copy, so they count as changed."""
+    # key groups not copied since hold the very same maps (found in C)
+    copied = list(compress(view, map(is_not, map(old_view.get, view), view.values())))
+    if len(copied) > limit >= _SAMPLE and not any(
+        _same_group(old_view, view, kg) for kg in copied[:_SAMPLE]
+    ):
+        return None  # most were written: sizing them all is cheaper than checking them all
     changed: list[int] = []
-    for kg, by_ns in view.items():
-        old = old_view.get(kg)
-        if old is by_ns or (old is not None and _same_entries(old, by_ns)):
-            continue
-        changed.append(kg)
-        if len(changed) > limit:
-            return None
+    for kg in copied:
+        if not _same_group(old_view, view, kg):
+            changed.append(kg)
+            if len(changed) > limit:
+                return None
     return changed
+
+
+_SAMPLE = 8  # copied key groups checked before giving up on an incremental sizing
+
+
+def _same_group(old_view: dict[int, Any], view: dict[int, Any], kg: int) -> bool:
+    old = old_view.get(kg)
+    return old is not None and _same_entries(old, view[kg])
 
 
 def _same_entries(old: dict[Any, dict[Any, Any]], new: dict[Any, dict[Any, Any]]) -> bool:
