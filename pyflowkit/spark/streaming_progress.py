@@ -23,16 +23,26 @@ def watermark_text(watermark: int | None) -> str:
     return str(watermark)
 
 
-def _positions(offset: Any) -> int:
-    """Sum of the source subtasks' reader positions in a ``pyflowkit-flink-source`` offset."""
+def _positions(offset: Any) -> int | None:
+    """Sum of the source subtasks' reader positions in a ``pyflowkit-flink-source`` offset;
+    None for another source's offset (Spark's own file or socket source)."""
     if isinstance(offset, str):
         try:
             offset = json.loads(offset)
         except ValueError:
-            return 0
-    if not isinstance(offset, dict):
-        return 0
-    return sum(int(s.get("pos", 0)) for s in offset.get("subtasks", []))
+            return None
+    if not isinstance(offset, dict) or "subtasks" not in offset:
+        return None
+    return sum(int(s.get("pos", 0)) for s in offset["subtasks"])
+
+
+def _source_records(source: dict[str, Any]) -> int:
+    """Records a source read in the batch: the reader positions' advance for a pyflowkit
+    source (its rows also carry the chain's output), Spark's ``numInputRows`` for Spark's own."""
+    end = _positions(source.get("endOffset"))
+    if end is None:
+        return int(source.get("numInputRows") or 0)
+    return end - (_positions(source.get("startOffset")) or 0)
 
 
 @dataclass
@@ -77,10 +87,7 @@ class StreamingProgress:
             p.input_rows_per_second = float(progress.get("inputRowsPerSecond") or 0.0)
             p.processed_rows_per_second = float(progress.get("processedRowsPerSecond") or 0.0)
             p.batch_duration_ms = int(progress.get("batchDuration") or 0)
-            p.source_records = sum(
-                _positions(s.get("endOffset")) - _positions(s.get("startOffset"))
-                for s in progress.get("sources") or []
-            )
+            p.source_records = sum(_source_records(s) for s in progress.get("sources") or [])
             seconds = p.batch_duration_ms / 1000
             p.source_records_per_second = p.source_records / seconds if seconds > 0 else 0.0
             for op in progress.get("stateOperators") or []:

@@ -183,6 +183,30 @@ class _Job:
         return {"Map (1/2)": {"Map.n": 3}}
 
 
+def test_progress_counts_spark_own_sources_by_their_input_rows() -> None:
+    """Spark's file/socket source: no reader positions in its offsets, Spark counts its rows."""
+
+    class FileQuery(_Query):
+        lastProgress = {  # noqa: N815 (Spark's name)
+            **_Query.lastProgress,
+            "sources": [
+                {
+                    "startOffset": {"logOffset": 2},
+                    "endOffset": {"logOffset": 3},
+                    "numInputRows": 40,
+                },
+                {"startOffset": 4, "endOffset": 9, "numInputRows": 5},  # a socket source
+                *_Query.lastProgress["sources"],
+            ],
+        }
+
+    class FileJob(_Job):
+        query = FileQuery()
+
+    p = StreamingProgress.of(FileJob())
+    assert p.source_records == 2045 and p.source_records_per_second == 4090.0
+
+
 def test_progress_of_a_job_counts_source_records_from_the_offsets() -> None:
     p = StreamingProgress.of(_Job())
     assert (p.batch_id, p.input_rows, p.batch_duration_ms) == (7, 3, 500)
