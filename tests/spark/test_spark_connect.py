@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.spark.test_standalone_cluster import _listening, free_port, wait_for
+from tests.spark.standalone import free_port, listening, wait_for
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[2]
@@ -112,7 +112,7 @@ def test_pipelines_run_on_a_spark_connect_server(tmp_path) -> None:
         stderr=subprocess.STDOUT,
     )
     try:
-        wait_for(lambda: _listening(port) or server.poll() is not None, 120, "the Connect server")
+        wait_for(lambda: listening(port) or server.poll() is not None, 120, "the Connect server")
         assert server.poll() is None, (tmp_path / "connect.log").read_text()[-3000:]
         client_env = {k: v for k, v in env.items() if k != "SPARK_REMOTE"}
         proc = subprocess.run(

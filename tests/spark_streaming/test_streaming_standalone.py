@@ -6,8 +6,6 @@ there. Master and worker are stopped by pid."""
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -15,16 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.spark.test_standalone_cluster import (
-    _listening,
-    alive_workers,
-    free_port,
-    spark_class,
-    wait_for,
-)
+from tests.spark.standalone import REPO, standalone_cluster
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster, pytest.mark.slow]
-REPO = Path(__file__).resolve().parents[2]
 
 DRIVER = textwrap.dedent(
     """
@@ -77,13 +68,13 @@ def _counts(lines: list[str]) -> dict[str, list[int]]:
     return out
 
 
-def _run_driver(env: dict[str, str], port: int, tmp_path: Path, mode: str) -> list[str]:
+def _run_driver(env: dict[str, str], master_url: str, tmp_path: Path, mode: str) -> list[str]:
     out = subprocess.run(
         [
             sys.executable,
             "-c",
             DRIVER,
-            f"spark://127.0.0.1:{port}",
+            master_url,
             str(tmp_path / "chk"),
             str(tmp_path / "savepoint"),
             mode,
@@ -96,77 +87,20 @@ def _run_driver(env: dict[str, str], port: int, tmp_path: Path, mode: str) -> li
     )
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.splitlines()
-    assert f"MASTER spark://127.0.0.1:{port}" in lines
+    assert f"MASTER {master_url}" in lines
     assert "STATUS FINISHED" in lines
     assert int(next(line for line in lines if line.startswith("BATCHES ")).split()[1]) >= 3
     return [line[5:] for line in lines if line.startswith("LINE ")]
 
 
 def test_streaming_job_on_a_standalone_cluster_stops_with_a_savepoint(tmp_path) -> None:
-    port, ui, worker_ui = free_port(), free_port(), free_port()
-    env = dict(os.environ)
-    env.update(
-        SPARK_LOCAL_IP="127.0.0.1",
-        PYSPARK_PYTHON=sys.executable,
-        PYTHONPATH=str(REPO),
-        SPARK_LOG_DIR=str(tmp_path),
-        SPARK_WORKER_DIR=str(tmp_path / "work"),
-    )
-    log = open(tmp_path / "cluster.log", "w")  # noqa: SIM115
-    master = subprocess.Popen(
-        [
-            spark_class(),
-            "org.apache.spark.deploy.master.Master",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--webui-port",
-            str(ui),
-        ],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    worker = None
-    try:
-        wait_for(lambda: _listening(port), 60, "the master")
-        worker = subprocess.Popen(
-            [
-                spark_class(),
-                "org.apache.spark.deploy.worker.Worker",
-                f"spark://127.0.0.1:{port}",
-                "--host",
-                "127.0.0.1",
-                "--cores",
-                "2",
-                "--memory",
-                "1g",
-                "--webui-port",
-                str(worker_ui),
-            ],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        wait_for(lambda: alive_workers(ui) == 1, 90, "the worker to register")
-        first = _counts(_run_driver(env, port, tmp_path, "first"))
+    with standalone_cluster(tmp_path) as cluster:
+        first = _counts(_run_driver(cluster.env, cluster.master_url, tmp_path, "first"))
         assert set(first) == {"a", "b", "c"}
         for counts in first.values():  # each key's running count, no gap, no repeat
             assert counts == list(range(1, len(counts) + 1))
         assert (tmp_path / "savepoint" / "_pyflowkit_savepoint.json").is_file()
-        second = _counts(_run_driver(env, port, tmp_path, "resume"))
+        second = _counts(_run_driver(cluster.env, cluster.master_url, tmp_path, "resume"))
         for key, counts in second.items():  # resumed: the counts go on from the savepoint's
             start = len(first.get(key, [])) + 1
             assert counts == list(range(start, start + len(counts)))
-    finally:
-        for proc in (worker, master):
-            if proc is not None:
-                os.kill(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.kill(proc.pid, signal.SIGKILL)
-                    proc.wait()
-        log.close()
-    assert master.poll() is not None and (worker is None or worker.poll() is not None)
