@@ -62,7 +62,8 @@ def listening(port: int) -> bool:
         return False
 
 
-def _stop(proc: subprocess.Popen | None) -> None:
+def stop_process(proc: subprocess.Popen | None) -> None:
+    """SIGTERM, then SIGKILL after 30 s; waits until the process is gone."""
     if proc is None:
         return
     os.kill(proc.pid, signal.SIGTERM)
@@ -110,6 +111,6 @@ def standalone_cluster(tmp_path: Path) -> Iterator[StandaloneCluster]:
             wait_for(lambda: alive_workers(ui) == 1, 90, "the worker to register")
             yield StandaloneCluster(master_url, env)
         finally:
-            _stop(worker)
-            _stop(master)
+            stop_process(worker)
+            stop_process(master)
     assert master.poll() is not None and (worker is None or worker.poll() is not None)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import textwrap
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.spark.standalone import free_port, listening, wait_for
+from tests.spark.standalone import free_port, listening, stop_process, wait_for
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[2]
@@ -125,12 +124,7 @@ def test_pipelines_run_on_a_spark_connect_server(tmp_path) -> None:
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
     finally:
-        os.kill(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.kill(server.pid, signal.SIGKILL)
-            server.wait()
+        stop_process(server)
         log.close()
     assert server.poll() is not None
     line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT "))
