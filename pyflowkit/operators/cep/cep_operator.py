@@ -248,99 +248,107 @@ class CepOperator(AbstractUdfStreamOperator):
         nfa_process = nfa.process
         skip_strategy = self.after_match_skip_strategy
         accessor = self._accessor_buffer  # each key's maps in turn, in one accessor
-        for value in values:
-            key = select(value)  # type: ignore[misc]
-            # no key context is set: the NFA reads and writes this key's entries in its key
-            # group's maps, no timer is registered here, and CEP user functions get a
-            # CepRuntimeContext, which refuses keyed state
-            self_identifying = type(key) in SELF_IDENTIFYING_KEY_TYPES
-            maps = key_maps.get(key) if self_identifying else None
-            if maps is None:
-                kg = cached_key_group(key) if self_identifying else None
-                if kg is None:
-                    kg = checked_key_group(key)
-                maps = maps_of.get(kg)
+        collected: list[Any] = []  # main outputs of select(), emitted once per batch
+        try:
+            for value in values:
+                key = select(value)  # type: ignore[misc]
+                # no key context is set: the NFA reads and writes this key's entries in its key
+                # group's maps, no timer is registered here, and CEP user functions get a
+                # CepRuntimeContext, which refuses keyed state
+                try:  # a miss is once per key (the map is kept across batches)
+                    maps = key_maps[key] if type(key) in SELF_IDENTIFYING_KEY_TYPES else None
+                except KeyError:
+                    maps = None
                 if maps is None:
-                    maps = maps_of[kg] = self._key_group_maps(kg)
-                if self_identifying:
-                    key_maps[key] = maps
-            nfa_map, events_map, entries_map, counts_map = maps
-            # advanceTime's SharedBuffer part first (it touches only the event counters):
-            # forget counters older than now, in place (a map is never stored empty)
-            counts = counts_map.get(key)
-            if counts is not None and min(counts) < now:
-                if len(counts) == 1:
-                    counts.clear()
-                else:
-                    for ts in [t for t in counts if t < now]:
-                        del counts[ts]
-            nfa_state = nfa_map.get(key)
-            decision = None
-            if nfa_state is None or (
-                not nfa_state[1]
-                and (
-                    not (partial := nfa_state[0])
-                    or (partial[0][0] in start and (len(partial) == 1 or quiescent(nfa_state)))
-                )
-            ):  # only start states wait (NFA.is_quiescent)
-                if counts is None or not events_map.get(key):
-                    if start_take is not None:  # computeNextStates' test, inline
-                        if start_test is None:
-                            decision = _TAKEN
-                        else:
-                            try:
-                                decision = _TAKEN if start_test(value) else _NOT_TAKEN
-                            except FlinkRuntimeException:
-                                raise
-                            except Exception as exc:  # noqa: BLE001 - rethrown naming the state
-                                raise nfa.start_condition_failed(exc) from exc
-                    elif start_decide is not None:
-                        decision = start_decide(value, None)
+                    self_identifying = type(key) in SELF_IDENTIFYING_KEY_TYPES
+                    kg = cached_key_group(key) if self_identifying else None
+                    if kg is None:
+                        kg = checked_key_group(key)
+                    maps = maps_of.get(kg)
+                    if maps is None:
+                        maps = maps_of[kg] = self._key_group_maps(kg)
+                    if self_identifying:
+                        key_maps[key] = maps
+                nfa_map, events_map, entries_map, counts_map = maps
+                # advanceTime's SharedBuffer part first (it touches only the event counters):
+                # forget counters older than now, in place (a map is never stored empty)
+                counts = counts_map.get(key)
+                if counts is not None and min(counts) < now:
+                    if len(counts) == 1:
+                        counts.clear()
                     else:
-                        decision = decide(value, now, timer_service)
-                    if not decision[0]:
-                        if counts is not None and not counts:
-                            del counts_map[key]
-                        continue
-            # ---- processElement on the key group's maps: the key's entries mutated in place
-            if nfa_state is None:
-                nfa_state = nfa.create_initial_nfa_state()
-            events = events_map.get(key)
-            entries = entries_map.get(key)
-            key_events = accessor.events = {} if events is None else events
-            key_entries = accessor.entries = {} if entries is None else entries
-            key_counts = accessor.events_count = {} if counts is None else counts
-            if window > 0:  # advanceTime's NFA part only when a partial match ran out
-                for cs in nfa_state[0]:
-                    if now - cs[3] >= window and cs[0] not in start:
-                        timed_out = advance_time(accessor, nfa_state, now)
-                        if timed_out:
-                            self._emit_timed_out(timed_out)
-                        break
-            matches = nfa_process(
-                accessor, nfa_state, value, now, skip_strategy, timer_service, decision
-            )
-            if matches:
-                self._emit_matches(matches, now)
-            # a map read from the table is the accessor's own: store new ones, drop emptied ones
-            if events is None:
-                if key_events:
-                    events_map[key] = key_events
-            elif not events:
-                del events_map[key]
-            if entries is None:
-                if key_entries:
-                    entries_map[key] = key_entries
-            elif not entries:
-                del entries_map[key]
-            if counts is None:
-                if key_counts:
-                    counts_map[key] = key_counts
-            elif not counts:
-                del counts_map[key]
-            if nfa_state[2]:
-                nfa_state[2] = False
-                nfa_map[key] = nfa_state
+                        for ts in [t for t in counts if t < now]:
+                            del counts[ts]
+                nfa_state = nfa_map.get(key)
+                decision = None
+                if nfa_state is None or (
+                    not nfa_state[1]
+                    and (
+                        not (partial := nfa_state[0])
+                        or (partial[0][0] in start and (len(partial) == 1 or quiescent(nfa_state)))
+                    )
+                ):  # only start states wait (NFA.is_quiescent)
+                    if counts is None or not events_map.get(key):
+                        if start_take is not None:  # computeNextStates' test, inline
+                            if start_test is None:
+                                decision = _TAKEN
+                            else:
+                                try:
+                                    decision = _TAKEN if start_test(value) else _NOT_TAKEN
+                                except FlinkRuntimeException:
+                                    raise
+                                except Exception as exc:  # noqa: BLE001 - rethrown naming the state
+                                    raise nfa.start_condition_failed(exc) from exc
+                        elif start_decide is not None:
+                            decision = start_decide(value, None)
+                        else:
+                            decision = decide(value, now, timer_service)
+                        if not decision[0]:
+                            if counts is not None and not counts:
+                                del counts_map[key]
+                            continue
+                # ---- processElement on the key group's maps: the key's entries mutated in place
+                if nfa_state is None:
+                    nfa_state = nfa.create_initial_nfa_state()
+                events = events_map.get(key)
+                entries = entries_map.get(key)
+                key_events = accessor.events = {} if events is None else events
+                key_entries = accessor.entries = {} if entries is None else entries
+                key_counts = accessor.events_count = {} if counts is None else counts
+                if window > 0:  # advanceTime's NFA part only when a partial match ran out
+                    for cs in nfa_state[0]:
+                        if now - cs[3] >= window and cs[0] not in start:
+                            timed_out = advance_time(accessor, nfa_state, now)
+                            if timed_out:
+                                self._emit_collected(collected)
+                                self._emit_timed_out(timed_out)
+                            break
+                matches = nfa_process(
+                    accessor, nfa_state, value, now, skip_strategy, timer_service, decision
+                )
+                if matches:
+                    self._emit_matches(matches, now, collected)
+                # a map read from the table is the accessor's own: store new ones, drop emptied ones
+                if events is None:
+                    if key_events:
+                        events_map[key] = key_events
+                elif not events:
+                    del events_map[key]
+                if entries is None:
+                    if key_entries:
+                        entries_map[key] = key_entries
+                elif not entries:
+                    del entries_map[key]
+                if counts is None:
+                    if key_counts:
+                        counts_map[key] = key_counts
+                elif not counts:
+                    del counts_map[key]
+                if nfa_state[2]:
+                    nfa_state[2] = False
+                    nfa_map[key] = nfa_state
+        finally:  # what matched before a failure is emitted too, as record by record
+            self._emit_collected(collected)
 
     def _key_group_maps(self, key_group: int) -> tuple[dict[Any, Any], ...]:
         """The void-namespace maps (NFA state, events, entries, event counts) of a key group."""
@@ -420,24 +428,41 @@ class CepOperator(AbstractUdfStreamOperator):
         if matches:
             self._emit_matches(matches, timestamp)
 
-    def _emit_matches(self, matches: list[dict[str, list]], timestamp: int) -> None:
-        """``processMatchedSequences``: the user function's output for each match, in order."""
+    def _emit_matches(
+        self, matches: list[dict[str, list]], timestamp: int, collected: list[Any] | None = None
+    ) -> None:
+        """``processMatchedSequences``: the user function's output for each match, in order.
+
+        ``collected``: main outputs of ``select`` go there (``process_batch`` emits them once
+        per batch); anything else emitted first flushes it, so the order stays record by record.
+        """
         self._ctx._timestamp = timestamp
         out_ts = None if self.is_processing_time else timestamp
         function = self.user_function
+        output = self.output
         if type(function) is PatternSelectAdapter:  # one output per match: no tuple around it
             select = function.select_function
-            output = self.output
             for match in matches:
                 item = select(match)
                 if type(item) is tuple and len(item) == 2 and is_output_tag(item[0]):
+                    self._emit_collected(collected)
                     output.collect_side(item[0], item[1], out_ts)  # type: ignore[union-attr]
+                elif collected is not None:
+                    collected.append(item)
                 else:
                     output.collect(item, out_ts)  # type: ignore[union-attr]
             return
+        self._emit_collected(collected)
         process = function.process_match
         for match in matches:
-            split_process_output(process(match, self._ctx), self.output, out_ts, is_output_tag)  # type: ignore[arg-type]
+            split_process_output(process(match, self._ctx), output, out_ts, is_output_tag)  # type: ignore[arg-type]
+
+    def _emit_collected(self, collected: list[Any] | None) -> None:
+        """Emit (and empty) the outputs ``_emit_matches`` collected (processing time: no timestamp)."""
+        if collected:
+            out = collected[:]
+            collected.clear()
+            self.output.collect_batch(out, None)  # type: ignore[union-attr]
 
     def _advance_time(
         self, accessor: SharedBufferAccessor, nfa_state: NFAState, timestamp: int

@@ -399,10 +399,21 @@ class NFA:
                         changed = True
                         if previous is not None:
                             node = entries.get(previous)
-                            if node is not None and node[0] > 1:
-                                node[0] -= 1
-                            else:
-                                release_node(previous)
+                            if node is not None:
+                                if node[0] > 1:
+                                    node[0] -= 1
+                                elif node[1][0][0] is None and len(node[1]) == 1:
+                                    # releaseNode of a first node: it and its event's lock go
+                                    del entries[previous]
+                                    eid = previous[0]
+                                    held = events.get(eid)
+                                    if held is not None:
+                                        if held[0] > 1:
+                                            held[0] -= 1
+                                        else:
+                                            del events[eid]
+                                else:
+                                    release_node(previous)
                         continue
                     # the TAKE: previous locked by put and released after it (no net change)
                     changed = True

@@ -73,7 +73,8 @@ class SharedBufferAccessor:
         entries = self.entries
         if node_id not in entries:
             return []
-        # a chain of single edges (the common case) is followed without a stack
+        # a chain of single edges (the common case) is followed without a stack; an edge's
+        # version is most often a prefix of the current one (isCompatibleWith inline)
         path: list[Any] = []
         current, current_version = node_id, version
         while True:
@@ -81,10 +82,13 @@ class SharedBufferAccessor:
             if len(edges) != 1:
                 return self._extract_patterns(node_id, version)
             target, edge_version = edges[0]
-            if current_version != edge_version and not is_compatible_with(
-                current_version, edge_version
-            ):
-                return []
+            if current_version != edge_version:
+                m = len(edge_version)
+                if len(current_version) > m:
+                    if current_version[:m] != edge_version:
+                        return []
+                elif not is_compatible_with(current_version, edge_version):
+                    return []
             path.append(current)
             if target is None:
                 return [_path_to_match(path)]
@@ -115,7 +119,13 @@ class SharedBufferAccessor:
     def materialize_match(self, match: dict[str, list]) -> dict[str, list]:
         """``materializeMatch``: event ids → the events."""
         events = self.events
-        return {name: [events[eid][1] for eid in ids] for name, ids in match.items()}
+        out: dict[str, list] = {}
+        for name, ids in match.items():
+            if len(ids) == 1:
+                out[name] = [events[ids[0]][1]]
+            else:
+                out[name] = [events[eid][1] for eid in ids]
+        return out
 
     def lock_node(self, node_id: Any) -> None:
         node = self.entries.get(node_id)
