@@ -165,7 +165,7 @@ def execute(
         clear_group()
     net_runtime = int((time.perf_counter() - started) * 1000)
     final = tracker.finish("FINISHED")
-    plan.physical_plan = physical_plan_text(df)
+    plan.explain_later(lambda: physical_plan_text(df))
     results, printed, types, by_node, metrics = _gather(job_graph, table)
     if print_output:  # one write per chunk of lines a subtask flushed
         for to_err, chunk in printed:
@@ -285,8 +285,10 @@ def _gather(
         if n.operator_factory.params.get("print_to_err") is not None
         or n.operator_name.startswith("Sink: Print")
     ]
-    cols = table.to_pydict() if table.num_rows else {f: [] for f in records.FIELDS}
-    for edge, target, payload in zip(cols["edge"], cols["target"], cols["payload"], strict=True):
+    edges, targets, payloads = (
+        table.column(f).to_pylist() if table.num_rows else [] for f in ("edge", "target", "payload")
+    )
+    for edge, target, payload in zip(edges, targets, payloads, strict=True):
         values = records.loads(payload)
         if edge == records.METRICS:
             task, task_metrics = values

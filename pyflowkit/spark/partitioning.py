@@ -46,5 +46,4 @@ def repartition_by_target(df: Any, num_partitions: int, target_col: str = "targe
     from pyspark.sql import functions as F
 
     keys = F.array(*[F.lit(k) for k in partition_keys(num_partitions)])
-    df = df.withColumn("_pkey", F.element_at(keys, F.col(target_col) + 1))
-    return df.repartition(num_partitions, F.col("_pkey")).drop("_pkey")
+    return df.repartition(num_partitions, F.element_at(keys, F.col(target_col) + 1))

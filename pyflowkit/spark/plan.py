@@ -7,6 +7,7 @@ used, so a Spark Connect session works too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,7 +57,24 @@ class SparkPlan:
     stages: list[StagePlan] = field(default_factory=list)
     edges: list[EdgePlan] = field(default_factory=list)
     pushdown: list[str] = field(default_factory=list)  # Keyed Aggregations: pushed down or why not
-    physical_plan: str = ""
+    _physical_plan: str = field(default="", repr=False)
+    # gives Spark's plan text on first read (explaining costs JVM time a run does not need)
+    _explain: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def physical_plan(self) -> str:
+        """Spark's formatted physical plan of the sink query (explained on first read)."""
+        if self._explain is not None:
+            self._physical_plan, self._explain = self._explain(), None
+        return self._physical_plan
+
+    @physical_plan.setter
+    def physical_plan(self, text: str) -> None:
+        self._physical_plan, self._explain = text, None
+
+    def explain_later(self, explain: Callable[[], str]) -> None:
+        """Read ``physical_plan`` from ``explain()`` when it is first asked for."""
+        self._explain = explain
 
     def __str__(self) -> str:
         lines = [f"Spark plan of '{self.job_name}' ({self.runtime_mode})", "Stages:"]
@@ -210,6 +228,7 @@ def build_plan(
     check_bounded(job_graph, runtime_mode)
     plan = SparkPlan(job_graph.job_name, runtime_mode)
     outputs: dict[str, Any] = {}  # vertex id → its output DataFrame
+    columns_of: dict[str, list[str]] = {}  # vertex id → its output columns
     sink_frames = []
     edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
     specs = stage_specs(job_graph, settings, runtime_mode, seed)
@@ -229,7 +248,10 @@ def build_plan(
                 columns = [*records.FIELDS, *records.TYPED_FIELDS]
                 if k in layouts:
                     columns.append(layouts[k].column)
-                parts.append(upstream.where(F.col("edge") == k).select(*columns))
+                part = upstream.where(F.col("edge") == k)
+                if columns != columns_of[e.source.id]:  # drop the producer's other typed columns
+                    part = part.select(*columns)
+                parts.append(part)
                 record_format = (
                     f"typed column {layouts[k].spark_ddl}"
                     if k in layouts
@@ -257,7 +279,12 @@ def build_plan(
             operator = "repartition → sortWithinPartitions(seq, edge, producer) → mapInArrow"
             if vertex.id in pushdowns:
                 operator += f" ({pushdowns[vertex.id].kind} pushed down: input combined per key)"
-        out = source_df.mapInArrow(stage_function(spec), spec.output_ddl())
+        out = source_df.mapInArrow(stage_function(spec), spec.output_struct())
+        columns_of[vertex.id] = [
+            *records.FIELDS,
+            *records.TYPED_FIELDS,
+            *(x.column for x in spec.out_layouts()),
+        ]
         has_sink = _has_sink(vertex)
         consumers = len(vertex.outputs) + (1 if has_sink else 0)
         materialized = consumers > 1
@@ -265,7 +292,7 @@ def build_plan(
             out = out.localCheckpoint(eager=True)
         outputs[vertex.id] = out
         if has_sink:
-            sink_frames.append(out.where(F.col("edge") < 0).select(*records.FIELDS))
+            sink_frames.append(out.where(F.col("edge") < 0))
         plan.stages.append(
             StagePlan(index, vertex.id, vertex.name, p, operator, materialized, has_sink)
         )
@@ -274,7 +301,9 @@ def build_plan(
             "No sinks in the job: add print(), add_sink(...) or execute_and_collect() before "
             "execute() (Flink: 'No operators defined in streaming topology')."
         )
-    result = sink_frames[0]
+    if len(sink_frames) == 1:  # one sink stage: its rows as they are (the typed columns null)
+        return sink_frames[0], plan
+    result = sink_frames[0].select(*records.FIELDS)
     for frame in sink_frames[1:]:
-        result = result.unionByName(frame)
+        result = result.unionByName(frame.select(*records.FIELDS))
     return result, plan

@@ -31,6 +31,22 @@ CHUNK_RECORDS = 2048
 END_OF_PARTITION = b"E"  # payload of the end-of-partition marker row
 
 
+def spark_fields() -> list[Any]:
+    """``SCHEMA_DDL + TYPED_DDL`` as pyspark ``StructField``s (built without the JVM)."""
+    from pyspark.sql import types as T
+
+    return [
+        T.StructField("edge", T.IntegerType()),
+        T.StructField("target", T.IntegerType()),
+        T.StructField("producer", T.IntegerType()),
+        T.StructField("seq", T.LongType()),
+        T.StructField("payload", T.BinaryType()),
+        T.StructField("ts", T.ArrayType(T.LongType())),
+        T.StructField("wm", T.LongType()),
+        T.StructField("flags", T.IntegerType()),
+    ]
+
+
 def dumps(obj: Any) -> bytes:
     """Pickle fast; fall back to cloudpickle for values whose classes live in ``__main__``."""
     try:

@@ -84,6 +84,15 @@ class StageSpec:
 
         return records.SCHEMA_DDL + records.TYPED_DDL + layouts_ddl(self.out_layouts())
 
+    def output_struct(self) -> Any:
+        """``output_ddl`` as a pyspark ``StructType``: ``mapInArrow`` then parses no DDL through
+        the JVM (a round trip per stage and job)."""
+        from pyspark.sql.types import StructField, StructType
+
+        fields = records.spark_fields()
+        fields += [StructField(x.column, x.spark_type()) for x in self.out_layouts()]
+        return StructType(fields)
+
     def output_arrow_schema(self) -> Any:
         import pyarrow as pa
 

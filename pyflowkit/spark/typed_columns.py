@@ -49,6 +49,18 @@ class TypedLayout:
         )
         return f"{self.column} array<struct<{fields}>>"
 
+    def spark_type(self) -> Any:
+        """``spark_ddl``'s column type as a pyspark ``DataType`` (built without the JVM)."""
+        from pyspark.sql.types import ArrayType, StructField, StructType
+
+        if self.kind == "basic":
+            return ArrayType(spark_basic_type(self.basic[0]))
+        fields = [
+            StructField(n, spark_basic_type(b))
+            for n, b in zip(self.field_names, self.basic, strict=True)
+        ]
+        return ArrayType(StructType(fields))
+
     def arrow_type(self) -> Any:
         import pyarrow as pa
 
@@ -59,6 +71,21 @@ class TypedLayout:
             return pa.list_(basic(self.basic[0]))
         fields = [pa.field(n, basic(b)) for n, b in zip(self.field_names, self.basic, strict=True)]
         return pa.list_(pa.struct(fields))
+
+
+def spark_basic_type(basic: str) -> Any:
+    """The pyspark ``DataType`` of a BasicType value (its Spark DDL type in ``_BASIC``)."""
+    from pyspark.sql import types as T
+
+    return {
+        "string": T.StringType,
+        "boolean": T.BooleanType,
+        "tinyint": T.ByteType,
+        "smallint": T.ShortType,
+        "int": T.IntegerType,
+        "bigint": T.LongType,
+        "double": T.DoubleType,
+    }[_BASIC[basic][1]]()
 
 
 def _basic_name(type_info: Any) -> str | None:

@@ -167,6 +167,10 @@ def test_print_lines_in_flink_format_reach_the_driver(spark, capsys) -> None:
     assert result.print_lines == out
     assert result.get_net_runtime() >= 0
     assert "stage 0" in str(result.spark_plan)
+    # Spark's plan of the run, explained when it is first read
+    physical = result.spark_plan.physical_plan
+    assert "MapInArrow" in physical
+    assert result.spark_plan.physical_plan is physical  # explained once
 
 
 def test_explain_spark_names_stages_and_edges(spark) -> None:

@@ -133,6 +133,24 @@ def test_stage_outputs_carry_typed_columns_and_pickled_payloads() -> None:
 
 
 @pytest.mark.spark
+def test_stage_struct_built_in_python_equals_spark_parsing_its_ddl(spark) -> None:
+    """``mapInArrow`` gets the stage schema as a StructType built without the JVM: exactly what
+    Spark parses from the DDL (names, types, nullability), for every kind of typed column."""
+    from pyspark.sql.types import _parse_datatype_string
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    typed_word_count(env)
+    env.from_collection(
+        [(True, 1.5, 2)], type_info=Types.TUPLE([Types.BOOLEAN(), Types.DOUBLE(), Types.BYTE()])
+    ).rebalance().map(lambda t: t, output_type=Types.SHORT()).rebalance().print()
+    graph = env.get_job_graph()
+    specs = stage_specs(graph, None, effective_runtime_mode(graph))
+    assert len([s for s in specs if s.out_layouts()]) >= 5
+    for spec in specs:
+        assert spec.output_struct() == _parse_datatype_string(spec.output_ddl())
+
+
+@pytest.mark.spark
 def test_typed_pipeline_on_spark_equals_reference_and_plan_names_formats(spark) -> None:
     from pyflowkit.reference.local_driver import run_local
     from pyflowkit.spark.executor import execute
