@@ -689,6 +689,8 @@ class StreamExecutionEnvironment:
             # PyFlink reads the collection with its RowTypeInfo: functions get named Rows.
             elements = [type_info.row_of(e, "Source: Collection Source") for e in elements]
         reader = _source("pyflowkit.operators.sources", "CollectionSource", elements)
+        if reader is not None:  # one list (the source's own copy): user-code copies check it once
+            elements = reader.elements
         params = {"source": reader, "function": None, "elements": elements}
         return self._legacy_source(
             "Collection Source", params, type_info, False, Boundedness.BOUNDED
