@@ -9,6 +9,7 @@ name and attempt of the job's exception history (``/jobs/:id/exceptions``).
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -56,8 +57,37 @@ def failing_operator(exc: BaseException) -> str | None:
         owner = tb.tb_frame.f_locals.get("self")
         if isinstance(owner, StreamOperator):
             config = getattr(owner, "config", None)
-            return getattr(config, "operator_name", None) or type(owner).__name__
+            name = getattr(config, "operator_name", None) or type(owner).__name__
+            return FailedOperator(name, getattr(config, "chain_index", None))
     return None
+
+
+class FailedOperator(str):
+    """An operator's name that also knows the operator's place in its chain (``chain_index``),
+    so a chain of several operators with that name can say which one failed."""
+
+    chain_index: int | None
+
+    def __new__(cls, name: str, chain_index: int | None = None) -> FailedOperator:
+        self = super().__new__(cls, name)
+        self.chain_index = chain_index
+        return self
+
+
+_SUBTASK_SUFFIX = re.compile(r" \(\d+/\d+\)$")
+_ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+def _which_of_its_name(task_name: str, operator: str) -> str:
+    """`` (the 2nd 'Map' in the chain)`` when the chain has several operators named so."""
+    index = getattr(operator, "chain_index", None)
+    names = _SUBTASK_SUFFIX.sub("", task_name).split(" -> ")
+    if index is None or names.count(operator) < 2 or not 0 <= index < len(names):
+        return ""
+    if names[index] != operator:
+        return ""
+    n = names[: index + 1].count(operator)
+    return f" (the {_ORDINALS.get(n, f'{n}th')} '{operator}' in the chain)"
 
 
 def trim_to_user_frames(exc: BaseException) -> None:
@@ -73,7 +103,9 @@ def trim_to_user_frames(exc: BaseException) -> None:
 def failed_in(task_name: str, operator: str | None, attempt: int) -> str:
     """``operator 'Flat Map' of Source: … -> Flat Map (1/2) (attempt #0)``."""
     where = f"{task_name} (attempt #{attempt})"
-    return f"operator '{operator}' of {where}" if operator else where
+    if not operator:
+        return where
+    return f"operator '{operator}'{_which_of_its_name(task_name, operator)} of {where}"
 
 
 def chained_failure_text(user_tb: str, where: str, outer: str) -> str:
