@@ -197,3 +197,26 @@ def test_maps_written_in_place_after_a_release_are_measured_again() -> None:
     assert table.key_groups[kg] is same  # changed in place: the same map objects
     second, second_size = _sized(b)
     assert second_size == state_size(second.to_dict()) > first_size
+
+
+class _Name(str):
+    """A str subclass: the codec writes it as a plain string."""
+
+
+def test_str_subclasses_bools_and_int_subclasses_size_as_the_codec_writes_them() -> None:
+    from enum import IntEnum
+
+    class Level(IntEnum):
+        LOW = 1
+
+    writes = [
+        ("value", _Name("k1"), None, (_Name("v"), 7)),
+        ("value", "k2", None, (True, Level.LOW)),
+        ("value", 3, None, [False, -12, 2**70]),
+        ("list", _Name("k4"), "w", _Name('q"uote')),
+    ]
+    snap = frozen(writes)
+    plain = snap.to_dict()
+    assert operator_snapshot_size(snap) == snapshot_size(plain) == state_size(plain)
+    for empty in (OperatorSnapshot(), frozen([])):
+        assert operator_snapshot_size(empty) == state_size(empty.to_dict())

@@ -259,12 +259,20 @@ def _by_namespace(
 def _items_chars(values: list[Any], depth: int = 0) -> int | None:
     """The codec's encoded lengths of ``values``, summed, a type at a time in C; None if a
     value is not a native JSON atom (finite floats), a tuple or a list of those."""
-    kinds = set(map(type, values))
-    if len(kinds) == 1:
-        return _chars_of_kind(kinds.pop(), values, depth)
+    if not values:
+        return 0
+    try:  # strings (the codec passes str subclasses through as strings): no type pass
+        joined = "".join(values)
+    except TypeError:
+        pass
+    else:
+        return _str_chars(values, joined)
     types = list(map(type, values))
+    first = types[0]
+    if types.count(first) == len(types):  # one exact type (counted by identity, in C)
+        return _chars_of_kind(first, values, depth)
     total = 0
-    for kind in kinds:
+    for kind in set(types):
         chars = _chars_of_kind(kind, list(compress(values, map(is_, types, repeat(kind)))), depth)
         if chars is None:
             return None
@@ -272,20 +280,26 @@ def _items_chars(values: list[Any], depth: int = 0) -> int | None:
     return total
 
 
+def _str_chars(values: list[str], joined: str) -> int:
+    """The encoded length of strings whose concatenation is ``joined``."""
+    if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
+        return len(joined) + 2 * len(values)  # nothing to escape: the text plus its quotes
+    return len(_ENCODER.encode(values)) - (len(values) + 1)  # the list's brackets and commas
+
+
 def _chars_of_kind(kind: type, values: list[Any], depth: int) -> int | None:
     """``_items_chars`` of values that all have the exact type ``kind``."""
     n = len(values)
     if kind is str:
-        joined = "".join(values)
-        if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
-            return len(joined) + 2 * n  # nothing to escape: the text plus its quotes
-        return len(_ENCODER.encode(values)) - (n + 1)  # the list's brackets and commas
-    if kind is int or kind is float:
-        try:  # a list's repr is '[' + the reprs (JSON's forms) joined by ', ' + ']'
-            text = repr(values)
+        return _str_chars(values, "".join(values))
+    if kind is int:
+        try:  # the decimal forms (JSON's) back to back, formatted in C
+            return len(("%d" * n) % tuple(values))
         except ValueError:  # more digits than int→str allows: the codec path raises it
             return None
-        if kind is float and "n" in text:  # inf and nan: the codec tags them
+    if kind is float:
+        text = repr(values)  # '[' + the reprs (JSON's forms) joined by ', ' + ']'
+        if "n" in text:  # inf and nan: the codec tags them
             return None
         return len(text) - 2 * n
     if kind is bool:
@@ -305,9 +319,9 @@ def _sequences_chars(values: list[Any], depth: int, tagged: bool) -> int | None:
     if depth >= _MAX_DEPTH:
         return None
     n = len(values)
-    sizes = set(map(len, values))
-    if len(sizes) == 1:
-        width = sizes.pop()
+    lengths = list(map(len, values))
+    width = lengths[0]
+    if lengths.count(width) == n:
         inner = 0
         for i in range(width):
             chars = _items_chars(list(map(itemgetter(i), values)), depth + 1)
@@ -316,7 +330,6 @@ def _sequences_chars(values: list[Any], depth: int, tagged: bool) -> int | None:
             inner += chars
         chars = inner + n * (width + 1) + (n if width == 0 else 0)
     else:
-        lengths = list(map(len, values))
         inner = _items_chars(list(chain.from_iterable(values)), depth + 1)
         if inner is None:
             return None
