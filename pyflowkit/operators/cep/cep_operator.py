@@ -244,6 +244,7 @@ class CepOperator(AbstractUdfStreamOperator):
         quiescent = nfa.is_quiescent
         start = nfa.start_state_names
         window = nfa.window_time
+        horizon = now - window  # a partial match that started at or before it ran out
         advance_time = nfa.advance_time
         nfa_process = nfa.process
         skip_strategy = self.after_match_skip_strategy
@@ -317,7 +318,7 @@ class CepOperator(AbstractUdfStreamOperator):
                 key_counts = accessor.events_count = {} if counts is None else counts
                 if window > 0:  # advanceTime's NFA part only when a partial match ran out
                     for cs in nfa_state[0]:
-                        if now - cs[3] >= window and cs[0] not in start:
+                        if cs[3] <= horizon and cs[0] not in start:  # now - start >= window
                             timed_out = advance_time(accessor, nfa_state, now)
                             if timed_out:
                                 self._emit_collected(collected)

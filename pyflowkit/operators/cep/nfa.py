@@ -432,9 +432,9 @@ class NFA:
                         node[1].append((previous, version))
                         node[0] += 1
                     if is_start:
-                        ncs = (take[1], new_entry, (*version, 0), timestamp, event_id)
+                        ncs = (take[1], new_entry, version + (0,), timestamp, event_id)
                     else:
-                        ncs = (take[1], new_entry, (*version, 0), start_ts, start_id)
+                        ncs = (take[1], new_entry, version + (0,), start_ts, start_id)
                     queue = potential if take[3] else new_partial
                     if queue:
                         _offer(queue, ncs)
