@@ -1,16 +1,22 @@
 """``CepOperator.process_batch`` collects ``select`` outputs and emits them once per batch: the
-printed order of main and side outputs stays the order a record-by-record emission gives."""
+printed order of main and side outputs stays the order a record-by-record emission gives; its
+outputs and keyed state equal ``process_element``'s (no skipping, no inline tests) batch by batch."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyflowkit.cep import CEP, Pattern, PatternProcessFunction
+from pyflowkit.common import Time
 from pyflowkit.datastream import OutputTag, TimeCharacteristic
+from pyflowkit.operators.cep.functions import PatternSelectAdapter
 from pyflowkit.runtime import JobStatus, MiniCluster
 from tests.cep.jobs import environment, high, pair, readings
+from tests.windows.harness import WindowHarness
 
 TAG = OutputTag("even")
 
@@ -50,3 +56,70 @@ def test_select_outputs_keep_their_order_with_side_outputs(source_batch: int) ->
     assert got == printed(OneByOne(), source_batch)
     assert any(line.startswith("main") for line in got)
     assert any(line.startswith("side") for line in got)
+
+
+# ---- process_batch (skips, inline tests, collected outputs) vs process_element, record by record
+def cep_harness(pattern: Pattern) -> WindowHarness:
+    return WindowHarness(
+        "CepOperator",
+        key_selector=lambda v: v[0],
+        function=PatternSelectAdapter(lambda m: tuple(e for es in m.values() for e in es)),
+        pattern=pattern,
+        is_processing_time=True,
+    )
+
+
+def keyed_state(h: WindowHarness) -> dict[Any, Any]:
+    """(key group, state name, key) → value over the operator's keyed state."""
+    out = {}
+    for kg, states in h.operator.keyed_state_backend.snapshot().items():
+        for name, table in states.items():
+            for key, _ns, value in table["entries"]:
+                out[(kg, name, key)] = value
+    return out
+
+
+PATTERNS = {
+    "strict": lambda: (
+        Pattern.begin("a")
+        .where(lambda e: e[1] > 6)
+        .next("b")
+        .where(lambda e: e[1] > 3)
+        .within(Time.milliseconds(5))
+    ),
+    "relaxed": lambda: (
+        Pattern.begin("a")
+        .where(lambda e: e[1] > 6)
+        .followed_by("b")
+        .where(lambda e: e[1] < 2)
+        .within(Time.milliseconds(5))
+    ),
+    "times": lambda: (
+        Pattern.begin("a")
+        .where(lambda e: e[1] > 4)
+        .times(2)
+        .consecutive()
+        .next("b")
+        .where(lambda e: e[1] == 9)
+    ),
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(sorted(PATTERNS)),
+    st.lists(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 9)), max_size=12), max_size=10),
+    st.lists(st.integers(0, 4), min_size=10, max_size=10),
+)
+def test_process_batch_equals_process_element(name, batches, ticks) -> None:  # noqa: ANN001
+    batched, one_by_one = cep_harness(PATTERNS[name]()), cep_harness(PATTERNS[name]())
+    now = 0
+    for batch, tick in zip(batches, ticks, strict=False):
+        now += tick
+        for h in (batched, one_by_one):
+            h.set_processing_time(now)
+        batched.operator.process_batch(batch, None)
+        for value in batch:
+            one_by_one.element(value)
+        assert batched.records == one_by_one.records
+        assert keyed_state(batched) == keyed_state(one_by_one)

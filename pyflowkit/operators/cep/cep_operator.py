@@ -289,25 +289,26 @@ class CepOperator(AbstractUdfStreamOperator):
                         or (partial[0][0] in start and (len(partial) == 1 or quiescent(nfa_state)))
                     )
                 ):  # only start states wait (NFA.is_quiescent)
-                    if counts is None or not events_map.get(key):
-                        if start_take is not None:  # computeNextStates' test, inline
-                            if start_test is None:
-                                decision = _TAKEN
-                            else:
-                                try:
-                                    decision = _TAKEN if start_test(value) else _NOT_TAKEN
-                                except FlinkRuntimeException:
-                                    raise
-                                except Exception as exc:  # noqa: BLE001 - rethrown naming the state
-                                    raise nfa.start_condition_failed(exc) from exc
-                        elif start_decide is not None:
-                            decision = start_decide(value, None)
+                    # with only start states waiting, an event no start edge accepts changes
+                    # nothing (no node is referenced, nothing can run out): it is skipped
+                    if start_take is not None:  # computeNextStates' test, inline
+                        if start_test is None:
+                            decision = _TAKEN
                         else:
-                            decision = decide(value, now, timer_service)
-                        if not decision[0]:
-                            if counts is not None and not counts:
-                                del counts_map[key]
-                            continue
+                            try:
+                                decision = _TAKEN if start_test(value) else _NOT_TAKEN
+                            except FlinkRuntimeException:
+                                raise
+                            except Exception as exc:  # noqa: BLE001 - rethrown naming the state
+                                raise nfa.start_condition_failed(exc) from exc
+                    elif start_decide is not None:
+                        decision = start_decide(value, None)
+                    else:
+                        decision = decide(value, now, timer_service)
+                    if not decision[0]:
+                        if counts is not None and not counts:
+                            del counts_map[key]
+                        continue
                 # ---- processElement on the key group's maps: the key's entries mutated in place
                 if nfa_state is None:
                     nfa_state = nfa.create_initial_nfa_state()
