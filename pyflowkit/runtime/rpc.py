@@ -9,7 +9,7 @@ from typing import Any
 
 from pyflowkit.runtime.environment import SimEnvironment
 from pyflowkit.runtime.printed_lines import DEFAULT_PRINTED_WINDOW
-from pyflowkit.runtime.trace import TraceEvent, new_trace_event
+from pyflowkit.runtime.trace import TraceEvent, event_from_template, new_trace_event
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,18 @@ class RpcBus:
         if data and self.fast:
             return None
         ev = new_trace_event(self.step, self.env.now, component, method, message, subjects)
+        self.trace.append(ev)
+        if ev.new_state is not None:
+            for listener in self.state_listeners:
+                listener(ev)
+        return ev
+
+    def emit_from(
+        self, template: dict[str, Any], method: str, message: str, extra: dict[str, Any]
+    ) -> TraceEvent:
+        """``emit`` for a component that emits many events about the same subjects: the
+        fields come from ``trace_event_template(component, **subjects)``, ``extra`` added."""
+        ev = event_from_template(template, self.step, self.env.now, method, message, extra)
         self.trace.append(ev)
         if ev.new_state is not None:
             for listener in self.state_listeners:

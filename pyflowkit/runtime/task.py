@@ -16,6 +16,7 @@ from pyflowkit.runtime.network import ResultPartition, SingleInputGate
 from pyflowkit.runtime.processing_time import SimulatedProcessingTimeService
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.runtime.stream_task import STREAM_TASK_CLASSES, StreamTask
+from pyflowkit.runtime.trace import trace_event_template
 
 if TYPE_CHECKING:
     from pyflowkit.runtime.task_executor import TaskExecutor
@@ -103,12 +104,13 @@ class Task:
         bus = self.bus
         if data and bus.fast:  # left out of the trace in fast mode (RpcBus.emit)
             return
-        bus.emit(self.name, method, message, data=data, **self._subject_fields, **extra)
+        bus.emit_from(self._event_template, method, message, extra)
 
     @cached_property
-    def _subject_fields(self) -> dict[str, Any]:
-        """The trace subjects of every event of this task (its TaskDeploymentDescriptor's)."""
-        return self._subjects()
+    def _event_template(self) -> dict[str, Any]:
+        """The fields of every trace event of this task: its name and its
+        TaskDeploymentDescriptor's job, vertex, subtask and attempt."""
+        return trace_event_template(self.name, **self._subjects())
 
     # -- thread ---------------------------------------------------------------------------------
     def start_task_thread(self) -> None:

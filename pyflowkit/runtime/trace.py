@@ -43,27 +43,57 @@ class TraceEvent:
 
 TRACE_COLUMNS = [f.name for f in fields(TraceEvent)]
 _SUBJECT_DEFAULTS = {f.name: f.default for f in fields(TraceEvent)[5:]}
+_BLANK = {"step": 0, "time": 0, "component": "", "method": "", "message": "", **_SUBJECT_DEFAULTS}
 _new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
+def trace_event_template(component: str, **subjects: Any) -> dict[str, Any]:
+    """Every field of the events one component emits about the same subjects (a task's job,
+    vertex, subtask and attempt), for ``event_from_template``."""
+    _check_subjects(subjects)
+    return {**_BLANK, "component": component, **subjects}
+
+
+def event_from_template(
+    template: dict[str, Any], step: int, time: int, method: str, message: str, extra: dict
+) -> TraceEvent:
+    """``TraceEvent(step, time, component, method, message, **subjects)`` from a template: one
+    dict copy instead of the frozen dataclass's ``object.__setattr__`` per field."""
+    fields_ = template.copy()
+    fields_["step"] = step
+    fields_["time"] = time
+    fields_["method"] = method
+    fields_["message"] = message
+    if extra:
+        _check_subjects(extra)
+        fields_.update(extra)
+    ev = _new_object(TraceEvent)
+    _set_attribute(ev, "__dict__", fields_)
+    return ev
 
 
 def new_trace_event(
     step: int, time: int, component: str, method: str, message: str, subjects: dict[str, Any]
 ) -> TraceEvent:
-    """``TraceEvent(step, time, component, method, message, **subjects)`` without the frozen
-    dataclass's per-field ``object.__setattr__`` (the bus makes one for every control event)."""
-    if not subjects.keys() <= _SUBJECT_DEFAULTS.keys():
-        unknown = sorted(subjects.keys() - _SUBJECT_DEFAULTS.keys())
-        raise TypeError(f"TraceEvent has no field(s) {unknown}.")
-    ev = _new_object(TraceEvent)
-    fields_ = ev.__dict__
+    """``TraceEvent(step, time, component, method, message, **subjects)``, made the fast way."""
+    _check_subjects(subjects)
+    fields_ = _BLANK.copy()
     fields_["step"] = step
     fields_["time"] = time
     fields_["component"] = component
     fields_["method"] = method
     fields_["message"] = message
-    fields_.update(_SUBJECT_DEFAULTS)
     fields_.update(subjects)
+    ev = _new_object(TraceEvent)
+    _set_attribute(ev, "__dict__", fields_)
     return ev
+
+
+def _check_subjects(subjects: dict[str, Any]) -> None:
+    if not subjects.keys() <= _SUBJECT_DEFAULTS.keys():
+        unknown = sorted(subjects.keys() - _SUBJECT_DEFAULTS.keys())
+        raise TypeError(f"TraceEvent has no field(s) {unknown}.")
 
 
 def trace_to_json(events: list[TraceEvent]) -> str:

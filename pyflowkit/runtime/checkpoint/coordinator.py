@@ -47,6 +47,7 @@ from pyflowkit.runtime.checkpoint.state_assignment import StateAssignmentOperati
 from pyflowkit.runtime.checkpoint.stats import CheckpointStatsTracker
 from pyflowkit.runtime.checkpoint.storage_options import job_configuration
 from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics, TaskStateSnapshot
+from pyflowkit.runtime.trace import trace_event_template
 
 
 class CheckpointGateway(Protocol):
@@ -137,12 +138,16 @@ class CheckpointCoordinator:
         self.savepoint_targets: dict[int, str] = {}
         # checkpoint id → called with True on completion, False on abort (stop/cancel-with-savepoint)
         self.completion_callbacks: dict[int, Callable[[bool], None]] = {}
+        self._trace_template: dict[str, Any] | None = None  # the fields of every event
 
     # -- trace ----------------------------------------------------------------------------------
     def _emit(self, method: str, message: str, checkpoint_id: int | None = None, **kw: Any) -> None:
         if checkpoint_id is not None:
             kw["checkpoint"] = checkpoint_id
-        self.bus.emit("JobMaster", method, message, job=self.job_id, **kw)
+        template = self._trace_template
+        if template is None or template["job"] != self.job_id:
+            template = self._trace_template = trace_event_template("JobMaster", job=self.job_id)
+        self.bus.emit_from(template, method, message, kw)
 
     @property
     def is_periodic_checkpointing_configured(self) -> bool:
