@@ -117,8 +117,11 @@ class _TupleCheck(TypeCheck):
     def all_fit(self, values: Sequence[Any]) -> bool:
         if not values:
             return True
-        if set(map(type, values)) != {tuple} or set(map(len, values)) != {self.arity}:
-            return False  # (tuple subclasses take the per-record path)
+        try:  # one pass: a non-tuple raises (then the per-record path names it)
+            if set(map(tuple.__len__, values)) != {self.arity}:
+                return False
+        except TypeError:
+            return False
         return all(check.all_fit(list(map(itemgetter(i), values))) for i, check in self.fields)
 
 

@@ -22,6 +22,7 @@ float sum depends on the fold order), nor keys without a declared basic key type
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import itemgetter
@@ -149,17 +150,24 @@ class KeyedCombiner:
     """
 
     def __init__(self, pushdown: Pushdown, key_selector: Callable[[Any], Any]) -> None:
+        import pyarrow as pa
+
         self.pushdown = pushdown
         self.select_key = key_selector
         self.get_field = itemgetter(pushdown.field)
         self.check_key = column_check(pushdown.key_type)
         self.check_field = column_check(pushdown.field_type)
-        # an int field collects in a C array of its Java width (range checked on the way in)
+        self.key_type = getattr(pa, _ARROW[pushdown.key_type])()
+        self.field_type = getattr(pa, _ARROW[pushdown.field_type])()
+        # an int field collects in a C array of its Java width (range checked on the way in);
+        # keys and other fields become Arrow arrays per call (no Python list of the whole block)
         self.code = _ARRAY_CODES.get(pushdown.field_type)
-        self.keys: list[Any] = []
+        self.keys: list[Any] = []  # Arrow arrays
         self.fields: Any = array(self.code) if self.code else []
-        self.values: list[Any] = []
-        self.start = 0  # the position of values[0]
+        self.values: list[list[Any]] = []  # the records, as taken
+        self.offsets: list[int] = []  # block index of each values[c][0]
+        self.size = 0  # records in the block
+        self.start = 0  # the position of the block's first record
         # key → [first position, first record, aggregate] (sum/min/max) or
         #        [first position, first record, best position, best record, best field] (*_by)
         self.partials: dict[Any, list[Any]] = {}
@@ -167,6 +175,8 @@ class KeyedCombiner:
     def add(self, values: list[Any], position: int) -> bool:
         """Take records at positions ``position``, ``position + 1``, …; False (nothing taken) when
         a key or field does not have its declared type exactly: they then travel as they are."""
+        import pyarrow as pa
+
         try:
             fields = list(map(self.get_field, values))
         except (TypeError, IndexError, KeyError):
@@ -183,16 +193,29 @@ class KeyedCombiner:
                 return False
         elif not self.check_field(fields):
             return False
-        if self.values and self.start + len(self.values) != position:
+        key_array = pa.array(keys, self.key_type)
+        if not self.code:
+            fields = pa.array(fields, self.field_type)
+        if self.size and self.start + self.size != position:
             self._combine()
-        if not self.values:
+        if not self.size:
             self.start = position
-        self.keys += keys
-        self.fields += fields
-        self.values += values
-        if len(self.values) >= _BLOCK:
+        self.keys.append(key_array)
+        if self.code:
+            self.fields += fields
+        else:
+            self.fields.append(fields)
+        self.values.append(values)
+        self.offsets.append(self.size)
+        self.size += len(values)
+        if self.size >= _BLOCK:
             self._combine()
         return True
+
+    def _record(self, i: int) -> Any:
+        """The block's record at block index ``i``."""
+        c = bisect_right(self.offsets, i) - 1
+        return self.values[c][i - self.offsets[c]]
 
     def _combine(self) -> None:
         """Arrow's hash aggregation over the block, merged into ``partials`` (earlier blocks
@@ -201,17 +224,17 @@ class KeyedCombiner:
         import pyarrow.compute as pc
 
         p = self.pushdown
-        n = len(self.values)
+        n = self.size
         if not n:
             return
         table = pa.table(
             {
-                "k": pa.array(self.keys, getattr(pa, _ARROW[p.key_type])()),
+                "k": pa.concat_arrays(self.keys),
                 "v": self._field_array(),
                 "i": _positions(n),
             }
         )
-        start, values, partials = self.start, self.values, self.partials
+        start, record, partials = self.start, self._record, self.partials
         if p.kind.endswith("_by"):
             first = table.group_by("k", use_threads=False).aggregate([("i", "min")])
             order = "ascending" if p.kind == "min_by" else "descending"
@@ -228,17 +251,19 @@ class KeyedCombiner:
                     strict=True,
                 )
             )
-            fields = self.fields
+            column = table.column("v")
+            field_at = self.fields.__getitem__ if self.code else (lambda j: column[j].as_py())
             wins = (lambda a, b: a < b) if p.kind == "min_by" else (lambda a, b: a > b)
             for key, i in zip(
                 first.column("k").to_pylist(), first.column("i_min").to_pylist(), strict=True
             ):
                 b = best[key]
+                field = field_at(b)
                 entry = partials.get(key)
                 if entry is None:
-                    partials[key] = [start + i, values[i], start + b, values[b], fields[b]]
-                elif wins(fields[b], entry[4]):
-                    entry[2:] = [start + b, values[b], fields[b]]
+                    partials[key] = [start + i, record(i), start + b, record(b), field]
+                elif wins(field, entry[4]):
+                    entry[2:] = [start + b, record(b), field]
         else:
             op = p.kind
             agg = table.group_by("k", use_threads=False).aggregate([("i", "min"), ("v", op)])
@@ -246,22 +271,21 @@ class KeyedCombiner:
             for key, i, v in zip(*columns, strict=True):
                 entry = partials.get(key)
                 if entry is None:
-                    partials[key] = [start + i, values[i], v]
+                    partials[key] = [start + i, record(i), v]
                 elif op == "sum":
                     entry[2] += v
                 elif (v < entry[2]) if op == "min" else (v > entry[2]):
                     entry[2] = v
-        self.keys, self.values = [], []
+        self.keys, self.values, self.offsets, self.size = [], [], [], 0
         self.fields = array(self.code) if self.code else []
 
     def _field_array(self) -> Any:
         import pyarrow as pa
 
-        arrow_type = getattr(pa, _ARROW[self.pushdown.field_type])()
         if not self.code:
-            return pa.array(self.fields, arrow_type)
+            return pa.concat_arrays(self.fields)
         buffer = pa.py_buffer(self.fields)  # the C array's memory, not a copy
-        return pa.Array.from_buffers(arrow_type, len(self.fields), [None, buffer])
+        return pa.Array.from_buffers(self.field_type, len(self.fields), [None, buffer])
 
     def drain(self) -> list[tuple[int, Any]]:
         """(position, partial record) of every key taken since the last drain; forgets them."""

@@ -164,7 +164,9 @@ def execute(
     finally:
         clear_group()
     net_runtime = int((time.perf_counter() - started) * 1000)
-    final = tracker.finish("FINISHED")
+    # the final snapshot costs a round of Spark status calls: taken now for listeners, else
+    # when ``result.progress`` is first read
+    final = tracker.finish("FINISHED") if listeners else lambda: tracker.finish("FINISHED")
     plan.explain_later(lambda: physical_plan_text(df))
     results, printed, types, by_node, metrics = _gather(job_graph, table)
     if print_output:  # one write per chunk of lines a subtask flushed

@@ -45,5 +45,13 @@ def repartition_by_target(df: Any, num_partitions: int, target_col: str = "targe
     exactly the rows whose target is i (an explicit partition count is never coalesced by AQE)."""
     from pyspark.sql import functions as F
 
-    keys = F.array(*[F.lit(k) for k in partition_keys(num_partitions)])
-    return df.repartition(num_partitions, F.element_at(keys, F.col(target_col) + 1))
+    from pyflowkit.spark.plan_columns import session_column
+
+    def surrogate_key() -> Any:
+        keys = F.array(*[F.lit(k) for k in partition_keys(num_partitions)])
+        return F.element_at(keys, F.col(target_col) + 1)
+
+    key = session_column(
+        df.sparkSession, ("surrogate key", num_partitions, target_col), surrogate_key
+    )
+    return df.repartition(num_partitions, key)

@@ -16,6 +16,7 @@ from pyflowkit.operators.registry import operator_class
 from pyflowkit.spark import records
 from pyflowkit.spark.aggregation_pushdown import find_pushdowns
 from pyflowkit.spark.partitioning import repartition_by_target
+from pyflowkit.spark.plan_columns import edge_is, input_order, sink_rows
 from pyflowkit.spark.stage import InputSpec, OutputSpec, StageSpec, stage_function
 from pyflowkit.spark.typed_columns import edge_layout
 
@@ -222,7 +223,6 @@ def build_plan(
 ) -> tuple[Any, SparkPlan]:
     """Build the sink DataFrame and the SparkPlan describing it; with ``materialize`` a vertex read
     by several consumers is computed once (``localCheckpoint``), else everything stays lazy."""
-    from pyspark.sql import functions as F
 
     runtime_mode = effective_runtime_mode(job_graph)
     check_bounded(job_graph, runtime_mode)
@@ -248,7 +248,7 @@ def build_plan(
                 columns = [*records.FIELDS, *records.TYPED_FIELDS]
                 if k in layouts:
                     columns.append(layouts[k].column)
-                part = upstream.where(F.col("edge") == k)
+                part = upstream.where(edge_is(session, k))
                 if columns != columns_of[e.source.id]:  # drop the producer's other typed columns
                     part = part.select(*columns)
                 parts.append(part)
@@ -273,9 +273,7 @@ def build_plan(
             merged = parts[0]
             for part in parts[1:]:
                 merged = merged.unionByName(part, allowMissingColumns=True)
-            source_df = repartition_by_target(merged, p).sortWithinPartitions(
-                "seq", "edge", "producer"
-            )
+            source_df = repartition_by_target(merged, p).sortWithinPartitions(*input_order(session))
             operator = "repartition → sortWithinPartitions(seq, edge, producer) → mapInArrow"
             if vertex.id in pushdowns:
                 operator += f" ({pushdowns[vertex.id].kind} pushed down: input combined per key)"
@@ -292,7 +290,7 @@ def build_plan(
             out = out.localCheckpoint(eager=True)
         outputs[vertex.id] = out
         if has_sink:
-            sink_frames.append(out.where(F.col("edge") < 0))
+            sink_frames.append(out.where(sink_rows(session)))
         plan.stages.append(
             StagePlan(index, vertex.id, vertex.name, p, operator, materialized, has_sink)
         )

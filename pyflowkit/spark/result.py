@@ -31,9 +31,20 @@ class SparkJobExecutionResult(JobExecutionResult):
         self.print_lines = list(print_lines or [])
         self.spark_plan = spark_plan
         self.sink_types = dict(sink_types or {})
-        self.progress = progress
+        self.progress = progress  # a SparkProgress, or a function giving it on first read
         # subtask ("Map (1/2)") → its operators' user metrics (identifier → value) at its end
         self.metrics = {task: dict(values) for task, values in (metrics or {}).items()}
+
+    @property
+    def progress(self) -> Any:
+        """The run's final ``SparkProgress`` (jobs, stages, tasks done; FINISHED)."""
+        if callable(self._progress):
+            self._progress = self._progress()
+        return self._progress
+
+    @progress.setter
+    def progress(self, value: Any) -> None:
+        self._progress = value
 
     def _sink_name(self, sink: Any) -> str:
         name = getattr(sink, "name", None) or sink

@@ -119,16 +119,30 @@ def edge_layout(stream_edge: Any, column: str) -> TypedLayout | None:
     return layout_for(type_info, column)
 
 
+def _utf8(text: str) -> bool:
+    """Whether ``text`` has a UTF-8 form (an Arrow string): a lone surrogate has none."""
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _value_check(basic: str) -> Callable[[Any], bool]:
     exact = _BASIC[basic][2]
     if exact is int:
         low, high = _INT_RANGES[basic]
         return lambda v: type(v) is int and low <= v <= high
+    if exact is str:
+        return lambda v: type(v) is str and _utf8(v)
     return lambda v: type(v) is exact
 
 
 def column_check(basic: str) -> Callable[[Sequence[Any]], bool]:
-    """``_value_check`` over a whole column at once (type set, then min/max for int ranges)."""
+    """``_value_check`` over a whole column at once (type set, then min/max for int ranges,
+    UTF-8 for strings)."""
     exact = _BASIC[basic][2]
     if exact is int:
         low, high = _INT_RANGES[basic]
@@ -139,6 +153,10 @@ def column_check(basic: str) -> Callable[[Sequence[Any]], bool]:
             return set(map(type, column)) == {int} and low <= min(column) and max(column) <= high
 
         return ints
+    if exact is str:
+        return lambda column: (
+            not column or (set(map(type, column)) == {str} and _utf8("".join(column)))
+        )
     return lambda column: not column or set(map(type, column)) == {exact}
 
 

@@ -33,7 +33,9 @@ def _key(t: Any) -> Any:
 PRODUCERS = 2
 
 
-def _ship(writer_kind: str, batches: list[list[Any]], kind: str) -> list[tuple]:
+def _ship(
+    writer_kind: str, batches: list[list[Any]], kind: str, field: int = 1, field_type="Integer"
+) -> list[tuple]:
     """Rows (target, seq, producer, values, watermark) two producer subtasks ship for
     ``batches`` (batch i is producer i % 2's, one batch per step of its own)."""
     rows = []
@@ -46,7 +48,7 @@ def _ship(writer_kind: str, batches: list[list[Any]], kind: str) -> list[tuple]:
         if writer_kind == "plain":
             writer = records.RecordWriterOutput(0, selector, sink, None, True, encode)
         else:
-            pushdown = Pushdown("agg", 0, kind, 1, "Integer", "String", LAYOUT)
+            pushdown = Pushdown("agg", 0, kind, field, field_type, "String", LAYOUT)
             writer = CombiningRecordWriterOutput(0, selector, sink, pushdown, None, encode)
         for i, batch in enumerate(batches[producer::PRODUCERS]):
             sink.advance()
@@ -93,11 +95,13 @@ def _decoded(columns: dict[str, list]) -> list[tuple]:
     return out
 
 
-def _consumed(rows: list[tuple], kind: str) -> dict[int, list[Any]]:
+def _consumed(
+    rows: list[tuple], kind: str, field: int = 1, field_type: str = "Integer"
+) -> dict[int, list[Any]]:
     """Per consumer subtask: the fold's final value per key, in key arrival order (rows sorted
     by (seq, producer), as the consumer stage reads them); the MAX watermark of each producer
     must come after its records."""
-    aggregation = {"kind": kind, "field": 1, "first": True, "field_type": "Integer"}
+    aggregation = {"kind": kind, "field": field, "first": True, "field_type": field_type}
     reduce = aggregator_for(aggregation, "agg").reduce
     out = {}
     for target in range(CONSUMERS):
@@ -151,3 +155,25 @@ def test_sum_wraps_like_a_java_int() -> None:
     assert [v for per_target in combined.values() for v in per_target] == [
         ("a", ("a", INT_MIN_VALUE + INT_MAX_VALUE + 1, "x"))
     ]
+
+
+@pytest.mark.parametrize("kind", ["min", "max", "min_by", "max_by"])
+@pytest.mark.parametrize("block", [5, 1 << 16])
+def test_string_fields_and_fields_without_utf8_form(monkeypatch, kind, block) -> None:
+    """A String field combines like an int one (ties to the earlier record); a field with a lone
+    surrogate (no Arrow string) travels uncombined and pickled, folded in order."""
+    monkeypatch.setattr(aggregation_pushdown, "_BLOCK", block)
+    rng = random.Random(block + len(kind))
+    values = [
+        (f"k{rng.randrange(30)}", i, f"t{rng.randrange(50)}")
+        for i in range(5_000)  # many ties
+    ]
+    values[100] = ("k3", 1, "odd \ud800 field")  # routed by its key, but no Arrow string
+    values[2_000] = ("k4", 2, "\udfff")
+    batches = [values[i : i + 700] for i in range(0, len(values), 700)]
+    plain = _consumed(_ship("plain", batches, kind, 2, "String"), kind, 2, "String")
+    combined = _ship("combined", batches, kind, 2, "String")
+    assert _consumed(combined, kind, 2, "String") == plain
+    assert (
+        sum(len(r[3]) for r in combined) <= PRODUCERS * 2 * 30 + 2
+    )  # partial records + the two odd ones

@@ -199,6 +199,10 @@ def test_progress_reports_tasks_done_and_a_text_line(spark) -> None:
     assert final.jobs_total >= 1 and final.jobs_done == final.jobs_total
     assert final.tasks_total >= 3 and final.tasks_done == final.tasks_total
     assert final.line().startswith("[Spark] FINISHED: jobs ")
+    # without listeners the final snapshot is taken when first read: the same counts
+    quiet = execute(job([sink], parallelism=2), spark=spark, print_output=False).progress
+    assert quiet.status == "FINISHED" and quiet.jobs_done == quiet.jobs_total >= 1
+    assert quiet.tasks_total == final.tasks_total and quiet.tasks_done == quiet.tasks_total
 
 
 def test_to_pandas_gives_one_column_per_tuple_field(spark) -> None:

@@ -78,6 +78,9 @@ def test_records_round_trip_exactly() -> None:
         (Types.INT(), [True]),  # bool is not an int record
         (Types.DOUBLE(), [1.0, 2]),  # an int would come back as 2.0
         (Types.STRING(), ["a", None]),
+        (Types.STRING(), ["a", "\ud800"]),  # a lone surrogate has no UTF-8 form
+        (WORD_N, [("a", 1), ("b\udfff", 2)]),
+        (ROW, [Row(word="\ud800", n=1)]),
         (WORD_N, [("a", 1), ["b", 2]]),  # a list is not a tuple
         (WORD_N, [("a", 1, 3)]),
         (WORD_N, [("a", 1), ("b", True)]),  # a bool field among ints
