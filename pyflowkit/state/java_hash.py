@@ -25,7 +25,7 @@ def string_hash(s: str) -> int:
         for ch in s.encode("ascii"):
             h = (31 * h + ch) & _MASK
     else:
-        data = s.encode("utf-16-le")
+        data = s.encode("utf-16-le", "surrogatepass")  # a lone surrogate is one code unit
         for i in range(0, len(data), 2):
             h = (31 * h + (data[i] | data[i + 1] << 8)) & _MASK
     return to_int32(h)

@@ -69,3 +69,19 @@ def test_parallelism_preconditions_use_flinks_messages(call, message: str) -> No
     with pytest.raises(IllegalArgumentException) as e:
         call()
     assert str(e.value) == message
+
+
+@pytest.mark.parametrize(
+    ("key", "hash_code"),
+    [
+        ("\ud800", 0xD800),  # a lone surrogate is one UTF-16 code unit, as a Java char
+        ("a\udc00", 31 * 97 + 0xDC00),
+        ("\U0001f600", 31 * 0xD83D + 0xDE00),  # an astral char: its surrogate pair
+        ("\ud83d\ude00", 31 * 0xD83D + 0xDE00),  # the same two code units, written as a pair
+    ],
+)
+def test_string_hash_over_utf16_code_units_with_surrogates(key: str, hash_code: int) -> None:
+    """``String.hashCode`` of strings with surrogates (a Python str may hold a lone one, which
+    has no UTF-8 form): key groups can be assigned to such keys as Flink would."""
+    assert java_hash_code(key) == hash_code
+    assert 0 <= assign_to_key_group(key, 128) < 128
