@@ -389,33 +389,18 @@ class NFA:
                             raise
                         except Exception as exc:  # noqa: BLE001 - rethrown naming the state
                             raise self.condition_failed(exc, prog.state, take[4]) from exc
-                    if not hit:  # a start state stays, any other one ends
-                        if is_start:
-                            if start_id is None or not new_partial:  # sorts last: an append
-                                new_partial.append(cs)
-                            else:
-                                _offer(new_partial, cs)
-                            continue
-                        changed = True
-                        if previous is not None:
-                            node = entries.get(previous)
-                            if node is not None:
-                                if node[0] > 1:
-                                    node[0] -= 1
-                                elif node[1][0][0] is None and len(node[1]) == 1:
-                                    # releaseNode of a first node: it and its event's lock go
-                                    del entries[previous]
-                                    eid = previous[0]
-                                    held = events.get(eid)
-                                    if held is not None:
-                                        if held[0] > 1:
-                                            held[0] -= 1
-                                        else:
-                                            del events[eid]
-                                else:
-                                    release_node(previous)
-                        continue
-                    # the TAKE: previous locked by put and released after it (no net change)
+                    edges = None  # on a miss, nothing is taken (below)
+                if take is None:
+                    ctx = (
+                        ConditionContext(accessor, cs, timer_service, timestamp)
+                        if prog.needs_context
+                        else None
+                    )
+                    if is_start and start_decision is not None:
+                        edges, total_take, total_ignore = start_decision
+                    else:
+                        edges, total_take, total_ignore = prog.decide(event, ctx)
+                elif hit:  # the TAKE: previous locked by put and released after it (no change)
                     changed = True
                     if event_id is None:  # EventWrapper.getEventId: registered, locked once
                         counts = accessor.events_count
@@ -443,15 +428,6 @@ class NFA:
                     if is_start:  # the start state again, version + 1 (one TAKE branch)
                         new_partial.append((name, None, (*version[:-1], version[-1] + 1), -1, None))
                     continue
-                ctx = (
-                    ConditionContext(accessor, cs, timer_service, timestamp)
-                    if prog.needs_context
-                    else None
-                )
-                if is_start and start_decision is not None:
-                    edges, total_take, total_ignore = start_decision
-                else:
-                    edges, total_take, total_ignore = prog.decide(event, ctx)
                 if not edges:  # nothing taken or ignored: a start state stays, any other one ends
                     if is_start:
                         if start_id is None or not new_partial:  # sorts last: an append
