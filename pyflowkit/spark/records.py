@@ -23,6 +23,25 @@ FIELDS = ("edge", "target", "producer", "seq", "payload")
 # a typed chunk: payload is null; its timestamps, watermark and flags have their own columns
 TYPED_DDL = ", ts array<bigint>, wm bigint, flags int"
 TYPED_FIELDS = ("ts", "wm", "flags")
+
+
+def arrow_fields() -> list[tuple[str, Any]]:
+    """``FIELDS`` and ``TYPED_FIELDS`` as (name, Arrow type) pairs: a stage output's columns
+    before its typed edges' own."""
+    import pyarrow as pa
+
+    return [
+        ("edge", pa.int32()),
+        ("target", pa.int32()),
+        ("producer", pa.int32()),
+        ("seq", pa.int64()),
+        ("payload", pa.binary()),
+        ("ts", pa.list_(pa.int64())),
+        ("wm", pa.int64()),
+        ("flags", pa.int32()),
+    ]
+
+
 PRINT_OUT = -1  # edge code of print-sink lines to stdout
 PRINT_ERR = -2  # ... to stderr
 COLLECT = -3  # edge code of collect-sink records (target = the sink's StreamNode id)

@@ -96,16 +96,7 @@ class StageSpec:
     def output_arrow_schema(self) -> Any:
         import pyarrow as pa
 
-        fields = [
-            ("edge", pa.int32()),
-            ("target", pa.int32()),
-            ("producer", pa.int32()),
-            ("seq", pa.int64()),
-            ("payload", pa.binary()),
-            ("ts", pa.list_(pa.int64())),
-            ("wm", pa.int64()),
-            ("flags", pa.int32()),
-        ]
+        fields = records.arrow_fields()
         fields += [(layout.column, layout.arrow_type()) for layout in self.out_layouts()]
         return pa.schema(fields)
 

@@ -67,19 +67,7 @@ def _ship(
 def _decoded(columns: dict[str, list]) -> list[tuple]:
     import pyarrow as pa
 
-    schema = pa.schema(
-        [
-            ("edge", pa.int32()),
-            ("target", pa.int32()),
-            ("producer", pa.int32()),
-            ("seq", pa.int64()),
-            ("payload", pa.binary()),
-            ("ts", pa.list_(pa.int64())),
-            ("wm", pa.int64()),
-            ("flags", pa.int32()),
-            (LAYOUT.column, LAYOUT.arrow_type()),
-        ]
-    )
+    schema = pa.schema([*records.arrow_fields(), (LAYOUT.column, LAYOUT.arrow_type())])
     decode = decoder(LAYOUT)
     out = []
     for edge, target, producer, seq, payload, typed in records.iter_rows(
