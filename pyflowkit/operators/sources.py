@@ -502,11 +502,11 @@ class _ThreadedSourceContext(_BufferingSourceContext):
         self.thread: LegacySourceFunctionThread | None = None
 
     def collect(self, element: Any) -> None:
-        self.sink.append((element, None))
+        super().collect(element)
         self.thread.checkpoint()  # type: ignore[union-attr]
 
     def collect_with_timestamp(self, element: Any, timestamp: int) -> None:
-        self.sink.append((element, timestamp))
+        super().collect_with_timestamp(element, timestamp)
         self.thread.checkpoint()  # type: ignore[union-attr]
 
     def emit_watermark(self, watermark: Any) -> None:
@@ -554,15 +554,8 @@ class SourceFunctionReader(SourceReader):
         """Run the function one step further (its records land in ``buffer``); False: ended."""
         if self._done:
             return False
-        if self._threaded:
-            self._run_thread(len(self.buffer) + 1)
-            return True
-        if self._gen is None:
-            result = self.function.run(self.ctx)
-            if inspect.isgenerator(result):
-                self._gen = result
-            else:
-                self._done = True  # a run returning without a generator collected everything
+        if self._gen is None:  # a generator function's run (plain ones run on a thread)
+            self._gen = self.function.run(self.ctx)
             return True
         try:
             item = next(self._gen)
