@@ -403,11 +403,8 @@ class NFA:
                 elif hit:  # the TAKE: previous locked by put and released after it (no change)
                     changed = True
                     if event_id is None:  # EventWrapper.getEventId: registered, locked once
-                        counts = accessor.events_count
-                        n = counts.get(timestamp, 0)
-                        event_id = (timestamp, n)
-                        counts[timestamp] = n + 1
-                        wrapper = events[event_id] = [1, event]
+                        event_id = accessor.register_event(event, timestamp)
+                        wrapper = events[event_id]
                     new_entry = (event_id, take[2])
                     node = entries.get(new_entry)
                     if node is None:
@@ -476,11 +473,8 @@ class NFA:
                         current_version = version
                     take_to_visit -= 1
                     if event_id is None:  # EventWrapper.getEventId: registered, locked once
-                        counts = accessor.events_count
-                        n = counts.get(timestamp, 0)
-                        event_id = (timestamp, n)
-                        counts[timestamp] = n + 1
-                        wrapper = events[event_id] = [1, event]
+                        event_id = accessor.register_event(event, timestamp)
+                        wrapper = events[event_id]
                     # SharedBufferAccessor.put, then lockNode on the new entry
                     if previous is not None:
                         node = entries.get(previous)
