@@ -210,3 +210,43 @@ def test_stop_with_savepoint_goes_through_the_job_masters_stop_path(tmp_path: Pa
         run.rewind(at - 1)
         run.run_until(job_finished())
         assert [e.message for e in run.trace if e.method == "JobMaster.stopWithSavepoint"] == stops
+
+
+def test_subsumed_checkpoints_release_their_state_past_the_inspection_history() -> None:
+    from pyflowkit.runtime.checkpoint.coordinator import INSPECTABLE_DISCARDED_CHECKPOINTS as KEPT
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.enable_checkpointing(10)
+    words = [f"w{i % 50}" for i in range(100_000)]
+    env.from_collection(words).map(lambda w: (w, 1)).key_by(lambda t: t[0]).reduce(
+        lambda a, b: (a[0], a[1] + b[1])
+    ).add_sink(lambda v: None)
+    run = MiniCluster(echo_print=False, seed=1).submit(env.get_job_graph("history"))
+    run.run()
+    coord = run.checkpoint_coordinator
+    completed = sorted(coord.completed_by_id)
+    assert len(completed) > KEPT + 2
+    released = [i for i in completed if coord.completed_by_id[i].state_released]
+    # the retained checkpoint and the newest KEPT subsumed ones keep their state
+    assert released == completed[: -(KEPT + 1)]
+    assert run.keyed_state_at(completed[-KEPT - 1], REDUCE)[REDUCE]
+    assert run.checkpoints_frame()["status"].tolist().count("COMPLETED") == len(completed)
+    with pytest.raises(IllegalArgumentException) as err:
+        run.keyed_state_at(completed[0], REDUCE)
+    assert str(err.value) == (
+        f"keyed_state_at: checkpoint {completed[0]} was subsumed and its state discarded (the "
+        f"state of the newest {KEPT} subsumed checkpoints is kept for inspection); checkpoints "
+        f"with state: {completed[-KEPT - 1 :]}."
+    )
+    # released snapshots no longer pin versions of the reduce's state table
+    reduce_vertex = run.job_graph.vertices[-1]
+    for i in range(reduce_vertex.parallelism):
+        backend = run._task(reduce_vertex.id, i).invokable
+        tables = [
+            t
+            for op in backend.chain.operators
+            if getattr(op, "keyed_state_backend", None) is not None
+            for t in op.keyed_state_backend.tables.values()
+        ]
+        assert tables and all(len(t._retained) <= KEPT + 1 for t in tables)

@@ -27,6 +27,7 @@ class CompletedCheckpoint:
     channel_states: dict[tuple[str, int], Any] = field(default_factory=dict)
     external_pointer: str | None = None
     discarded: bool = False
+    state_released: bool = False  # a discarded checkpoint past the inspection history
 
     @property
     def is_savepoint(self) -> bool:
@@ -45,6 +46,17 @@ class CompletedCheckpoint:
             self.discarded = True
             return True
         return False
+
+    def release_state(self) -> None:
+        """Drop the state of a discarded checkpoint (Flink deletes it on subsume; pyflowkit keeps
+        it a while for inspection, then lets it go so an endless job's memory stays flat)."""
+        if not self.discarded:
+            raise IllegalArgumentException(
+                f"Checkpoint {self.checkpoint_id} is not discarded: its state is still needed."
+            )
+        self.operator_states = {}
+        self.channel_states = {}
+        self.state_released = True
 
     def __str__(self) -> str:
         return f"Checkpoint {self.checkpoint_id} @ {self.timestamp} for {self.job_id}"

@@ -9,6 +9,7 @@ rest of the JobMaster through a ``CheckpointGateway`` (RPCs to the TaskExecutors
 from __future__ import annotations
 
 import random
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,10 @@ from pyflowkit.runtime.checkpoint.stats import CheckpointStatsTracker
 from pyflowkit.runtime.checkpoint.storage_options import job_configuration
 from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics, TaskStateSnapshot
 from pyflowkit.runtime.trace import trace_event_template
+
+# Flink deletes a subsumed checkpoint's state; pyflowkit keeps that of the newest 10 discarded
+# ones for inspection (as many as Flink's checkpoint history, web.checkpoints.history, shows)
+INSPECTABLE_DISCARDED_CHECKPOINTS = 10
 
 
 class CheckpointGateway(Protocol):
@@ -116,7 +121,9 @@ class CheckpointCoordinator:
         self.store = StandaloneCompletedCheckpointStore(
             num_retained, settings.prefer_checkpoint_for_recovery
         )
-        self.store.on_discard = lambda cp: self.stats.report_discarded(cp.checkpoint_id)
+        self.store.on_discard = self._on_discard
+        # discarded checkpoints whose state is still kept for inspection, oldest first
+        self.inspectable_discarded: deque[CompletedCheckpoint] = deque()
         self.failure_manager = CheckpointFailureManager(
             settings.tolerable_checkpoint_failure_number, self._fail_job
         )
@@ -139,6 +146,18 @@ class CheckpointCoordinator:
         # checkpoint id → called with True on completion, False on abort (stop/cancel-with-savepoint)
         self.completion_callbacks: dict[int, Callable[[bool], None]] = {}
         self._trace_template: dict[str, Any] | None = None  # the fields of every event
+
+    # -- subsumed checkpoints -------------------------------------------------------------------
+    def _on_discard(self, checkpoint: CompletedCheckpoint) -> None:
+        """The store subsumed ``checkpoint``: report it; its state stays inspectable (e.g.
+        ``keyed_state_at``) until ``INSPECTABLE_DISCARDED_CHECKPOINTS`` newer ones were discarded."""
+        self.stats.report_discarded(checkpoint.checkpoint_id)
+        if not checkpoint.discarded:  # kept by its properties (a savepoint): never released
+            return
+        history = self.inspectable_discarded
+        history.append(checkpoint)
+        while len(history) > INSPECTABLE_DISCARDED_CHECKPOINTS:
+            history.popleft().release_state()
 
     # -- trace ----------------------------------------------------------------------------------
     def _emit(self, method: str, message: str, checkpoint_id: int | None = None, **kw: Any) -> None:
