@@ -84,6 +84,7 @@ def commit_stopped_sinks(
             vertex = next((i for i in indices if ops <= ids[i]), None)
             if vertex is None:
                 continue
-            StreamingSubtask(specs[vertex], int(key[1]), snapshot, now_ms())  # commits
+            # restoring commits what the snapshot pre-committed; then the task is done
+            StreamingSubtask(specs[vertex], int(key[1]), snapshot, now_ms()).dispose()
             notified += 1
     return notified

@@ -76,6 +76,7 @@ class VertexProcessor:
 
     # ---- one subtask, one batch ------------------------------------------------------------
     def _run(self, subtask: int, timer_values: Any, frames: Any) -> Iterator[Any]:
+        task: StreamingSubtask | None = None
         try:
             restored = self._load()
             if restored is not None and restored.finished:
@@ -97,7 +98,10 @@ class VertexProcessor:
             self._store(snapshot)
             if self.timers:
                 self._arm_timer(task.next_timer())
+            task.dispose()  # the micro-batch's task is done
         except Exception as exc:
+            if task is not None:
+                task.dispose_after_failure()
             where = f"{self.spec.vertex.name} ({subtask + 1}/{self.spec.parallelism})"
             raise RuntimeError(
                 f"{ERROR_BEGIN}{user_traceback(exc)}{ERROR_END}{where}{ERROR_END}"

@@ -15,6 +15,7 @@ import base64
 import json
 import os
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -63,15 +64,25 @@ class FlinkSourceStreamReader:
         self.drain_marker = os.path.join(control_dir, DRAIN) if control_dir else ""
         self.max_records = max_records
         self.max_millis = max_millis
-        self.tasks: list[StreamingSubtask | None] = []
+        self.tasks: list[StreamingSubtask | None] = []  # the live subtasks (replaced in place)
         self.at: str | None = None  # the offset (JSON) the live tasks stand at
+        # Spark never hands a simple reader its stop(): the live tasks are also disposed when
+        # the reader goes, at the latest when the query's reader process exits
+        weakref.finalize(self, _dispose_all, self.tasks)
+
+    def stop(self) -> None:
+        """The query terminated (``DataSourceStreamReader.stop``): dispose the live subtasks."""
+        _dispose_all(self.tasks)
 
     def initialOffset(self) -> dict:
         entry = {"state": "", "pos": 0, "ended": False}
         return {"batch": 0, "subtasks": [dict(entry) for _ in range(self.spec.parallelism)]}
 
     def _build(self, start: dict) -> list[StreamingSubtask | None]:
-        tasks: list[StreamingSubtask | None] = []
+        """The source subtasks restored at offset ``start``; the live ones they replace are
+        disposed (their functions closed, a ``SourceFunction.run`` thread cancelled)."""
+        _dispose_all(self.tasks)
+        tasks = self.tasks  # filled in place: the finalizer holds this list
         now = now_ms()
         for i, entry in enumerate(start["subtasks"]):
             if entry["ended"]:
@@ -79,8 +90,13 @@ class FlinkSourceStreamReader:
                 continue
             restored = _decode_state(entry["state"])  # None: the source's first batch
             snapshot = None if restored is None else SubtaskSnapshot(operators=restored)
-            task = StreamingSubtask(self.spec, i, snapshot, now)
-            task.base_position = entry["pos"]
+            try:
+                task = StreamingSubtask(self.spec, i, snapshot, now)
+            except BaseException:
+                _dispose_all(tasks, after_failure=True)
+                raise
+            # the offset's position goes on from the logged one whatever the reader restored
+            task.base_position = entry["pos"] - task.reader_position()
             tasks.append(task)
         return tasks
 
@@ -89,7 +105,7 @@ class FlinkSourceStreamReader:
             return iter(()), start  # the job is stopping at this batch boundary
         key = json.dumps(start, sort_keys=True)
         if self.at != key:
-            self.tasks = self._build(start)
+            self._build(start)
         deadline = time.monotonic() + self.max_millis / 1000
         drain = bool(self.drain_marker) and os.path.exists(self.drain_marker)
         rows, end = self._run(start, None, deadline, drain)
@@ -101,7 +117,7 @@ class FlinkSourceStreamReader:
 
     def readBetweenOffsets(self, start: dict, end: dict) -> Iterator[tuple]:
         """Replay after a restart: rebuild from ``start`` and read exactly up to ``end``."""
-        self.tasks = self._build(start)
+        self._build(start)
         rows, _ = self._run(start, end, None)
         self.at = None
         return iter(rows)
@@ -151,6 +167,17 @@ class FlinkSourceStreamReader:
         for task in self.tasks:
             if task is not None and not task.finished:
                 task.runner.chain.notify_checkpoint_complete(end["batch"])
+
+
+def _dispose_all(tasks: list[StreamingSubtask | None], after_failure: bool = False) -> None:
+    """Dispose every live subtask in ``tasks`` and empty the list."""
+    live = [t for t in tasks if t is not None]
+    tasks.clear()
+    for task in live:
+        if after_failure:
+            task.dispose_after_failure()
+        else:
+            task.dispose()
 
 
 _DATA_SOURCE: Any = None

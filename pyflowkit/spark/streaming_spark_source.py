@@ -291,21 +291,27 @@ class SparkSourceProcessor:
         if restored is not None and restored.finished:
             return None, None
         task = StreamingSubtask(self.spec, subtask, restored, now)
-        chain = task.runner.chain
-        reader = chain.head.reader
-        if self.kind == FILE:
-            reader.add_splits(items)
-            pending = lambda: bool(reader.splits)  # noqa: E731
-        else:
-            reader.add_records(items)
-            pending = lambda: bool(reader.pending)  # noqa: E731
-        while pending():
-            chain.emit_next(records.CHUNK_RECORDS)
-        checkpoint = restored.checkpoint + 1 if restored is not None else 1
-        columns = task.drain(checkpoint)
-        snapshot = task.snapshot(checkpoint)
-        self.tasks.updateValue((subtask,), (snapshot.to_bytes(),))
-        return columns, task.next_timer()
+        try:
+            chain = task.runner.chain
+            reader = chain.head.reader
+            if self.kind == FILE:
+                reader.add_splits(items)
+                pending = lambda: bool(reader.splits)  # noqa: E731
+            else:
+                reader.add_records(items)
+                pending = lambda: bool(reader.pending)  # noqa: E731
+            while pending():
+                chain.emit_next(records.CHUNK_RECORDS)
+            checkpoint = restored.checkpoint + 1 if restored is not None else 1
+            columns = task.drain(checkpoint)
+            snapshot = task.snapshot(checkpoint)
+            self.tasks.updateValue((subtask,), (snapshot.to_bytes(),))
+            next_timer = task.next_timer()
+        except BaseException:
+            task.dispose_after_failure()
+            raise
+        task.dispose()  # the micro-batch's task is done
+        return columns, next_timer
 
     def _arm_timer(self, when: int | None) -> None:
         handle = self.handle

@@ -6,11 +6,14 @@ cluster), restores it from the subtask's last snapshot (keyed state and timers p
 operator state, and the watermarks a running task keeps in memory: each operator's current
 watermark and the input valves), processes the batch's input chunks in order, flushes its record
 writers (Flink's buffer timeout) and snapshots again. A subtask whose inputs have all ended closes
-its chain, as a finishing Flink task does, and stays finished.
+its chain, as a finishing Flink task does, and stays finished. A micro-batch's task is disposed
+when the host is done with it (``disposeAllOperators``: the functions it opened are closed),
+also after a failure.
 """
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import time
 from collections.abc import Iterable, Iterator
@@ -117,7 +120,17 @@ class StreamingSubtask:
             self.channels.setdefault(runner.input_of_edge[channel[0]], set()).add(channel)
         self.ended: set[tuple[int, int]] = set()
         self.finished = False
-        self.base_position = 0  # sources without a positional reader count records from here
+        self.opened = False  # its chain was opened (a task restored finished never is)
+        self.disposed = False
+        self.base_position = 0  # the offset's position where the reader's own count starts
+        try:
+            self._restore_and_open(restored, now)
+        except BaseException:
+            self.dispose_after_failure()
+            raise
+
+    def _restore_and_open(self, restored: SubtaskSnapshot | None, now: int) -> None:
+        runner = self.runner
         clock = max(now, restored.clock if restored is not None else 0)
         runner.clock.set_current_time(clock)
         if restored is not None and restored.metrics:  # metrics go on across micro-batches
@@ -128,12 +141,25 @@ class StreamingSubtask:
         if restored is not None:
             self._restore_memory(restored)
         if not self.finished:
+            self.opened = True
             chain.open()
             if restored is not None and restored.checkpoint:
                 # the micro-batch of that snapshot has committed (batches run one after the
                 # other): Flink's notifyCheckpointComplete, e.g. sinks commit what it pre-committed
                 chain.notify_checkpoint_complete(restored.checkpoint)
             runner.clock.set_current_time(clock)  # restored processing-time timers now due fire
+
+    def dispose(self) -> None:
+        """``StreamTask.disposeAllOperators``: the host is done with this task (its functions
+        are closed, a source's thread is cancelled); once."""
+        if self.opened and not self.disposed:
+            self.disposed = True
+            self.runner.chain.dispose()
+
+    def dispose_after_failure(self) -> None:
+        """``dispose`` after the task failed: the failure, not a dispose error, is reported."""
+        with contextlib.suppress(Exception):
+            self.dispose()
 
     # ---- restore / snapshot ----------------------------------------------------------------
     def _restore_memory(self, snap: SubtaskSnapshot) -> None:
@@ -219,7 +245,13 @@ class StreamingSubtask:
             self.finish()
 
     def position(self) -> int:
-        """The source reader's position (records and watermarks read), for offsets; readers
+        """The source subtask's position for offsets: ``base_position`` plus what its reader
+        counts since it was built (see ``reader_position``)."""
+        return self.base_position + self.reader_position()
+
+    def reader_position(self) -> int:
+        """The reader's own position (records and watermarks read): absolute after a
+        positional restore, from 0 after a restore of splits (which carry no count); readers
         whose position is not a count (a FileSource's splits) count emitted records."""
         head = self.runner.chain.head
         snapshot_position = getattr(getattr(head, "reader", None), "snapshot_position", None)
@@ -227,7 +259,7 @@ class StreamingSubtask:
             position = snapshot_position()
             if isinstance(position, int):
                 return position
-        return self.base_position + int(getattr(head, "records_emitted", 0))
+        return int(getattr(head, "records_emitted", 0))
 
     def emit_source(self, limit: int | None, deadline: float | None) -> bool:
         """Source subtasks: read until position ``limit``, ``deadline`` or the end (True)."""
