@@ -220,3 +220,80 @@ def test_str_subclasses_bools_and_int_subclasses_size_as_the_codec_writes_them()
     assert operator_snapshot_size(snap) == snapshot_size(plain) == state_size(plain)
     for empty in (OperatorSnapshot(), frozen([])):
         assert operator_snapshot_size(empty) == state_size(empty.to_dict())
+
+
+# ---- the measuring of keys and values, against the codec value by value ----
+
+MIXED_ATOMS = st.one_of(
+    ATOMS,
+    st.integers(-300, 300),  # around the small ints counted on their bytes
+    st.integers(),
+    st.sampled_from([-0.0, 1e16, 1e-7, 2**64, -(2**70), True, False, "\x7f", "\ud800", "a\\b"]),
+    st.text(st.characters(max_codepoint=0x7F), max_size=3),  # ASCII incl. control characters
+)
+RECORDS = st.one_of(
+    st.lists(st.tuples(MIXED_ATOMS, MIXED_ATOMS), max_size=12),  # record-like: columns
+    st.lists(st.tuples(st.text(max_size=3), st.integers(0, 255)), max_size=12),
+    st.lists(st.tuples(st.text(max_size=3), st.integers(-(2**40), 2**40)), max_size=12),
+    st.lists(st.tuples(MIXED_ATOMS, st.tuples(MIXED_ATOMS, MIXED_ATOMS)), max_size=8),
+    st.lists(st.lists(MIXED_ATOMS, max_size=3), max_size=8),  # ragged lists
+    st.lists(st.one_of(st.tuples(), st.tuples(MIXED_ATOMS), st.lists(MIXED_ATOMS)), max_size=8),
+    st.lists(MIXED_ATOMS | PLAIN, max_size=12),
+)
+
+
+def _codec_chars(values: list[Any]) -> int:
+    return sum(state_size(v) for v in values)
+
+
+@given(RECORDS)
+def test_values_measure_as_the_codec_writes_them_one_by_one(values: list[Any]) -> None:
+    from pyflowkit.runtime.checkpoint import frozen_state_size
+
+    assert frozen_state_size._items_chars(values) == _codec_chars(values)
+    zip_max = frozen_state_size._ZIP_MAX
+    frozen_state_size._ZIP_MAX = 0  # the columns a pass at a time, as for many records
+    try:
+        assert frozen_state_size._items_chars(values) == _codec_chars(values)
+    finally:
+        frozen_state_size._ZIP_MAX = zip_max
+
+
+@given(st.lists(st.one_of(OTHER, st.builds(lambda v: (v, 1), OTHER)), min_size=1, max_size=4))
+def test_values_the_codec_tags_otherwise_are_left_to_it(others: list[Any]) -> None:
+    from pyflowkit.runtime.checkpoint import frozen_state_size
+
+    for values in (others, [("a", 1), *others], [1, *others]):
+        assert frozen_state_size._items_chars(values) is None
+
+
+def test_ints_beyond_the_bytes_and_bools_among_them_count_as_json_writes_them() -> None:
+    from pyflowkit.runtime.checkpoint import frozen_state_size
+
+    for values in (
+        [0, 9, 10, 99, 100, 255],
+        [0, 9, 10, 99, 100, 255, 256],
+        [-1, 5],
+        [True, 3, None, 2.5, False],
+        [("w", 1), ("x", 300), ("y", -7)],
+        [10**4300 - 1] * 2,
+    ):
+        assert frozen_state_size._items_chars(values) == _codec_chars(values)
+    for tagged in ([float("inf")], [1.5, float("-inf")], [None, float("nan")], [("a", 1e999)]):
+        assert frozen_state_size._items_chars(tagged) is None
+
+
+@given(st.lists(st.tuples(st.text(max_size=4), st.integers(0, 600)), min_size=1, max_size=40))
+def test_a_word_count_snapshot_after_every_key_changed_sizes_exactly(counts: list) -> None:
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    state = b.get_partitioned_state(ValueStateDescriptor("_op_state"))
+    for word, count in counts:
+        b.set_current_key(word)
+        state.update((word, count))
+    first, first_size = _sized(b)
+    for word, count in counts:  # every key written again, as between two word-count checkpoints
+        b.set_current_key(word)
+        state.update((word, count + 250))
+    second, second_size = _sized(b)
+    assert first_size == state_size(first.to_dict())
+    assert second_size == state_size(second.to_dict())

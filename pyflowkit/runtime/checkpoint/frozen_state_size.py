@@ -2,21 +2,21 @@
 materialised): the length ``state_codec.state_size`` gives the snapshot's plain form.
 
 Flink's ``StateObject.getStateSize`` of what ``HeapSnapshotStrategy`` writes. Keys and values are
-measured a type at a time in C (strings by their joined length when none needs escaping, numbers
-by their repr, tuples and lists by their members plus brackets, commas and tags); the structure
-around the entries (key groups, state names, tags) is counted arithmetically. Values the codec
-tags other than tuples (dicts outside map state, sets, bytes, ``Row``, windows, non-finite
-floats, …) take the materialising path instead (``state_codec.snapshot_size``), which gives the
-same number.
+measured a type at a time in C (strings by their joined length, escapes counted on the joined
+text; ints, bools, None and finite floats by their ``%s`` forms, which are as long as their JSON
+forms; tuples and lists a column at a time, plus brackets, commas and tags); the structure around
+the entries (key groups, state names, tags) is counted arithmetically. Values the codec tags
+other than tuples (dicts outside map state, sets, bytes, ``Row``, windows, non-finite floats, …)
+take the materialising path instead (``state_codec.snapshot_size``), which gives the same number.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import chain, compress, repeat
+from itertools import chain, compress, islice, repeat
+from json.encoder import encode_basestring_ascii
 from operator import is_, is_not, itemgetter
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -71,17 +71,20 @@ def keyed_state_size(tables: FrozenTables) -> int | None:
     ``{kg: {name: {"kind", "entries": [[key, namespace, value], …]}}}``), or None when a key,
     namespace or value needs the general path."""
     chars = 0
-    states_per_kg: Counter[int] = Counter()
+    n_states = 0  # (key group, state) pairs with entries
+    with_entries: set[int] | None = None
     for table, key_groups in tables:
         part = _table_chars(table, key_groups)
         if part is None:
             return None
         chars += part[0]
-        states_per_kg.update(part[1])
+        n_states += len(part[1])
+        with_entries = part[1] if with_entries is None else with_entries | part[1]
     # per key group: '["kg",' + the tagged dict of its states + ']'; then the outer tagged dict
-    n_kgs = len(states_per_kg)
-    chars += (5 + _EMPTY_DICT - 1) * n_kgs + len("".join(map(str, states_per_kg)))
-    return chars + sum(states_per_kg.values()) + _EMPTY_DICT + max(0, n_kgs - 1)
+    n_kgs = len(with_entries) if with_entries else 0
+    if n_kgs:
+        chars += (5 + _EMPTY_DICT - 1) * n_kgs + len(("%d" * n_kgs) % tuple(with_entries))
+    return chars + n_states + _EMPTY_DICT + max(0, n_kgs - 1)
 
 
 # per table: (copy-on-write epoch, the frozen view sized last, its characters, its key groups
@@ -96,19 +99,9 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, set[int]]
     the maps frozen then are untouched); the key groups' own wrapping is left to the caller."""
     name, kind, epoch = table.name, table.kind, table.cow_epoch
     last = _LAST_SIZED.get(table)
-    part: tuple[int, set[int]] | None = None
+    part = None
     if last is not None and last[0] == epoch:
-        _, old_view, old_chars, old_with = last
-        gone = old_view.keys() - key_groups.keys()
-        changed = _changed_key_groups(old_view, key_groups, len(key_groups) // 2 - len(gone))
-        if changed is not None:
-            now = _entries_chars(name, kind, {kg: key_groups[kg] for kg in changed})
-            before = _entries_chars(
-                name, kind, {kg: old_view[kg] for kg in chain(changed, gone) if kg in old_view}
-            )
-            if now is not None and before is not None:
-                with_entries = old_with.difference(changed, gone).union(now[1])
-                part = (old_chars - before[0] + now[0], with_entries)
+        part = _changed_chars(name, kind, last, key_groups)
     if part is None:
         full = _entries_chars(name, kind, key_groups)
         if full is None:
@@ -118,23 +111,41 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, set[int]]
     return part
 
 
+def _changed_chars(
+    name: str, kind: str, last: tuple[int, dict[int, Any], int, set[int]], view: dict[int, Any]
+) -> tuple[int, set[int]] | None:
+    """``_table_chars`` from the last sizing and the key groups changed since, or None when
+    more than half changed (measuring them all is then cheaper than telling which)."""
+    _, old_view, old_chars, old_with = last
+    limit = len(view) // 2
+    if limit >= _SAMPLE and not any(
+        map(_same_group, repeat(old_view), repeat(view), islice(view, _SAMPLE))
+    ):
+        return None  # the first key groups were all written: most were, likely
+    gone = old_view.keys() - view.keys()
+    changed = _changed_key_groups(old_view, view, limit - len(gone))
+    if changed is None:
+        return None
+    now = _entries_chars(name, kind, {kg: view[kg] for kg in changed})
+    before = _entries_chars(
+        name, kind, {kg: old_view[kg] for kg in chain(changed, gone) if kg in old_view}
+    )
+    if now is None or before is None:
+        return None
+    return old_chars - before[0] + now[0], old_with.difference(changed, gone).union(now[1])
+
+
 def _changed_key_groups(
     old_view: dict[int, Any], view: dict[int, Any], limit: int
 ) -> list[int] | None:
     """The key groups of ``view`` whose entries are not the very objects ``old_view`` held
-    (namespaces, keys and values, in order), or None when more than ``limit`` differ (or may:
-    when more than ``limit`` were copied and a sample of them all differ).
+    (namespaces, keys and values, in order), or None when more than ``limit`` differ.
 
     A key group copied on write but not written since holds the same objects in a new map;
     mutable values were deep-copied by the copy, so they count as changed."""
     # key groups not copied since hold the very same maps (found in C)
-    copied = list(compress(view, map(is_not, map(old_view.get, view), view.values())))
-    if len(copied) > limit >= _SAMPLE and not any(
-        _same_group(old_view, view, kg) for kg in copied[:_SAMPLE]
-    ):
-        return None  # most were written: sizing them all is cheaper than checking them all
     changed: list[int] = []
-    for kg in copied:
+    for kg in compress(view, map(is_not, map(old_view.get, view), view.values())):
         if not _same_group(old_view, view, kg):
             changed.append(kg)
             if len(changed) > limit:
@@ -142,12 +153,13 @@ def _changed_key_groups(
     return changed
 
 
-_SAMPLE = 8  # copied key groups checked before giving up on an incremental sizing
+_SAMPLE = 4  # key groups checked before giving up on an incremental sizing
 
 
 def _same_group(old_view: dict[int, Any], view: dict[int, Any], kg: int) -> bool:
     old = old_view.get(kg)
-    return old is not None and _same_entries(old, view[kg])
+    new = view[kg]
+    return old is new or (old is not None and _same_entries(old, new))
 
 
 def _same_entries(old: dict[Any, dict[Any, Any]], new: dict[Any, dict[Any, Any]]) -> bool:
@@ -171,22 +183,16 @@ def _entries_chars(
     around = _state_chars(name, kind)
     if around is None:
         return None
-    chars = 0
     by_ns_list = list(key_groups.values())
-    if set(chain.from_iterable(by_ns_list)) <= {None}:  # the void namespace only: in C
-        try:
-            maps = list(map(itemgetter(None), by_ns_list))
-        except KeyError:  # a key group without any map (none is ever left so)
-            maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
-            n_per_kg = [sum(map(len, by_ns.values())) for by_ns in by_ns_list]
-        else:
-            n_per_kg = list(map(len, maps))
-        chars += sum(n_per_kg) * (5 + _VOID_CHARS)
+    maps = _void_maps(by_ns_list)
+    if maps is not None:  # the void namespace only
+        n_per_kg = list(map(len, maps))
+        chars = sum(n_per_kg) * (5 + _VOID_CHARS)
     else:
         maps, n_per_kg, ns_chars = _by_namespace(by_ns_list)
         if ns_chars is None:
             return None
-        chars += 5 * sum(n_per_kg) + ns_chars
+        chars = 5 * sum(n_per_kg) + ns_chars
     with_entries = list(compress(key_groups, n_per_kg))
     # per key group: '[name,' + the state's dict + ']' around an entries list of 1 + 5n
     chars += len(with_entries) * around
@@ -203,15 +209,24 @@ def _entries_chars(
     else:
         values = list(chain.from_iterable(map(dict.values, maps)))
     for items in (keys, values):
-        if items:
-            item_chars = _items_chars(items)
-            if item_chars is None:
-                return None
-            chars += item_chars
+        item_chars = _items_chars(items)
+        if item_chars is None:
+            return None
+        chars += item_chars
     return chars, with_entries
 
 
 _VOID_CHARS = len("null")  # VOID_NAMESPACE (None) encoded
+
+
+def _void_maps(by_ns_list: list[dict[Any, dict[Any, Any]]]) -> list[dict[Any, Any]] | None:
+    """Each key group's void-namespace map when that is its only map (in C), else None."""
+    if sum(map(len, by_ns_list)) != len(by_ns_list):
+        return None
+    try:  # every key group has the void namespace's map, and (by the count) no other
+        return list(map(itemgetter(None), by_ns_list))
+    except KeyError:
+        return None
 
 
 @lru_cache(maxsize=256)
@@ -256,23 +271,27 @@ def _by_namespace(
     return maps, n_per_kg, ns_total
 
 
-def _items_chars(values: list[Any], depth: int = 0) -> int | None:
-    """The codec's encoded lengths of ``values``, summed, a type at a time in C; None if a
-    value is not a native JSON atom (finite floats), a tuple or a list of those."""
-    if not values:
+def _items_chars(values: Sequence[Any], depth: int = 0) -> int | None:
+    """The codec's encoded lengths of ``values`` (a list or tuple), summed, a type at a time
+    in C; None if a value is not a native JSON atom (finite floats), a tuple or a list of those."""
+    n = len(values)
+    if not n:
         return 0
     try:  # strings (the codec passes str subclasses through as strings): no type pass
         joined = "".join(values)
     except TypeError:
         pass
     else:
-        return _str_chars(values, joined)
+        return _str_chars(n, joined)
     types = list(map(type, values))
     first = types[0]
-    if types.count(first) == len(types):  # one exact type (counted by identity, in C)
+    if types.count(first) == n:  # one exact type (counted by identity, in C)
         return _chars_of_kind(first, values, depth)
+    kinds = set(types)
+    if kinds <= _ATOMS:  # ints, bools, None and floats mixed: their '%s' forms, in one go
+        return _atoms_chars(values, float in kinds)
     total = 0
-    for kind in set(types):
+    for kind in kinds:
         chars = _chars_of_kind(kind, list(compress(values, map(is_, types, repeat(kind)))), depth)
         if chars is None:
             return None
@@ -280,61 +299,115 @@ def _items_chars(values: list[Any], depth: int = 0) -> int | None:
     return total
 
 
-def _str_chars(values: list[str], joined: str) -> int:
-    """The encoded length of strings whose concatenation is ``joined``."""
-    if joined.isascii() and joined.isprintable() and '"' not in joined and "\\" not in joined:
-        return len(joined) + 2 * len(values)  # nothing to escape: the text plus its quotes
-    return len(_ENCODER.encode(values)) - (len(values) + 1)  # the list's brackets and commas
+_ATOMS = frozenset((int, bool, type(None), float))
+# the ASCII characters JSON writes escaped (control characters, DEL, '"' and '\')
+_ESCAPED_ASCII = bytes(range(32)) + b'\x7f"\\'
 
 
-def _chars_of_kind(kind: type, values: list[Any], depth: int) -> int | None:
+def _str_chars(n: int, joined: str) -> int:
+    """The encoded length of ``n`` strings whose concatenation is ``joined`` (escapes are per
+    character, so the joined text has them all)."""
+    if joined.isascii():  # a flag of the string: no scan
+        raw = joined.encode("ascii")
+        if raw.isalnum() or len(raw.translate(None, _ESCAPED_ASCII)) == len(raw):
+            return len(raw) + 2 * n  # nothing to escape: the text plus its quotes
+    return len(encode_basestring_ascii(joined)) - 2 + 2 * n
+
+
+def _atoms_chars(values: Sequence[Any], floats: bool) -> int | None:
+    """The encoded length of ints, bools, None and finite floats (exact types): ``%s`` writes
+    each as long as JSON does (``True``/``true``, ``None``/``null``, floats by their repr)."""
+    try:  # formatted back to back in C
+        text = ("%s" * len(values)) % (values if type(values) is tuple else tuple(values))
+    except ValueError:  # more digits than int→str allows: the codec path raises it
+        return None
+    if floats and ("inf" in text or "nan" in text):  # non-finite floats: the codec tags them
+        return None
+    return len(text)
+
+
+def _ints_chars(values: Sequence[int]) -> int | None:
+    """The encoded length of ints (exact type): counted on their bytes when all are below
+    256 (in C), else formatted."""
+    try:
+        small = bytes(values)
+    except ValueError:  # one is negative or above 255
+        return _atoms_chars(values, False)
+    return (
+        len(small)
+        + len(small.translate(None, _ONE_DIGIT))
+        + len(small.translate(None, _TWO_DIGITS))
+    )
+
+
+_ONE_DIGIT = bytes(range(10))  # the bytes of ints below 10: deleted, the rest have 2+ digits
+_TWO_DIGITS = bytes(range(100))  # … below 100: the rest have 3
+
+
+def _chars_of_kind(kind: type, values: Sequence[Any], depth: int) -> int | None:
     """``_items_chars`` of values that all have the exact type ``kind``."""
-    n = len(values)
-    if kind is str:
-        return _str_chars(values, "".join(values))
     if kind is int:
-        try:  # the decimal forms (JSON's) back to back, formatted in C
-            return len(("%d" * n) % tuple(values))
-        except ValueError:  # more digits than int→str allows: the codec path raises it
-            return None
+        return _ints_chars(values)
+    if kind is str:
+        return _str_chars(len(values), "".join(values))
     if kind is float:
-        text = repr(values)  # '[' + the reprs (JSON's forms) joined by ', ' + ']'
-        if "n" in text:  # inf and nan: the codec tags them
-            return None
-        return len(text) - 2 * n
+        return _atoms_chars(values, True)
     if kind is bool:
         true = values.count(True)
-        return 4 * true + 5 * (n - true)
+        return 4 * true + 5 * (len(values) - true)
     if kind is type(None):
-        return 4 * n
+        return 4 * len(values)
     if kind is tuple or kind is list:
         return _sequences_chars(values, depth, kind is tuple)
     return None
 
 
-def _sequences_chars(values: list[Any], depth: int, tagged: bool) -> int | None:
+def _sequences_chars(values: Sequence[Any], depth: int, tagged: bool) -> int | None:
     """``_items_chars`` of lists or tuples: '[' + members + ']' (m + 1 characters, '[]' 2),
     plus the codec's tag around each tuple; members measured a column at a time when every
     sequence has the same length (record-like tuples), else all together."""
     if depth >= _MAX_DEPTH:
         return None
     n = len(values)
-    lengths = list(map(len, values))
-    width = lengths[0]
-    if lengths.count(width) == n:
+    width = len(values[0])
+    columns = _columns(values, width)
+    if columns is not None:
         inner = 0
-        for i in range(width):
-            chars = _items_chars(list(map(itemgetter(i), values)), depth + 1)
+        for column in columns:
+            chars = _items_chars(column, depth + 1)
             if chars is None:
                 return None
             inner += chars
         chars = inner + n * (width + 1) + (n if width == 0 else 0)
     else:
+        lengths = list(map(len, values))
         inner = _items_chars(list(chain.from_iterable(values)), depth + 1)
         if inner is None:
             return None
         chars = inner + sum(lengths) + n + lengths.count(0)
     return chars + _TUPLE_TAG * n if tagged else chars
+
+
+_ZIP_MAX = 2048  # above this many sequences zip's iterators cost more than a pass per column
+
+
+def _columns(values: Sequence[Any], width: int) -> list[Sequence[Any]] | None:
+    """The members of ``values`` (lists or tuples) a column at a time, or None unless every
+    one has ``width`` members."""
+    if len(values) <= _ZIP_MAX:
+        try:
+            return list(zip(*values, strict=True))  # all columns in one pass
+        except ValueError:
+            return None
+    if sum(map(len, values)) != width * len(values):
+        return None
+    if not width:
+        return []
+    try:  # every sequence reaches the last column: with the sum, each has exactly ``width``
+        last = list(map(itemgetter(width - 1), values))
+    except IndexError:
+        return None
+    return [*(list(map(itemgetter(i), values)) for i in range(width - 1)), last]
 
 
 def _encoded_length(value: Any) -> int | None:
