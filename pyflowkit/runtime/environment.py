@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from operator import attrgetter
-
-_BY_SEQ = attrgetter("seq")
+from heapq import heappop, heappush
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SimEvent:
     """A message or mail due at ``time``; ``lane`` keeps FIFO order between the same endpoints."""
 
@@ -49,20 +46,20 @@ class SimEnvironment:
         self._seq += 1
         due = self.now + delay
         ev = SimEvent(due, self._seq, lane, name, action)
-        heapq.heappush(self._queue, (due, self._seq, ev))
+        heappush(self._queue, (due, self._seq, ev))
         return ev
 
     def peek(self) -> float:
         """Time of the next event, or infinity."""
-        self._drop_cancelled()
-        if self._ready:
-            return self.now
-        return self._queue[0][0] if self._queue else float("inf")
-
-    def _drop_cancelled(self) -> None:
-        self._ready = [e for e in self._ready if not e.cancelled]
-        while self._queue and self._queue[0][2].cancelled:
-            heapq.heappop(self._queue)
+        ready = self._ready
+        for ev in ready:
+            if not ev.cancelled:
+                return self.now
+        ready.clear()  # all cancelled (or none)
+        queue = self._queue
+        while queue and queue[0][2].cancelled:
+            heappop(queue)
+        return queue[0][0] if queue else float("inf")
 
     def pending(self) -> int:
         return sum(1 for e in self._ready if not e.cancelled) + sum(
@@ -71,24 +68,36 @@ class SimEnvironment:
 
     def next_event(self) -> SimEvent:
         """Remove and return the event to deliver next (advancing the clock)."""
-        self._drop_cancelled()
-        if not self._ready:
-            if not self._queue:
+        ready = self._ready
+        for ev in ready:
+            if ev.cancelled:
+                ready = self._ready = [e for e in ready if not e.cancelled]
+                break
+        if not ready:
+            queue = self._queue
+            while queue and queue[0][2].cancelled:
+                heappop(queue)
+            if not queue:
                 raise EmptySchedule()
-            t = self._queue[0][0]
-            while self._queue and self._queue[0][0] == t:
-                ev = heapq.heappop(self._queue)[2]
+            t = queue[0][0]
+            # the events due at t leave the heap in seq order: no sort needed
+            while queue and queue[0][0] == t:
+                ev = heappop(queue)[2]
                 if not ev.cancelled:
-                    self._ready.append(ev)
+                    ready.append(ev)
             self.now = t
-            self._ready.sort(key=_BY_SEQ)
-            if not self._ready:
-                return self.next_event()
+        n = len(ready)
+        if n == 1:
+            return ready.pop()
+        lanes = [ev.lane for ev in ready]
+        if len(set(lanes)) == n:  # every event is the first of its lane
+            return ready.pop(self.rng.randrange(n))
         seen: set[str] = set()
         candidates: list[int] = []
-        for i, ev in enumerate(self._ready):
-            if ev.lane not in seen:
-                seen.add(ev.lane)
+        for i, lane in enumerate(lanes):
+            if lane not in seen:
+                seen.add(lane)
                 candidates.append(i)
-        idx = candidates[self.rng.randrange(len(candidates))] if len(candidates) > 1 else 0
-        return self._ready.pop(idx)
+        if len(candidates) == 1:  # one lane: its first event, no draw
+            return ready.pop(0)
+        return ready.pop(candidates[self.rng.randrange(len(candidates))])
