@@ -158,20 +158,20 @@ class JobMaster:
         coord = self.checkpoint_coordinator
         if coord is None:
             return
-        cp = {"job": self.job_id, "checkpoint": checkpoint_id}
-        self.bus.emit(
-            "JobMaster",
+        template = coord.event_template()  # the JobMaster's events about this job
+        self.bus.emit_about_checkpoint(
+            template,
             "JobMaster.acknowledgeCheckpoint",
             f"JobMaster received the acknowledgement of checkpoint {checkpoint_id} from "
             f"{attempt_id} at {location}.",
-            **cp,
+            checkpoint_id,
         )
-        self.bus.emit(
-            "JobMaster",
+        self.bus.emit_about_checkpoint(
+            template,
             "SchedulerBase.acknowledgeCheckpoint",
             f"JobMaster hands the acknowledgement of checkpoint {checkpoint_id} from {attempt_id} "
             "to the CheckpointCoordinator.",
-            **cp,
+            checkpoint_id,
         )
         coord.receive_acknowledge_message(attempt_id, checkpoint_id, metrics, snapshot, location)
 
@@ -239,11 +239,16 @@ class JobMasterCheckpointGateway:
     def __init__(self, job_master: Any) -> None:
         self.jm = job_master
         self.bus = job_master.bus
+        self._vertices: dict[str, list[Any]] = {}  # job vertex id → its ExecutionVertices
 
     def current_executions(self, vertex_id: str) -> list[Any]:
-        sched = self.jm.scheduler
-        jv = next(v for v in self.jm.job_graph.vertices if v.id == vertex_id)
-        return [sched.by_key[(vertex_id, i)].current_execution for i in range(jv.parallelism)]
+        vertices = self._vertices.get(vertex_id)
+        if vertices is None:  # the scheduler's ExecutionVertices live as long as the JobMaster
+            sched = self.jm.scheduler
+            jv = next(v for v in self.jm.job_graph.vertices if v.id == vertex_id)
+            vertices = [sched.by_key[(vertex_id, i)] for i in range(jv.parallelism)]
+            self._vertices[vertex_id] = vertices
+        return [ev.current_execution for ev in vertices]
 
     def _send(self, e: Any, method: str, fn: Any) -> None:
         te = e.slot.task_executor if e.slot is not None else None

@@ -9,7 +9,12 @@ from typing import Any
 
 from pyflowkit.runtime.environment import SimEnvironment
 from pyflowkit.runtime.printed_lines import DEFAULT_PRINTED_WINDOW
-from pyflowkit.runtime.trace import TraceEvent, event_from_template, new_trace_event
+from pyflowkit.runtime.trace import (
+    TraceEvent,
+    checkpoint_event_from_template,
+    event_from_template,
+    new_trace_event,
+)
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,20 @@ class RpcBus:
         """``emit`` for a component that emits many events about the same subjects: the
         fields come from ``trace_event_template(component, **subjects)``, ``extra`` added."""
         ev = event_from_template(template, self.step, self.env.now, method, message, extra)
+        self.trace.append(ev)
+        if ev.new_state is not None:
+            for listener in self.state_listeners:
+                listener(ev)
+        return ev
+
+    def emit_about_checkpoint(
+        self, template: dict[str, Any], method: str, message: str, checkpoint: int
+    ) -> TraceEvent:
+        """``emit_from(template, method, message, {"checkpoint": checkpoint})``: an event of the
+        checkpoint protocol (made without the extra dict)."""
+        ev = checkpoint_event_from_template(
+            template, self.step, self.env.now, method, message, checkpoint
+        )
         self.trace.append(ev)
         if ev.new_state is not None:
             for listener in self.state_listeners:

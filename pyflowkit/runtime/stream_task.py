@@ -308,19 +308,25 @@ class _InputTask(StreamTask):
     def process_input(self, fast: bool) -> str:
         parts: list[str] = []
         rounds = 0
+        describe = not fast  # fast mode leaves the sentence out of the trace: not written
         while True:
             got = self._poll()
             if got is None:
                 break
             gate, channel, buffer = got
-            parts.append(self._process_buffer(gate, channel, buffer))
+            text = self._process_buffer(gate, channel, buffer, describe)
+            if describe:
+                parts.append(text)
             rounds += 1
             if not fast or not self.outputs_available() or self.end_of_input or rounds >= 64:
                 break
         self.flush()
         return " ".join(parts)
 
-    def _process_buffer(self, gate: SingleInputGate, channel: Any, buffer: Buffer) -> str:
+    def _process_buffer(
+        self, gate: SingleInputGate, channel: Any, buffer: Buffer, describe: bool = True
+    ) -> str:
+        """One buffer through the chain; the trace sentence ("" unless ``describe``)."""
         idx = gate.input_index
         chain = self.chain
         checkpointing = self.task.checkpointing
@@ -343,7 +349,9 @@ class _InputTask(StreamTask):
                     self.end_of_input = True
                     msg += "; all input ended"
                 return msg + "."
-            handled = checkpointing.on_event(gate, channel, buffer.event)
+            handled = checkpointing.on_event(gate, channel, buffer.event, describe)
+            if not describe:
+                return ""
             return handled or f"{self.task.name} received {buffer.event!r}."
         checkpointing.record_in_flight(gate, channel, buffer)  # iterates its elements
         n_records = 0
@@ -380,6 +388,8 @@ class _InputTask(StreamTask):
                 chain.process_batch([v for v, _ in batch], [t for _, t in batch], idx)
         self.records_in += n_records
         channel.recycle()
+        if not describe:
+            return ""
         wm = f" and {watermarks} watermark(s)" if watermarks else ""
         return (
             f"{self.task.name} processed a buffer of {n_records} records{wm} from channel "

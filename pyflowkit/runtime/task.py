@@ -106,6 +106,16 @@ class Task:
             return
         bus.emit_from(self._event_template, method, message, extra)
 
+    def emit_about_checkpoint(self, method: str, message: str, checkpoint_id: int) -> None:
+        """``emit(method, message, checkpoint=checkpoint_id)`` without the keyword dict."""
+        self.bus.emit_about_checkpoint(self._event_template, method, message, checkpoint_id)
+
+    @cached_property
+    def executor_event_template(self) -> dict[str, Any]:
+        """The fields of the TaskExecutor's trace events about this task (its checkpoint RPCs):
+        the TaskExecutor as component, the task's job, vertex, subtask and attempt."""
+        return trace_event_template(self.task_executor.name, **self._subjects())
+
     @cached_property
     def _event_template(self) -> dict[str, Any]:
         """The fields of every trace event of this task: its name and its

@@ -102,11 +102,11 @@ class TaskExecutor:
         task = self._live_task(attempt_id)
         if task is None:
             return
-        self.bus.emit(
-            self.name,
+        self.bus.emit_about_checkpoint(
+            task.executor_event_template,
             "TaskExecutor.triggerCheckpoint",
             f"Trigger checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
-            **task._subjects(checkpoint=checkpoint_id),
+            checkpoint_id,
         )
         task.trigger_checkpoint_barrier(
             checkpoint_id, timestamp, options, advance_to_end_of_event_time
@@ -117,11 +117,11 @@ class TaskExecutor:
         task = self._live_task(attempt_id)
         if task is None:
             return
-        self.bus.emit(
-            self.name,
+        self.bus.emit_about_checkpoint(
+            task.executor_event_template,
             "TaskExecutor.confirmCheckpoint",
             f"Confirm checkpoint {checkpoint_id}@{timestamp} for {attempt_id}.",
-            **task._subjects(checkpoint=checkpoint_id),
+            checkpoint_id,
         )
         task.notify_checkpoint_complete(checkpoint_id)
 

@@ -43,6 +43,7 @@ class TraceEvent:
 
 TRACE_COLUMNS = [f.name for f in fields(TraceEvent)]
 _SUBJECT_DEFAULTS = {f.name: f.default for f in fields(TraceEvent)[5:]}
+_SUBJECT_KEYS = _SUBJECT_DEFAULTS.keys()
 _BLANK = {"step": 0, "time": 0, "component": "", "method": "", "message": "", **_SUBJECT_DEFAULTS}
 _new_object = object.__new__
 _set_attribute = object.__setattr__
@@ -66,8 +67,25 @@ def event_from_template(
     fields_["method"] = method
     fields_["message"] = message
     if extra:
-        _check_subjects(extra)
+        if not extra.keys() <= _SUBJECT_KEYS:
+            _check_subjects(extra)
         fields_.update(extra)
+    ev = _new_object(TraceEvent)
+    _set_attribute(ev, "__dict__", fields_)
+    return ev
+
+
+def checkpoint_event_from_template(
+    template: dict[str, Any], step: int, time: int, method: str, message: str, checkpoint: int
+) -> TraceEvent:
+    """``event_from_template(..., {"checkpoint": checkpoint})`` without the extra dict: the
+    events of the checkpoint protocol name their checkpoint and nothing else."""
+    fields_ = template.copy()
+    fields_["step"] = step
+    fields_["time"] = time
+    fields_["method"] = method
+    fields_["message"] = message
+    fields_["checkpoint"] = checkpoint
     ev = _new_object(TraceEvent)
     _set_attribute(ev, "__dict__", fields_)
     return ev
@@ -77,7 +95,8 @@ def new_trace_event(
     step: int, time: int, component: str, method: str, message: str, subjects: dict[str, Any]
 ) -> TraceEvent:
     """``TraceEvent(step, time, component, method, message, **subjects)``, made the fast way."""
-    _check_subjects(subjects)
+    if not subjects.keys() <= _SUBJECT_KEYS:
+        _check_subjects(subjects)
     fields_ = _BLANK.copy()
     fields_["step"] = step
     fields_["time"] = time

@@ -93,6 +93,36 @@ class RestoredState:
     channel_states: dict[tuple[str, int], Any]
 
 
+def _ack_task_table(running: list[tuple[Any, Any]]) -> dict[str, AckTask]:
+    """attempt id → ``AckTask`` for (job vertex, execution) pairs (``getAckTasks``'s table)."""
+    out: dict[str, AckTask] = {}
+    per_vertex: dict[str, tuple[Any, ...]] = {}
+    for jv, e in running:
+        fixed = per_vertex.get(jv.id)
+        if fixed is None:
+            pairs = list(getattr(jv, "operator_ids", []) or [])
+            op_ids = tuple(p.generated_operator_id for p in pairs)
+            if len(op_ids) != len(jv.stream_nodes):
+                op_ids = tuple(str(n.id) for n in jv.stream_nodes)
+            names = tuple(n.operator_name for n in jv.stream_nodes)
+            uids = tuple(getattr(n, "uid", None) for n in jv.stream_nodes)
+            max_p = default_max_parallelism(jv.max_parallelism, jv.parallelism)
+            fixed = per_vertex[jv.id] = (max_p, op_ids, names, uids)
+        max_p, op_ids, names, uids = fixed
+        out[e.attempt_id] = AckTask(
+            e.attempt_id,
+            jv.id,
+            jv.name,
+            e.vertex.subtask_index,
+            jv.parallelism,
+            max_p,
+            op_ids,
+            names,
+            uids,
+        )
+    return out
+
+
 class CheckpointCoordinator:
     """Flink's ``CheckpointCoordinator`` for one job (trace events name its methods)."""
 
@@ -146,6 +176,10 @@ class CheckpointCoordinator:
         # checkpoint id → called with True on completion, False on abort (stop/cancel-with-savepoint)
         self.completion_callbacks: dict[int, Callable[[bool], None]] = {}
         self._trace_template: dict[str, Any] | None = None  # the fields of every event
+        self._checkpoint_props: CheckpointProperties | None = None  # forCheckpoint(retention)
+        # the ack-task table of the last set of attempt ids (rebuilt after a restart)
+        self._ack_table_key: tuple[str, ...] = ()
+        self._ack_table: dict[str, AckTask] = {}
 
     # -- subsumed checkpoints -------------------------------------------------------------------
     def _on_discard(self, checkpoint: CompletedCheckpoint) -> None:
@@ -163,10 +197,18 @@ class CheckpointCoordinator:
     def _emit(self, method: str, message: str, checkpoint_id: int | None = None, **kw: Any) -> None:
         if checkpoint_id is not None:
             kw["checkpoint"] = checkpoint_id
+        self.bus.emit_from(self.event_template(), method, message, kw)
+
+    def event_template(self) -> dict[str, Any]:
+        """The fields of every event of the coordinator (the JobMaster's, about this job)."""
         template = self._trace_template
         if template is None or template["job"] != self.job_id:
             template = self._trace_template = trace_event_template("JobMaster", job=self.job_id)
-        self.bus.emit_from(template, method, message, kw)
+        return template
+
+    def _emit_about(self, method: str, message: str, checkpoint_id: int) -> None:
+        """``_emit(method, message, checkpoint_id)`` without the keyword dict."""
+        self.bus.emit_about_checkpoint(self.event_template(), method, message, checkpoint_id)
 
     @property
     def is_periodic_checkpointing_configured(self) -> bool:
@@ -236,7 +278,12 @@ class CheckpointCoordinator:
         A request that is not periodic raises ``CheckpointException`` when it cannot start.
         ``advance_to_end_of_time`` (stop-with-savepoint ``--drain``) needs a synchronous savepoint.
         """
-        props = props or CheckpointProperties.for_checkpoint(self.retention_policy)
+        if props is None:
+            props = self._checkpoint_props
+            if props is None:  # frozen, and the retention policy is the job's: made once
+                props = self._checkpoint_props = CheckpointProperties.for_checkpoint(
+                    self.retention_policy
+                )
         if advance_to_end_of_time and not (props.is_synchronous and props.is_savepoint):
             raise IllegalArgumentException(
                 "Only synchronous savepoints are allowed to advance the watermark to MAX."
@@ -325,7 +372,7 @@ class CheckpointCoordinator:
         )
         self.stats.report_pending_checkpoint(checkpoint_id, timestamp, props.is_savepoint)
         kind = props.checkpoint_type.value
-        self._emit(
+        self._emit_about(
             "CheckpointCoordinator.createPendingCheckpoint",
             f"Triggering checkpoint {checkpoint_id} (type={kind}) @ {timestamp} for job "
             f"{self.job_id}.",
@@ -335,18 +382,26 @@ class CheckpointCoordinator:
             props.checkpoint_type, self.is_exactly_once, self.unaligned, location
         )
         synchronous = props.is_synchronous
+        what = "synchronous savepoint" if synchronous else "checkpoint"
+        method = (
+            "Execution.triggerSynchronousSavepoint"
+            if synchronous
+            else "Execution.triggerCheckpoint"
+        )
+        template = self.event_template()
         for e in executions:
-            what = "synchronous savepoint" if synchronous else "checkpoint"
-            self._emit(
-                "Execution.triggerSynchronousSavepoint"
-                if synchronous
-                else "Execution.triggerCheckpoint",
-                f"Triggering {what} {checkpoint_id} at source {e.vertex.name} "
+            ev = e.vertex
+            self.bus.emit_from(
+                template,
+                method,
+                f"Triggering {what} {checkpoint_id} at source {ev.name} "
                 f"(attempt #{e.attempt_number}).",
-                checkpoint_id,
-                vertex=e.vertex.job_vertex.name,
-                subtask=e.vertex.subtask_index,
-                attempt=e.attempt_number,
+                {
+                    "checkpoint": checkpoint_id,
+                    "vertex": ev.job_vertex.name,
+                    "subtask": ev.subtask_index,
+                    "attempt": e.attempt_number,
+                },
             )
             if synchronous:
                 self.gateway.trigger_synchronous_savepoint(
@@ -376,16 +431,13 @@ class CheckpointCoordinator:
         return out
 
     def _get_ack_tasks(self) -> dict[str, AckTask] | None:
-        """``getAckTasks``: attempt id → subtask for every vertex (all must be deployed)."""
-        out: dict[str, AckTask] = {}
+        """``getAckTasks``: attempt id → subtask for every vertex (all must be deployed).
+
+        The table is the same for the same attempts: it is built again only after a restart.
+        The caller copies it (``PendingCheckpoint``); nobody changes it.
+        """
+        running: list[tuple[Any, Any]] = []
         for jv in self.tasks_to_wait_for:
-            pairs = list(getattr(jv, "operator_ids", []) or [])
-            op_ids = tuple(p.generated_operator_id for p in pairs)
-            if len(op_ids) != len(jv.stream_nodes):
-                op_ids = tuple(str(n.id) for n in jv.stream_nodes)
-            names = tuple(n.operator_name for n in jv.stream_nodes)
-            uids = tuple(getattr(n, "uid", None) for n in jv.stream_nodes)
-            max_p = default_max_parallelism(jv.max_parallelism, jv.parallelism)
             for e in self.gateway.current_executions(jv.id):
                 if e.state.value != "RUNNING":
                     self._emit(
@@ -396,18 +448,12 @@ class CheckpointCoordinator:
                         subtask=e.vertex.subtask_index,
                     )
                     return None
-                out[e.attempt_id] = AckTask(
-                    e.attempt_id,
-                    jv.id,
-                    jv.name,
-                    e.vertex.subtask_index,
-                    jv.parallelism,
-                    max_p,
-                    op_ids,
-                    names,
-                    uids,
-                )
-        return out
+                running.append((jv, e))
+        key = tuple(e.attempt_id for _, e in running)
+        if key != self._ack_table_key or not key:
+            self._ack_table = _ack_task_table(running)
+            self._ack_table_key = key
+        return self._ack_table
 
     # -- acknowledgements -----------------------------------------------------------------------
     def receive_acknowledge_message(
@@ -451,13 +497,14 @@ class CheckpointCoordinator:
                 task.subtask_index,
                 pending.subtask_stats[(task.vertex_id, task.subtask_index)],
             )
-            self._emit(
+            subj["checkpoint"] = checkpoint_id
+            self.bus.emit_from(
+                self.event_template(),
                 "PendingCheckpoint.acknowledgeTask",
                 f"Received acknowledge message for checkpoint {checkpoint_id} from task "
                 f"{attempt_id} of job {self.job_id} at {tm_location} "
-                f"({pending.number_of_acknowledged_tasks}/{len(pending.ack_tasks)}).",
-                checkpoint_id,
-                **subj,
+                f"({len(pending.acknowledged)}/{len(pending.ack_tasks)}).",
+                subj,
             )
             if pending.are_tasks_fully_acknowledged():
                 self.complete_pending_checkpoint(pending)
@@ -536,7 +583,7 @@ class CheckpointCoordinator:
         del self.pending[checkpoint_id]
         self.failure_manager.handle_checkpoint_success(checkpoint_id)
         self.store.add_checkpoint(completed)
-        self._emit(
+        self._emit_about(
             "StandaloneCompletedCheckpointStore.addCheckpoint",
             f"Added {completed} to the CompletedCheckpointStore (retaining "
             f"{self.store.get_number_of_retained_checkpoints()} of at most "
@@ -550,23 +597,29 @@ class CheckpointCoordinator:
             if older.checkpoint_id < checkpoint_id and older.can_be_subsumed():
                 self.abort_pending_checkpoint(older, R.CHECKPOINT_SUBSUMED)
         size = self.stats.by_id[checkpoint_id]["state_size"]
-        self._emit(
+        self._emit_about(
             "CheckpointCoordinator.completePendingCheckpoint",
             f"Completed checkpoint {checkpoint_id} for job {self.job_id} ({size} bytes in "
             f"{now - pending.checkpoint_timestamp} ms).",
             checkpoint_id,
         )
+        template = self.event_template()
+        acknowledged = pending.ack_tasks
         for jv in self.tasks_to_commit_to:
             for e in self.gateway.current_executions(jv.id):
-                if e.attempt_id in pending.ack_tasks:
-                    self._emit(
+                if e.attempt_id in acknowledged:
+                    ev = e.vertex
+                    self.bus.emit_from(
+                        template,
                         "Execution.notifyCheckpointComplete",
-                        f"Notifying {e.vertex.name} (attempt #{e.attempt_number}) that checkpoint "
+                        f"Notifying {ev.name} (attempt #{e.attempt_number}) that checkpoint "
                         f"{checkpoint_id} completed.",
-                        checkpoint_id,
-                        vertex=jv.name,
-                        subtask=e.vertex.subtask_index,
-                        attempt=e.attempt_number,
+                        {
+                            "checkpoint": checkpoint_id,
+                            "vertex": jv.name,
+                            "subtask": ev.subtask_index,
+                            "attempt": e.attempt_number,
+                        },
                     )
                     self.gateway.notify_checkpoint_complete(
                         e, checkpoint_id, pending.checkpoint_timestamp

@@ -54,7 +54,11 @@ class TaskCheckpointDriver:
         self.sync_savepoint_loop: int | None = (
             None  # runSynchronousSavepointMailboxLoop's savepoint
         )
-        self._event_checkpoint: dict[str, int] = {}  # the checkpoint of the barrier in hand
+        self._event_checkpoint: int | None = None  # the checkpoint of the barrier in hand
+        self._check_unaligned = False  # whether the handler can be (or switch to) unaligned
+        self._operators_of: Any = None  # the chain ``_operator_list`` was made for
+        self._operators_text = ""
+        self._async_lane = f"AsyncCheckpoint:{task.attempt_id}"
 
     @property
     def in_synchronous_savepoint_loop(self) -> bool:
@@ -81,10 +85,30 @@ class TaskCheckpointDriver:
                 self,
                 clock=lambda: self.bus.now,
                 resume=self._resume,
-                log=lambda m: self.task.emit(
-                    "CheckpointBarrierHandler.processBarrier", m, **self._event_checkpoint
-                ),
+                log=self._log_barrier_handling,
             )
+            handler = self.handler
+            self._check_unaligned = isinstance(handler, CheckpointBarrierUnaligner) or hasattr(
+                handler, "active"
+            )
+
+    def _log_barrier_handling(self, message: str) -> None:
+        """The handler's log lines, about the checkpoint of the barrier in hand (if any)."""
+        checkpoint_id = self._event_checkpoint
+        if checkpoint_id is None:
+            self.task.emit("CheckpointBarrierHandler.processBarrier", message)
+        else:
+            self.task.emit_about_checkpoint(
+                "CheckpointBarrierHandler.processBarrier", message, checkpoint_id
+            )
+
+    def _operator_list(self) -> str:
+        """``a, b, c``: the operator names of the chain (the same every checkpoint)."""
+        chain = self.subtask.chain if self.subtask is not None else None
+        if self._operators_of is not chain or chain is None:
+            self._operators_text = ", ".join(getattr(chain, "operator_names", []))
+            self._operators_of = chain
+        return self._operators_text
 
     def restore(
         self, chain: Any, restored: dict[str, Any] | None, checkpoint_id: int | None = None
@@ -140,30 +164,37 @@ class TaskCheckpointDriver:
         return self.offsets[id(gate)] + channel.index
 
     # -- input events ---------------------------------------------------------------------------
-    def on_event(self, gate: Any, channel: Any, event: Any) -> str | None:
-        """A barrier or cancel marker from an input channel; a trace sentence, or None."""
-        if self.handler is None:
+    def on_event(self, gate: Any, channel: Any, event: Any, describe: bool = True) -> str | None:
+        """A barrier or cancel marker from an input channel; a trace sentence, or None.
+
+        ``describe=False`` (fast mode, where the sentence is left out of the trace) returns ""
+        for a handled event instead of the sentence.
+        """
+        handler = self.handler
+        if handler is None:
             return None
-        idx = self.channel_index(gate, channel)
-        if isinstance(event, CheckpointBarrier):
-            self._event_checkpoint = {"checkpoint": event.id}
+        idx = self.offsets[id(gate)] + channel.index
+        if type(event) is CheckpointBarrier:
+            self._event_checkpoint = event.id
             try:
-                self.handler.process_barrier(event, idx)
+                handler.process_barrier(event, idx)
             finally:
-                self._event_checkpoint = {}
-            if (
-                isinstance(self.handler, CheckpointBarrierUnaligner)
-                or getattr(self.handler, "active", None) is not None
+                self._event_checkpoint = None
+            if self._check_unaligned and (
+                isinstance(handler, CheckpointBarrierUnaligner)
+                or getattr(handler, "active", None) is not None
             ):
                 self._maybe_finish_unaligned()
-            blocked = self.handler.blocked_channels()
+            if not describe:
+                return ""
+            blocked = handler.blocked_channels()
             return (
                 f"{self.task.name} received {event!r} on channel {idx}; blocked channels: "
                 f"{blocked}."
             )
         if isinstance(event, CancelCheckpointMarker):
-            self.handler.process_cancellation_barrier(event)
-            return f"{self.task.name} received {event!r} on channel {idx}."
+            handler.process_cancellation_barrier(event)
+            return f"{self.task.name} received {event!r} on channel {idx}." if describe else ""
         return None
 
     def on_end_of_partition(self, gate: Any, channel: Any) -> None:
@@ -211,11 +242,11 @@ class TaskCheckpointDriver:
             self.decline(checkpoint_id, R.CHECKPOINT_DECLINED_TASK_NOT_READY)
             return
         barrier = CheckpointBarrier(checkpoint_id, timestamp, options)
-        task.emit(
+        task.emit_about_checkpoint(
             "Task.triggerCheckpointBarrier",
             f"{task.name} puts triggerCheckpointAsync for checkpoint {checkpoint_id} into its "
             f"mailbox {_in_line(task)}.",
-            checkpoint=checkpoint_id,
+            checkpoint_id,
         )
         task.put_mail(
             Mail(
@@ -247,32 +278,31 @@ class TaskCheckpointDriver:
             if synchronous:
                 self.sync_savepoint_id = None
             return
-        names = list(getattr(self.subtask.chain, "operator_names", []))
-        task.emit(
+        task.emit_about_checkpoint(
             "SubtaskCheckpointCoordinatorImpl.checkpointState",
             f"{task.name} took the synchronous part of checkpoint {barrier.id}: "
             f"prepareSnapshotPreBarrier, broadcast {barrier!r} to all outputs, snapshotState of "
-            f"[{', '.join(names)}].",
-            checkpoint=barrier.id,
+            f"[{self._operator_list()}].",
+            barrier.id,
         )
         self.in_flight[barrier.id] = sync
         if synchronous and task.tdd.input_gates:
             self.sync_savepoint_loop = barrier.id
             held = task.mailbox.held(MAX_PRIORITY)
-            task.emit(
+            task.emit_about_checkpoint(
                 "StreamTask.runSynchronousSavepointMailboxLoop",
                 f"{task.name} waits for savepoint {barrier.id} to complete: it processes no "
                 "input meanwhile, only priority mail (notifyCheckpointComplete/Abort); "
                 f"timers and other mail wait ({held} queued).",
-                checkpoint=barrier.id,
+                barrier.id,
             )
         elif synchronous:
-            task.emit(
+            task.emit_about_checkpoint(
                 "StreamTask.performCheckpoint",
                 f"{task.name} emits no more records until savepoint {barrier.id} completes "
                 "(Flink 1.11's legacy source thread is only stopped by finishTask; pyflowkit "
                 "holds it from the barrier on so that nothing follows the savepoint).",
-                checkpoint=barrier.id,
+                barrier.id,
             )
         if self._waiting_for_channel_state(barrier.id):
             return
@@ -295,9 +325,11 @@ class TaskCheckpointDriver:
     def _schedule_async(self, checkpoint_id: int) -> None:
         sync = self.in_flight[checkpoint_id]
         sync.async_scheduled = True
-        lane = f"AsyncCheckpoint:{self.task.attempt_id}"
         self.bus.call_later(
-            1, lane, "AsyncCheckpointRunnable.run", lambda: self._run_async(checkpoint_id)
+            1,
+            self._async_lane,
+            "AsyncCheckpointRunnable.run",
+            lambda: self._run_async(checkpoint_id),
         )
 
     def _run_async(self, checkpoint_id: int) -> None:
@@ -313,22 +345,22 @@ class TaskCheckpointDriver:
             alignment_duration=self.alignment.pop(checkpoint_id, 0),
             start_delay=max(0, sync.started_at - sync.barrier.timestamp),
         )
-        task.emit(
+        task.emit_about_checkpoint(
             "AsyncCheckpointRunnable.run",
             f"{task.name} finished the asynchronous part of checkpoint {checkpoint_id} "
             f"({snapshot.state_size} bytes).",
-            checkpoint=checkpoint_id,
+            checkpoint_id,
         )
-        task.emit(
+        task.emit_about_checkpoint(
             "TaskStateManagerImpl.reportTaskStateSnapshots",
             f"{task.name} reports its state of checkpoint {checkpoint_id} to the "
             "CheckpointResponder.",
-            checkpoint=checkpoint_id,
+            checkpoint_id,
         )
-        task.emit(
+        task.emit_about_checkpoint(
             "RpcCheckpointResponder.acknowledgeCheckpoint",
             f"{task.name} acknowledges checkpoint {checkpoint_id} to the JobMaster.",
-            checkpoint=checkpoint_id,
+            checkpoint_id,
         )
         jm = task.task_executor.job_master
         te = task.task_executor
@@ -349,10 +381,10 @@ class TaskCheckpointDriver:
         task = self.task
         te = task.task_executor
         jm = te.job_master
-        task.emit(
+        task.emit_about_checkpoint(
             "RpcCheckpointResponder.declineCheckpoint",
             f"{task.name} declines checkpoint {checkpoint_id}: {reason.message}",
-            checkpoint=checkpoint_id,
+            checkpoint_id,
         )
         if jm is None or not te.alive:
             return
@@ -370,23 +402,22 @@ class TaskCheckpointDriver:
         """``Task.notifyCheckpointComplete`` → ``notifyCheckpointCompleteAsync``: a MAX_PRIORITY
         mail (first in first out in the loop; the synchronous savepoint loop takes it alone)."""
         task = self.task
-        task.emit(
+        task.emit_about_checkpoint(
             "Task.notifyCheckpointComplete",
             f"{task.name} puts notifyCheckpointCompleteAsync for checkpoint {checkpoint_id} into "
             f"its mailbox (priority mail) {_in_line(task)}.",
-            checkpoint=checkpoint_id,
+            checkpoint_id,
         )
 
         def run() -> None:
             if self.subtask is None:
                 return
             self.subtask.notify_checkpoint_complete(checkpoint_id)
-            names = list(getattr(self.subtask.chain, "operator_names", []))
-            task.emit(
+            task.emit_about_checkpoint(
                 "SubtaskCheckpointCoordinatorImpl.notifyCheckpointComplete",
                 f"{task.name}: notifyCheckpointComplete {checkpoint_id} reached every operator "
-                f"of the chain [{', '.join(names)}] and their CheckpointListener functions.",
-                checkpoint=checkpoint_id,
+                f"of the chain [{self._operator_list()}] and their CheckpointListener functions.",
+                checkpoint_id,
             )
             if checkpoint_id == self.sync_savepoint_id:
                 self._finish_after_sync_savepoint(checkpoint_id)
@@ -412,12 +443,12 @@ class TaskCheckpointDriver:
         """``advanceToEndOfEventTime`` (drain): a source emits MAX_WATERMARK before the barrier."""
         sent = self.task.invokable.advance_to_end_of_event_time()
         if sent:
-            self.task.emit(
+            self.task.emit_about_checkpoint(
                 "SourceStreamTask.advanceToEndOfEventTime",
                 f"{self.task.name} emits MAX_WATERMARK ahead of the barrier of savepoint "
                 f"{checkpoint_id} (drain): every event-time window and timer downstream fires "
                 "before its state is snapshotted.",
-                checkpoint=checkpoint_id,
+                checkpoint_id,
             )
 
     def _finish_after_sync_savepoint(self, checkpoint_id: int) -> None:
@@ -437,11 +468,11 @@ class TaskCheckpointDriver:
         held = task.mailbox.held(MAX_PRIORITY)
         if outcome == "completed" and not held:
             return  # finishTask's trace line already says the loop is left
-        task.emit(
+        task.emit_about_checkpoint(
             "StreamTask.runSynchronousSavepointMailboxLoop",
             f"{task.name} leaves the synchronous savepoint loop: savepoint {checkpoint_id} "
             f"{outcome}; {held} held mail(s) run from now on.",
-            checkpoint=checkpoint_id,
+            checkpoint_id,
         )
 
     def notify_checkpoint_aborted(self, checkpoint_id: int) -> None:
