@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from itertools import chain, repeat
+from operator import is_
 from typing import Any, ClassVar
 
 from pyflowkit.datastream.functions import resolve_method
@@ -148,17 +149,19 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             self.keyed_state_backend.set_current_key(last_key)  # type: ignore[union-attr]
 
     def _check_cached_maps(self) -> None:
-        """Re-point the cached state maps if a snapshot was taken since they were fetched (the
-        state table copies a key group's maps on write while a snapshot holds them)."""
+        """After a snapshot, access the cached state maps through the state table once (it
+        gives the snapshot its copies of them before they are written); re-point the cached
+        keys only if the table handed out other maps."""
         version = self.keyed_state_backend.snapshot_version  # type: ignore[union-attr]
         if version == self._maps_version:
             return
         self._maps_version = version
+        kg_maps = self._kg_maps
+        maps = self._state.table.namespace_maps(kg_maps, VOID_NAMESPACE)
+        if all(map(is_, maps, kg_maps.values())):
+            return
         # every key group's map fetched in one pass, then the cached keys re-pointed in C
-        kgs = list(self._kg_maps)
-        self._kg_maps = kg_maps = dict(
-            zip(kgs, self._state.table.namespace_maps(kgs, VOID_NAMESPACE), strict=True)
-        )
+        self._kg_maps = kg_maps = dict(zip(kg_maps, maps, strict=True))
         for cache, keys_of in (
             (self._str_maps, self._str_keys_of),
             (self._int_maps, self._int_keys_of),

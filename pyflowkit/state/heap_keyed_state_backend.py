@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from itertools import chain
+from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -51,12 +51,27 @@ def _immutable(values: Iterable[Any]) -> bool:
     """True if every value is an immutable atom or a tuple of atoms (checked a type at a time,
     in C); False means some value may need a deep copy."""
     values = list(values)
-    kinds = set(map(type, values))
-    if kinds <= _ATOMS:
-        return True
-    if kinds == {tuple}:
+    types = list(map(type, values))
+    if types.count(tuple) == len(types):  # counted by identity: cheaper than a set of types
+        return _tuples_of_atoms(values)
+    return _ATOMS.issuperset(types)
+
+
+def _tuples_of_atoms(values: list[tuple[Any, ...]]) -> bool:
+    """True if every member of the tuples ``values`` is an atom: a column at a time when all
+    have one length (record-like tuples), else all members together."""
+    n = len(values)
+    lengths = list(map(len, values))
+    if not lengths or lengths.count(lengths[0]) != n:
         return _ATOMS.issuperset(map(type, chain.from_iterable(values)))
-    return False
+    for i in range(lengths[0]):
+        types = list(map(type, map(itemgetter(i), values)))
+        first = types[0]
+        if first not in _ATOMS:
+            return False
+        if types.count(first) != n and not _ATOMS.issuperset(types):
+            return False
+    return True
 
 
 def _copy_maps(maps: list[dict[Any, Any]]) -> list[dict[Any, Any]]:
@@ -69,18 +84,26 @@ def _copy_maps(maps: list[dict[Any, Any]]) -> list[dict[Any, Any]]:
 class StateTable:
     """Flink's ``CopyOnWriteStateTable``: key group → namespace → key → value for one state.
 
-    A snapshot is a version mark (``freeze``): it keeps the key groups' maps as they are, and the
-    table copies a key group's maps (mutable values deep-copied) on its first access after the
-    snapshot, so the snapshot's maps never change while it is serialised. Once every snapshot
-    is released the table writes in place again. Every access to values goes through ``get``,
-    ``put``, ``namespace_map`` or ``remove``, which do the copy-on-write check.
+    A snapshot is a version mark (``freeze``): its view shares the key groups' namespace dicts
+    and maps. On a key group's first access after the mark the table hands the shared
+    namespace dict over to the views, with a copy of each map in it (mutable values
+    deep-copied), and keeps the live maps in a namespace dict of its own: a view never changes
+    while it is serialised, and the live maps stay the same objects, so an operator holding
+    them only has to access them through the table once after each snapshot (Flink copies for
+    the live table instead). Once every snapshot is released the table writes in place again.
+    Every access to values goes through ``get``, ``put``, ``namespace_map(s)`` or ``remove``,
+    which do the copy-on-write check.
+
+    What the incremental sizing (``frozen_state_size``) relies on: while ``cow_epoch`` stays
+    the same, a view's maps never change, so a key group whose namespace dict is the same
+    object in two views has the same entries in both.
     """
 
     def __init__(self, name: str, kind: str) -> None:
         self.name = name
         self.kind = kind
         self.key_groups: dict[int, dict[Any, dict[Any, Any]]] = {}
-        self._owned: set[int] | None = None  # key groups copied since the last freeze
+        self._owned: set[int] | None = None  # key groups no view shares since the last freeze
         self._retained: set[int] = set()  # versions of snapshots not released yet
         self._version = 0
         # bumped whenever writes go in place again: maps frozen before may have changed since
@@ -102,12 +125,36 @@ class StateTable:
             self.cow_epoch += 1
 
     def _own(self, key_group: int) -> dict[Any, dict[Any, Any]] | None:
-        """The key group's maps, copied for writing if a retained snapshot still holds them."""
+        """The key group's namespace dict, to write: the views got their copies first."""
         self._owned.add(key_group)  # type: ignore[union-attr]
         by_ns = self.key_groups.get(key_group)
         if by_ns is not None:
-            by_ns = self.key_groups[key_group] = {ns: _copy_map(m) for ns, m in by_ns.items()}
+            by_ns = self._unshare([key_group], [by_ns])[0]
         return by_ns
+
+    def _unshare(
+        self,
+        key_groups: list[int],
+        by_ns_list: list[dict[Any, dict[Any, Any]]],
+        namespace: Any = VOID_NAMESPACE,
+    ) -> list[dict[Any, dict[Any, Any]]]:
+        """Hand the namespace dicts of ``key_groups`` (``by_ns_list``, shared with views) over
+        to the views with a copy of every map in them (mutable values deep-copied); the table
+        keeps the live maps in new namespace dicts, which it returns."""
+        live = list(map(dict.copy, by_ns_list))
+        self.key_groups.update(zip(key_groups, live, strict=True))
+        if list(map(len, by_ns_list)).count(1) == len(by_ns_list):
+            try:  # one namespace per key group, usually ``namespace``: in C
+                maps = list(map(itemgetter(namespace), by_ns_list))
+            except KeyError:
+                pass
+            else:
+                list(map(dict.__setitem__, by_ns_list, repeat(namespace), _copy_maps(maps)))
+                return live
+        copies = iter(_copy_maps(list(chain.from_iterable(map(dict.values, by_ns_list)))))
+        for by_ns in by_ns_list:  # the same keys: only the values change
+            by_ns.update(zip(list(by_ns), copies, strict=False))
+        return live
 
     # ---- access ----
     def get(self, key_group: int, namespace: Any, key: Any) -> Any:
@@ -144,16 +191,19 @@ class StateTable:
         return by_key
 
     def namespace_maps(self, key_groups: Iterable[int], namespace: Any) -> list[dict[Any, Any]]:
-        """``namespace_map`` of each key group, in one pass (for operators re-fetching the
-        maps they keep after a snapshot); the frozen ones are copied together."""
+        """``namespace_map`` of each key group, in one pass (for operators holding maps across
+        a snapshot: the same maps again); the frozen ones are copied for their views together."""
         tables = self.key_groups
         owned = self._owned
         key_groups = list(key_groups)
         if owned is not None:
-            frozen = [kg for kg in key_groups if kg not in owned and kg in tables]
+            frozen = tables.keys() & key_groups
+            if owned:
+                frozen -= owned
             owned.update(key_groups)
             if frozen:
-                self._copy_key_groups(frozen)
+                kgs = key_groups if len(frozen) == len(key_groups) else list(frozen)
+                self._unshare(kgs, list(map(tables.__getitem__, kgs)), namespace)
         by_ns_list = list(map(tables.get, key_groups))
         if None not in by_ns_list:  # every key group present: its map usually too (in C)
             try:
@@ -170,19 +220,6 @@ class StateTable:
                 by_key = by_ns[namespace] = {}
             maps.append(by_key)
         return maps
-
-    def _copy_key_groups(self, key_groups: list[int]) -> None:
-        """Replace the maps of ``key_groups`` (all present) by copies for writing."""
-        tables = self.key_groups
-        by_ns_list = list(map(tables.__getitem__, key_groups))
-        copies = iter(_copy_maps(list(chain.from_iterable(map(dict.values, by_ns_list)))))
-        # zip stops at the namespaces' end before taking a copy: each takes its own maps
-        tables.update(
-            {
-                kg: dict(zip(by_ns, copies, strict=False))
-                for kg, by_ns in zip(key_groups, by_ns_list, strict=True)
-            }
-        )
 
     def remove(self, key_group: int, namespace: Any, key: Any) -> Any:
         owned = self._owned

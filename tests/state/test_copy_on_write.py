@@ -107,7 +107,7 @@ def test_every_snapshot_serialises_the_state_as_of_its_mark(ops: list) -> None:
     assert b.snapshot() == reference(b)
 
 
-def test_mark_copies_nothing_and_first_write_copies_the_key_group() -> None:
+def test_mark_copies_nothing_and_first_write_gives_the_snapshot_a_copy() -> None:
     b = backend()
     state = b.get_partitioned_state(ValueStateDescriptor("v"))
     for k in range(1000):
@@ -116,16 +116,20 @@ def test_mark_copies_nothing_and_first_write_copies_the_key_group() -> None:
     table = b.tables["v"]
     b.set_current_key(5)
     kg = b.current_key_group
-    before = table.key_groups[kg][None]
+    before_ns = table.key_groups[kg]
+    before = before_ns[None]
     snap = b.begin_snapshot()
-    assert table.key_groups[kg][None] is before  # the mark copied nothing
-    state.value().append("after")  # copy on first access, then mutate the copy
-    assert table.key_groups[kg][None] is not before and before[5] == [5]
+    view = snap.frozen_tables()[0][1]
+    assert table.key_groups[kg] is before_ns and view[kg] is before_ns  # the mark copied nothing
+    state.value().append("after")  # the snapshot gets its copy on first access, then mutate
+    assert table.key_groups[kg][None] is before and before[5] == [5, "after"]  # live map kept
+    assert view[kg] is before_ns and table.key_groups[kg] is not before_ns
+    assert before_ns[None] is not before and before_ns[None][5] == [5]  # the view's own copy
     materialised = snap.materialize()
     assert [5, None, [5]] in materialised[kg]["v"]["entries"]
-    again = table.key_groups[kg][None]
+    again = table.key_groups[kg]
     state.update(["x"])  # released: writes go in place again
-    assert table.key_groups[kg][None] is again
+    assert table.key_groups[kg] is again and again[None] is before
 
 
 def test_overlapping_snapshots_and_a_dropped_one_release_their_tables() -> None:
@@ -193,7 +197,7 @@ def test_keyed_reduce_re_points_every_cached_key_after_each_snapshot() -> None:
     assert {e[0]: e[2] for per in live.values() for e in per["_op_state"]["entries"]} == expected
 
 
-def test_namespace_maps_copies_each_frozen_key_group_once() -> None:
+def test_namespace_maps_copies_each_frozen_key_group_once_for_the_snapshot() -> None:
     b = backend()
     state = b.get_partitioned_state(ValueStateDescriptor("v"))
     for k in range(50):
@@ -203,12 +207,15 @@ def test_namespace_maps_copies_each_frozen_key_group_once() -> None:
     kgs = sorted(table.key_groups)
     before = {kg: table.key_groups[kg][None] for kg in kgs}
     snap = b.begin_snapshot()
+    view = snap.frozen_tables()[0][1]
     empty = min(set(range(128)) - set(kgs))  # a key group without state yet
     maps = table.namespace_maps([*kgs, empty], None)
-    assert all(m is not before[kg] and m == before[kg] for kg, m in zip(kgs, maps, strict=False))
-    assert maps[-1] == {} and table.key_groups[empty][None] is maps[-1]
-    assert table.namespace_maps(kgs, None) == maps[:-1]  # owned now: the same maps again
+    assert all(m is before[kg] for kg, m in zip(kgs, maps, strict=False))  # the live maps kept
+    assert all(view[kg][None] is not before[kg] and view[kg][None] == before[kg] for kg in kgs)
+    assert empty not in view and maps[-1] == {} and table.key_groups[empty][None] is maps[-1]
+    copies = {kg: view[kg][None] for kg in kgs}
     assert all(x is y for x, y in zip(table.namespace_maps(kgs, None), maps, strict=False))
+    assert all(view[kg][None] is copies[kg] for kg in kgs)  # owned now: not copied again
     maps[0][next(iter(maps[0]))].append("after")  # values were deep-copied: the mark holds
     materialised = snap.materialize()
     assert all(len(e[2]) == 1 for per in materialised.values() for e in per["v"]["entries"])
@@ -226,18 +233,137 @@ def test_namespace_maps_copies_every_namespace_of_a_key_group_to_its_own_place()
             state.update((k, str(ns)) if k != 7 else [k, ns])  # one list value among tuples
     table = b.tables["v"]
     kgs = sorted(table.key_groups)
-    before = {kg: {ns: dict(m) for ns, m in table.key_groups[kg].items()} for kg in kgs}
+    live = {kg: dict(table.key_groups[kg]) for kg in kgs}
     snap = b.begin_snapshot()
     table.namespace_maps(kgs, None)
+    view = snap.frozen_tables()[0][1]
     for kg in kgs:
-        assert table.key_groups[kg] == before[kg]
+        assert table.key_groups[kg] == view[kg] and list(view[kg]) == list(live[kg])
         for ns, m in table.key_groups[kg].items():
-            assert m is not snap.frozen_tables()[0][1][kg][ns]
+            assert m is live[kg][ns] and view[kg][ns] is not m
             for key, value in m.items():
-                shared = value is before[kg][ns][key]
+                shared = value is view[kg][ns][key]
                 assert shared == (type(value) is tuple), (kg, ns, key)
     b.set_current_key(7)
     state.set_current_namespace(None)
     state.value().append("after")
     frozen = snap.materialize()
     assert [7, None, [7, None]] in [e for per in frozen.values() for e in per["v"]["entries"]]
+
+
+def test_a_key_group_shared_by_several_snapshots_is_copied_once_for_all_of_them() -> None:
+    b = backend()
+    state = b.get_partitioned_state(ValueStateDescriptor("v"))
+    b.set_current_key("a")
+    state.update(["a"])
+    first = b.begin_snapshot()
+    second = b.begin_snapshot()  # nothing accessed in between: both share the maps
+    views = [s.frozen_tables()[0][1] for s in (first, second)]
+    kg = b.current_key_group
+    assert views[0][kg] is views[1][kg] is b.tables["v"].key_groups[kg]
+    state.value().append("b")  # one copy, handed to both views
+    live = b.tables["v"].key_groups[kg]
+    assert views[0][kg] is views[1][kg] is not live and views[0][kg][None]["a"] == ["a"]
+    third = b.begin_snapshot()
+    state.value().append("c")
+    view = third.frozen_tables()[0][1]
+    assert view[kg] is live is not b.tables["v"].key_groups[kg]
+    entries = lambda snap: [e for per in snap.values() for e in per["v"]["entries"]]  # noqa: E731
+    assert entries(third.materialize()) == [["a", None, ["a", "b"]]]
+    assert entries(first.materialize()) == entries(second.materialize()) == [["a", None, ["a"]]]
+    assert b.dump() == {"v": {"a": ["a", "b", "c"]}}
+
+
+class Counter:
+    """A mutable accumulator a user's reduce updates in place."""
+
+    def __init__(self, word: str, n: int) -> None:
+        self.word, self.n, self.seen = word, n, [n]
+
+    def __deepcopy__(self, memo: dict) -> Counter:
+        c = Counter(self.word, self.n)
+        c.seen = list(self.seen)
+        return c
+
+
+def add_in_place(acc: Any, value: Any) -> Any:
+    """A reduce that mutates its accumulator (a list or an object) and returns it."""
+    if isinstance(acc, list):
+        acc[1] += value[1]
+        acc.append(value[1])
+        return acc
+    acc.n += value.n
+    acc.seen.append(value.n)
+    return acc
+
+
+def plain(value: Any) -> Any:
+    if isinstance(value, list):
+        return list(value)
+    return (value.word, value.n, list(value.seen))
+
+
+ROUNDS = st.lists(
+    st.lists(st.tuples(st.sampled_from(["a", "b", "w7", "w9"]), st.integers(1, 5))),
+    min_size=1,
+    max_size=6,
+)
+
+
+def model(expected: dict[Any, Any], key: str, n: int, objects: bool) -> None:
+    """What ``add_in_place`` leaves as a key's state, in plain form."""
+    acc = expected.get(key)
+    if objects:
+        expected[key] = (key, n, [n]) if acc is None else (key, acc[1] + n, [*acc[2], n])
+    else:
+        expected[key] = [key, n] if acc is None else [key, acc[1] + n, *acc[2:], n]
+
+
+def state_of(snapshot: dict) -> dict[Any, Any]:
+    return {e[0]: plain(e[2]) for per in snapshot.values() for e in per["_op_state"]["entries"]}
+
+
+@given(ROUNDS, st.booleans(), st.integers(0, 3))
+def test_keyed_reduce_mutating_its_accumulator_in_place_keeps_every_checkpoint_exact(
+    rounds: list, objects: bool, keep: int
+) -> None:
+    """Batches through a reduce that mutates its state in place, a snapshot after each, the
+    oldest materialised (released) on the way: each snapshot holds the state as of its mark."""
+    from pyflowkit.graph.transformations import OperatorFactory
+    from tests.operators.test_operators import harness
+
+    factory = OperatorFactory("StreamGroupedReduce", params={"function": add_in_place})
+    op, _ = harness(factory.create(), key=lambda v: v[0] if isinstance(v, list) else v.word)
+    expected: dict[Any, Any] = {}
+    pending: list[tuple[Any, dict]] = []
+    for i, batch in enumerate(rounds):
+        op.process_batch([Counter(k, n) if objects else [k, n] for k, n in batch], None)
+        for k, n in batch:
+            model(expected, k, n, objects)
+        pending.append((op.snapshot_state(i, 0), copy.deepcopy(expected)))
+        if len(pending) > keep:
+            snap, at_mark = pending.pop(0)
+            assert state_of(snap.keyed_state) == at_mark
+    for snap, at_mark in pending:
+        assert state_of(snap.keyed_state) == at_mark
+    assert state_of(op.keyed_state_backend.snapshot()) == expected
+
+
+def test_keyed_reduce_keeps_its_cached_maps_across_snapshots() -> None:
+    """The snapshot takes the copies: the maps the operator caches stay the live ones."""
+    from pyflowkit.graph.transformations import OperatorFactory
+    from tests.operators.test_operators import harness
+
+    factory = OperatorFactory("StreamGroupedReduce", params={"function": lambda a, b: a + b})
+    keys = [f"w{i}" for i in range(100)] + list(range(100))
+    op, _ = harness(factory.create(), key=lambda v: keys[v % len(keys)])
+    op.process_batch(list(range(200)), None)
+    cached = dict(op._kg_maps)
+    table = op.keyed_state_backend.tables["_op_state"]
+    for round_ in range(3):
+        snap = op.snapshot_state(round_, 0)
+        op.process_batch(list(range(200)), None)
+        assert op._kg_maps == cached and all(m is cached[kg] for kg, m in op._kg_maps.items())
+        assert all(table.key_groups[kg][None] is m for kg, m in cached.items())
+        got = {e[0]: e[2] for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]}
+        assert got == {k: (round_ + 1) * i for i, k in enumerate(keys)}
