@@ -297,3 +297,10 @@ def test_a_word_count_snapshot_after_every_key_changed_sizes_exactly(counts: lis
     second, second_size = _sized(b)
     assert first_size == state_size(first.to_dict())
     assert second_size == state_size(second.to_dict())
+
+
+def test_the_same_text_again_keeps_its_escapes_whatever_the_split() -> None:
+    from pyflowkit.runtime.checkpoint import frozen_state_size
+
+    for values in (['a"b', "ü"], ['a"', "bü"], ['a"', "bü"], ["x"], ['a"', "b", "ü"], ["x"]):
+        assert frozen_state_size._items_chars(values) == _codec_chars(values)

@@ -13,7 +13,7 @@ take the materialising path instead (``state_codec.snapshot_size``), which gives
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, compress, islice, repeat
 from json.encoder import encode_basestring_ascii
@@ -70,29 +70,35 @@ def keyed_state_size(tables: FrozenTables) -> int | None:
     """The codec's encoded length of the materialised keyed state (key groups as strings:
     ``{kg: {name: {"kind", "entries": [[key, namespace, value], …]}}}``), or None when a key,
     namespace or value needs the general path."""
-    chars = 0
-    n_states = 0  # (key group, state) pairs with entries
-    with_entries: set[int] | None = None
+    parts: list[tuple[int, Collection[int]]] = []
     for table, key_groups in tables:
         part = _table_chars(table, key_groups)
         if part is None:
             return None
-        chars += part[0]
-        n_states += len(part[1])
-        with_entries = part[1] if with_entries is None else with_entries | part[1]
+        parts.append(part)
+    if len(parts) == 1:
+        chars, with_entries = parts[0]
+        n_states = len(with_entries)  # (key group, state) pairs with entries
+    else:
+        chars = sum(part[0] for part in parts)
+        with_entries = set().union(*(part[1] for part in parts))
+        n_states = sum(len(part[1]) for part in parts)
     # per key group: '["kg",' + the tagged dict of its states + ']'; then the outer tagged dict
-    n_kgs = len(with_entries) if with_entries else 0
+    n_kgs = len(with_entries)
     if n_kgs:
-        chars += (5 + _EMPTY_DICT - 1) * n_kgs + len(("%d" * n_kgs) % tuple(with_entries))
+        kg_digits = _ints_chars(tuple(with_entries))  # None only past 4,300 digits
+        chars += (5 + _EMPTY_DICT - 1) * n_kgs + (kg_digits or 0)
     return chars + n_states + _EMPTY_DICT + max(0, n_kgs - 1)
 
 
 # per table: (copy-on-write epoch, the frozen view sized last, its characters, its key groups
 # with entries); a key group whose maps are the same objects in the next view is unchanged
-_LAST_SIZED: WeakKeyDictionary[Any, tuple[int, dict[int, Any], int, set[int]]] = WeakKeyDictionary()
+_LAST_SIZED: WeakKeyDictionary[Any, tuple[int, dict[int, Any], int, Collection[int]]] = (
+    WeakKeyDictionary()
+)
 
 
-def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, set[int]] | None:
+def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, Collection[int]] | None:
     """One table's characters in every key group (its entries and what wraps them there) and
     the key groups where it has entries. Only the key groups changed since the table's last
     sizing are measured, when at most half changed and the table copied on write all along (so
@@ -106,14 +112,17 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, set[int]]
         full = _entries_chars(name, kind, key_groups)
         if full is None:
             return None
-        part = (full[0], set(full[1]))
+        part = full
     _LAST_SIZED[table] = (epoch, key_groups, *part)
     return part
 
 
 def _changed_chars(
-    name: str, kind: str, last: tuple[int, dict[int, Any], int, set[int]], view: dict[int, Any]
-) -> tuple[int, set[int]] | None:
+    name: str,
+    kind: str,
+    last: tuple[int, dict[int, Any], int, Collection[int]],
+    view: dict[int, Any],
+) -> tuple[int, Collection[int]] | None:
     """``_table_chars`` from the last sizing and the key groups changed since, or None when
     more than half changed (measuring them all is then cheaper than telling which)."""
     _, old_view, old_chars, old_with = last
@@ -132,7 +141,7 @@ def _changed_chars(
     )
     if now is None or before is None:
         return None
-    return old_chars - before[0] + now[0], old_with.difference(changed, gone).union(now[1])
+    return old_chars - before[0] + now[0], set(old_with).difference(changed, gone).union(now[1])
 
 
 def _changed_key_groups(
@@ -165,7 +174,8 @@ def _same_group(old_view: dict[int, Any], view: dict[int, Any], kg: int) -> bool
 def _same_entries(old: dict[Any, dict[Any, Any]], new: dict[Any, dict[Any, Any]]) -> bool:
     if len(old) != len(new):
         return False
-    for (old_ns, old_map), (ns, by_key) in zip(old.items(), new.items(), strict=True):
+    # (the lengths are equal: zip's strict check, a keyword call, costs more than the loop)
+    for (old_ns, old_map), (ns, by_key) in zip(old.items(), new.items()):  # noqa: B905
         if old_ns is not ns or len(old_map) != len(by_key):
             return False
         if old_map is not by_key and not (
@@ -307,11 +317,23 @@ _ESCAPED_ASCII = bytes(range(32)) + b'\x7f"\\'
 def _str_chars(n: int, joined: str) -> int:
     """The encoded length of ``n`` strings whose concatenation is ``joined`` (escapes are per
     character, so the joined text has them all)."""
-    if joined.isascii():  # a flag of the string: no scan
+    last = _LAST_JOINED[0]  # read once: a (text, escapes) pair
+    if joined == last[0]:  # the same text as last time (a state's keys, or its values' names)
+        return len(joined) + last[1] + 2 * n
+    escapes = 0
+    if not joined.isascii():  # (a flag of the string: no scan)
+        escapes = len(encode_basestring_ascii(joined)) - 2 - len(joined)
+    else:
         raw = joined.encode("ascii")
-        if raw.isalnum() or len(raw.translate(None, _ESCAPED_ASCII)) == len(raw):
-            return len(raw) + 2 * n  # nothing to escape: the text plus its quotes
-    return len(encode_basestring_ascii(joined)) - 2 + 2 * n
+        if not (raw.isalnum() or len(raw.translate(None, _ESCAPED_ASCII)) == len(raw)):
+            escapes = len(encode_basestring_ascii(joined)) - 2 - len(joined)
+    _LAST_JOINED[0] = (joined, escapes)
+    return len(joined) + escapes + 2 * n
+
+
+# the text measured last and the characters its escapes add (the keys' text and their values'
+# first members are often the same: a word count's)
+_LAST_JOINED: list[tuple[str, int]] = [("", 0)]
 
 
 def _atoms_chars(values: Sequence[Any], floats: bool) -> int | None:
