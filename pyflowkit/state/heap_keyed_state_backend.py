@@ -59,17 +59,16 @@ def _immutable(values: Iterable[Any]) -> bool:
 
 def _tuples_of_atoms(values: list[tuple[Any, ...]]) -> bool:
     """True if every member of the tuples ``values`` is an atom: a column at a time when all
-    have one length (record-like tuples), else all members together."""
+    have one length (record-like tuples, split by one strict zip), else all members together."""
     n = len(values)
-    lengths = list(map(len, values))
-    if not lengths or lengths.count(lengths[0]) != n:
+    try:
+        columns = list(zip(*values, strict=True))
+    except ValueError:  # tuples of several lengths
         return _ATOMS.issuperset(map(type, chain.from_iterable(values)))
-    for i in range(lengths[0]):
-        types = list(map(type, map(itemgetter(i), values)))
+    for column in columns:
+        types = list(map(type, column))
         first = types[0]
-        if first not in _ATOMS:
-            return False
-        if types.count(first) != n and not _ATOMS.issuperset(types):
+        if first not in _ATOMS or (types.count(first) != n and not _ATOMS.issuperset(types)):
             return False
     return True
 

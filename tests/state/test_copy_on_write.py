@@ -367,3 +367,35 @@ def test_keyed_reduce_keeps_its_cached_maps_across_snapshots() -> None:
         assert all(table.key_groups[kg][None] is m for kg, m in cached.items())
         got = {e[0]: e[2] for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]}
         assert got == {k: (round_ + 1) * i for i, k in enumerate(keys)}
+
+
+ATOM = st.one_of(st.integers(), st.text(max_size=3), st.none(), st.booleans(), st.floats())
+VALUE = st.one_of(
+    ATOM,
+    st.tuples(ATOM, ATOM),
+    st.tuples(ATOM, ATOM, ATOM),
+    st.lists(ATOM, max_size=2),
+    st.tuples(ATOM, st.lists(ATOM, max_size=2)),
+    st.tuples(ATOM, st.builds(lambda n: Counter("c", n), st.integers())),
+)
+
+
+@given(st.lists(st.dictionaries(st.integers(0, 20), VALUE, max_size=6), max_size=5))
+def test_copied_maps_share_only_deeply_immutable_values(maps: list) -> None:
+    """``_copy_maps``: the same entries; a value is shared only if it is an atom or a tuple of
+    atoms, anything holding a list or an object is a deep copy."""
+    from pyflowkit.state.heap_keyed_state_backend import _ATOMS, _copy_maps
+
+    copies = _copy_maps(maps)
+    assert len(copies) == len(maps)
+    for m, c in zip(maps, copies, strict=True):
+        assert c is not m and list(c) == list(m)
+        for key, value in m.items():
+            immutable = type(value) in _ATOMS or (
+                type(value) is tuple and all(type(x) in _ATOMS for x in value)
+            )
+            if not immutable:
+                assert c[key] is not value
+                assert all(
+                    x is not y for x, y in zip(c[key], value, strict=True) if type(y) is list
+                )
