@@ -128,7 +128,8 @@ class StateTable:
         self._owned.add(key_group)  # type: ignore[union-attr]
         by_ns = self.key_groups.get(key_group)
         if by_ns is not None:
-            by_ns = self._unshare([key_group], [by_ns])[0]
+            self._unshare([key_group], [by_ns])
+            by_ns = self.key_groups[key_group]
         return by_ns
 
     def _unshare(
@@ -136,12 +137,12 @@ class StateTable:
         key_groups: list[int],
         by_ns_list: list[dict[Any, dict[Any, Any]]],
         namespace: Any = VOID_NAMESPACE,
-    ) -> list[dict[Any, dict[Any, Any]]]:
+    ) -> list[dict[Any, Any]] | None:
         """Hand the namespace dicts of ``key_groups`` (``by_ns_list``, shared with views) over
         to the views with a copy of every map in them (mutable values deep-copied); the table
-        keeps the live maps in new namespace dicts, which it returns."""
-        live = list(map(dict.copy, by_ns_list))
-        self.key_groups.update(zip(key_groups, live, strict=True))
+        keeps the live maps in new namespace dicts. Returns the live maps of ``namespace``
+        when that is each key group's only namespace, else None."""
+        self.key_groups.update(zip(key_groups, map(dict.copy, by_ns_list), strict=True))
         if list(map(len, by_ns_list)).count(1) == len(by_ns_list):
             try:  # one namespace per key group, usually ``namespace``: in C
                 maps = list(map(itemgetter(namespace), by_ns_list))
@@ -149,11 +150,11 @@ class StateTable:
                 pass
             else:
                 list(map(dict.__setitem__, by_ns_list, repeat(namespace), _copy_maps(maps)))
-                return live
+                return maps
         copies = iter(_copy_maps(list(chain.from_iterable(map(dict.values, by_ns_list)))))
         for by_ns in by_ns_list:  # the same keys: only the values change
             by_ns.update(zip(list(by_ns), copies, strict=False))
-        return live
+        return None
 
     # ---- access ----
     def get(self, key_group: int, namespace: Any, key: Any) -> Any:
@@ -200,8 +201,14 @@ class StateTable:
             if owned:
                 frozen -= owned
             owned.update(key_groups)
-            if frozen:
-                kgs = key_groups if len(frozen) == len(key_groups) else list(frozen)
+            if len(frozen) == len(key_groups):  # all of them (the usual case after a mark)
+                maps = self._unshare(
+                    key_groups, list(map(tables.__getitem__, key_groups)), namespace
+                )
+                if maps is not None:
+                    return maps
+            elif frozen:
+                kgs = list(frozen)
                 self._unshare(kgs, list(map(tables.__getitem__, kgs)), namespace)
         by_ns_list = list(map(tables.get, key_groups))
         if None not in by_ns_list:  # every key group present: its map usually too (in C)
