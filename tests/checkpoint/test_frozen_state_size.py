@@ -274,6 +274,7 @@ def test_ints_beyond_the_bytes_and_bools_among_them_count_as_json_writes_them() 
         [0, 9, 10, 99, 100, 255],
         [0, 9, 10, 99, 100, 255, 256],
         [-1, 5],
+        [-1000, -999, -100, -99, -10, -9, -1, 0, 9, 10, 99, 100, 999, 1000, 10**18, -(10**18)],
         [True, 3, None, 2.5, False],
         [("w", 1), ("x", 300), ("y", -7)],
         [10**4300 - 1] * 2,
@@ -281,6 +282,8 @@ def test_ints_beyond_the_bytes_and_bools_among_them_count_as_json_writes_them() 
         assert frozen_state_size._items_chars(values) == _codec_chars(values)
     for tagged in ([float("inf")], [1.5, float("-inf")], [None, float("nan")], [("a", 1e999)]):
         assert frozen_state_size._items_chars(tagged) is None
+    for beyond in ([10**4300, 1], [-(10**4300), 300], [("a", 10**4300)]):  # int → str refuses
+        assert frozen_state_size._items_chars(beyond) is None
 
 
 @given(st.lists(st.tuples(st.text(max_size=4), st.integers(0, 600)), min_size=1, max_size=40))

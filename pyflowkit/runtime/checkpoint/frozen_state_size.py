@@ -13,6 +13,8 @@ take the materialising path instead (``state_codec.snapshot_size``), which gives
 from __future__ import annotations
 
 import json
+import sys
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, compress, islice, repeat
@@ -350,16 +352,43 @@ def _atoms_chars(values: Sequence[Any], floats: bool) -> int | None:
 
 def _ints_chars(values: Sequence[int]) -> int | None:
     """The encoded length of ints (exact type): counted on their bytes when all are below
-    256 (in C), else formatted."""
+    256 (in C), else by how many reach each power of ten (bisecting them sorted)."""
     try:
         small = bytes(values)
     except ValueError:  # one is negative or above 255
-        return _atoms_chars(values, False)
+        return _sorted_ints_chars(sorted(values))
     return (
         len(small)
         + len(small.translate(None, _ONE_DIGIT))
         + len(small.translate(None, _TWO_DIGITS))
     )
+
+
+def _sorted_ints_chars(ordered: list[int]) -> int | None:
+    """The decimal length of ascending ints: one digit each, one more for each power of ten
+    a magnitude reaches, one for each minus sign; None past the int → str digit limit."""
+    n = len(ordered)
+    low, high = ordered[0], ordered[-1]
+    limit = sys.get_int_max_str_digits()
+    if limit and max(high, -low) >= _power_of_ten(limit):  # the codec's int → str raises
+        return None
+    chars = n
+    power = 10
+    while power <= high:
+        chars += n - bisect_left(ordered, power)
+        power *= 10
+    if low < 0:
+        chars += bisect_left(ordered, 0)  # the signs
+        power = -10
+        while power >= low:
+            chars += bisect_right(ordered, power)
+            power *= 10
+    return chars
+
+
+@lru_cache(maxsize=2)
+def _power_of_ten(exponent: int) -> int:
+    return 10**exponent
 
 
 _ONE_DIGIT = bytes(range(10))  # the bytes of ints below 10: deleted, the rest have 2+ digits
