@@ -439,7 +439,7 @@ def _sequences_chars(values: Sequence[Any], depth: int, tagged: bool) -> int | N
     return chars + _TUPLE_TAG * n if tagged else chars
 
 
-_ZIP_MAX = 2048  # above this many sequences zip's iterators cost more than a pass per column
+_ZIP_MAX = 768  # above this many sequences zip's iterators cost more than a pass per column
 
 
 def _columns(values: Sequence[Any], width: int) -> list[Sequence[Any]] | None:
