@@ -5,7 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
+
+# the heap is compacted (cancelled events dropped) once it holds this many events and twice as
+# many as after the last compaction: a cancelled far-away timer (a checkpoint's canceller)
+# otherwise stays in the heap until its time comes, and every push and pop pays for its depth
+COMPACT_AT_LEAST = 16
 
 
 @dataclass(eq=False, slots=True)
@@ -39,6 +44,7 @@ class SimEnvironment:
         self._queue: list[tuple[int, int, SimEvent]] = []
         self._ready: list[SimEvent] = []
         self.rng = random.Random(seed)
+        self._compact_at = COMPACT_AT_LEAST
 
     def schedule(self, delay: int, lane: str, name: str, action: Callable[[], None]) -> SimEvent:
         if delay < 0:
@@ -46,8 +52,18 @@ class SimEnvironment:
         self._seq += 1
         due = self.now + delay
         ev = SimEvent(due, self._seq, lane, name, action)
-        heappush(self._queue, (due, self._seq, ev))
+        queue = self._queue
+        heappush(queue, (due, self._seq, ev))
+        if len(queue) > self._compact_at:
+            self._compact()
         return ev
+
+    def _compact(self) -> None:
+        """Drop the cancelled events from the heap (they would be skipped when due)."""
+        queue = self._queue
+        queue[:] = [entry for entry in queue if not entry[2].cancelled]
+        heapify(queue)
+        self._compact_at = max(COMPACT_AT_LEAST, 2 * len(queue))
 
     def peek(self) -> float:
         """Time of the next event, or infinity."""
@@ -91,7 +107,7 @@ class SimEnvironment:
             return ready.pop()
         lanes = [ev.lane for ev in ready]
         if len(set(lanes)) == n:  # every event is the first of its lane
-            return ready.pop(self.rng.randrange(n))
+            return ready.pop(self._draw(n))
         seen: set[str] = set()
         candidates: list[int] = []
         for i, lane in enumerate(lanes):
@@ -100,4 +116,14 @@ class SimEnvironment:
                 candidates.append(i)
         if len(candidates) == 1:  # one lane: its first event, no draw
             return ready.pop(0)
-        return ready.pop(candidates[self.rng.randrange(len(candidates))])
+        return ready.pop(candidates[self._draw(len(candidates))])
+
+    def _draw(self, n: int) -> int:
+        """``self.rng.randrange(n)`` for n >= 1: the same bits drawn, the same number (CPython's
+        ``_randbelow_with_getrandbits``), without randrange's argument handling."""
+        getrandbits = self.rng.getrandbits
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return r

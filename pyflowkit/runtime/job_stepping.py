@@ -15,7 +15,7 @@ from pyflowkit.graph.job_graph import JobGraph, JobVertex
 from pyflowkit.operators.gc_tuning import raised_gc_thresholds
 from pyflowkit.runtime.cluster_host import ClusterHost
 from pyflowkit.runtime.dispatcher import Dispatcher
-from pyflowkit.runtime.environment import EmptySchedule
+from pyflowkit.runtime.environment import EmptySchedule, SimEvent
 from pyflowkit.runtime.job_master import JobMaster
 from pyflowkit.runtime.job_status import JobStatus
 from pyflowkit.runtime.resource_manager import ResourceManager
@@ -45,6 +45,7 @@ class CommandLog:
     def __init__(self) -> None:
         self.entries: list[Command] = []
         self.applied: set[Command] = set()
+        self.replaying = False  # some logged command is not applied yet (after ``restart``)
 
     def record(self, entry: Command) -> None:
         """Log ``entry`` as issued and already applied (the caller applies it now)."""
@@ -54,10 +55,15 @@ class CommandLog:
     def due(self, step: int) -> list[Command]:
         """The commands issued at ``step`` that this timeline has not applied yet; marks them."""
         out = []
+        waiting = False
         for entry in self.entries:
-            if entry[0] == step and entry not in self.applied:
-                self.applied.add(entry)
-                out.append(entry)
+            if entry not in self.applied:
+                if entry[0] == step:
+                    self.applied.add(entry)
+                    out.append(entry)
+                else:
+                    waiting = True
+        self.replaying = waiting
         return out
 
     def pending(self, step: int) -> bool:
@@ -69,6 +75,7 @@ class CommandLog:
         if keep_after is not None:
             self.entries = [e for e in self.entries if e[0] <= keep_after]
         self.applied = set()
+        self.replaying = bool(self.entries)
 
 
 class SteppedRun:
@@ -209,19 +216,31 @@ class SteppedRun:
 
     # -- stepping -------------------------------------------------------------------------------
     def _step_once(self) -> list[TraceEvent]:
-        self._apply_commands_due()
-        try:
-            ev = self.bus.env.next_event()
-        except EmptySchedule:
+        ev = self._next_event()
+        if ev is None:
             return []
-        self.bus.step += 1
         start = len(self.bus.trace)
+        self._deliver(ev)
+        return self.bus.trace[start:]
+
+    def _next_event(self) -> SimEvent | None:
+        """A step begins: the commands due at it, then the next message or mail (None: none)."""
+        if self.commands.replaying:
+            self._apply_commands_due()
+        bus = self.bus
+        try:
+            ev = bus.env.next_event()
+        except EmptySchedule:
+            return None
+        bus.step += 1
+        return ev
+
+    def _deliver(self, ev: SimEvent) -> None:
         try:
             ev.action()
         except Exception as exc:  # noqa: BLE001 - a runtime error must not leave the job RUNNING
             if not self._fail_job_on_error(exc):
                 raise
-        return self.bus.trace[start:]
 
     def _fail_job_on_error(self, exc: Exception) -> bool:
         """An exception escaping an event of a RUNNING/RESTARTING job fails the job with it as the
@@ -312,9 +331,13 @@ class SteppedRun:
         self._set_fast(True)
         steps = 0
         start = self.number_of_restarts
+        env = self.bus.env
+        infinity = float("inf")
         with raised_gc_thresholds(FAST_MODE_GEN0_THRESHOLD):
-            while self.has_next() or self._commands_pending():
-                self._step_once()
+            while env.peek() != infinity or self._commands_pending():
+                ev = self._next_event()
+                if ev is not None:
+                    self._deliver(ev)
                 steps += 1
                 if max_steps is not None and steps >= max_steps:
                     break

@@ -54,13 +54,13 @@ def test_bad_threshold() -> None:
 def test_fast_run_raises_threshold_while_stepping_and_restores_it(thresholds) -> None:
     seen: list[tuple[int, int, int]] = []
     run = MiniCluster(chain_factory=fake_chain_factory, echo_print=False).submit(demo_job(30))
-    step_once = run._step_once
+    deliver = run._deliver  # what every step of run() calls
 
-    def spy():
+    def spy(ev):
         seen.append(gc.get_threshold())
-        return step_once()
+        return deliver(ev)
 
-    run._step_once = spy  # type: ignore[method-assign]
+    run._deliver = spy  # type: ignore[method-assign]
     run.run()
     assert run.job_status is JobStatus.FINISHED
     assert seen and set(seen) == {(FAST_MODE_GEN0_THRESHOLD, 10, 10)}
