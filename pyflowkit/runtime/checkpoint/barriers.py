@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 
@@ -16,6 +17,11 @@ class CheckpointBarrier:
     options: CheckpointOptions
 
     def __repr__(self) -> str:
+        return self._text
+
+    @cached_property
+    def _text(self) -> str:
+        """The repr, made once: one barrier object travels every channel of its checkpoint."""
         return (
             f"CheckpointBarrier {self.id} @ {self.timestamp} ({self.options.checkpoint_type.value})"
         )

@@ -66,14 +66,15 @@ class PendingCheckpoint:
         self.discarded = False
         self.failure_reason: CheckpointFailureReason | None = None
         self.canceller: Any = None
+        states = self.operator_states
         for task in ack_tasks.values():
             for op_id, name, uid in zip(
                 task.operator_ids, task.operator_names, task.operator_uids, strict=True
             ):
-                self.operator_states.setdefault(
-                    op_id,
-                    OperatorState(op_id, task.parallelism, task.max_parallelism, {}, name, uid),
-                )
+                if op_id not in states:  # one OperatorState per operator, not per subtask
+                    states[op_id] = OperatorState(
+                        op_id, task.parallelism, task.max_parallelism, {}, name, uid
+                    )
 
     @property
     def number_of_acknowledged_tasks(self) -> int:

@@ -30,9 +30,9 @@ class ChannelState:
 
     @property
     def is_empty(self) -> bool:
-        return not any(self.input.values()) and not any(
-            els for per_sub in self.output.values() for els in per_sub.values()
-        )
+        if any(self.input.values()):
+            return False
+        return not any(any(per_sub.values()) for per_sub in self.output.values())
 
     def num_records(self) -> int:
         n = sum(len(v) for v in self.input.values())
