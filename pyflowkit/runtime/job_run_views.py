@@ -10,7 +10,6 @@ from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.job_graph import JobVertex
-from pyflowkit.runtime.checkpoint.coordinator import INSPECTABLE_DISCARDED_CHECKPOINTS
 from pyflowkit.runtime.checkpoint.stats import HISTORY_COLUMNS
 from pyflowkit.runtime.job_stepping import SteppedRun
 from pyflowkit.runtime.task_executor import TaskExecutor
@@ -163,7 +162,7 @@ def keyed_state_at(coord: Any, checkpoint_id: int, jv: JobVertex) -> dict[str, A
         kept = sorted(i for i, c in coord.completed_by_id.items() if not c.state_released)
         raise IllegalArgumentException(
             f"keyed_state_at: checkpoint {checkpoint_id} was subsumed and its state discarded "
-            f"(the state of the newest {INSPECTABLE_DISCARDED_CHECKPOINTS} subsumed checkpoints "
+            f"(the state of the newest {coord.inspectable_history} subsumed checkpoints "
             f"is kept for inspection); checkpoints with state: {kept}."
         )
     names = {p.generated_operator_id: n.operator_name for p, n in _operators(jv)}

@@ -154,6 +154,7 @@ class CheckpointCoordinator:
         self.store.on_discard = self._on_discard
         # discarded checkpoints whose state is still kept for inspection, oldest first
         self.inspectable_discarded: deque[CompletedCheckpoint] = deque()
+        self.inspectable_history = INSPECTABLE_DISCARDED_CHECKPOINTS
         self.failure_manager = CheckpointFailureManager(
             settings.tolerable_checkpoint_failure_number, self._fail_job
         )
@@ -184,13 +185,13 @@ class CheckpointCoordinator:
     # -- subsumed checkpoints -------------------------------------------------------------------
     def _on_discard(self, checkpoint: CompletedCheckpoint) -> None:
         """The store subsumed ``checkpoint``: report it; its state stays inspectable (e.g.
-        ``keyed_state_at``) until ``INSPECTABLE_DISCARDED_CHECKPOINTS`` newer ones were discarded."""
+        ``keyed_state_at``) until ``inspectable_history`` newer ones were discarded."""
         self.stats.report_discarded(checkpoint.checkpoint_id)
         if not checkpoint.discarded:  # kept by its properties (a savepoint): never released
             return
         history = self.inspectable_discarded
         history.append(checkpoint)
-        while len(history) > INSPECTABLE_DISCARDED_CHECKPOINTS:
+        while len(history) > self.inspectable_history:
             history.popleft().release_state()
 
     # -- trace ----------------------------------------------------------------------------------
