@@ -11,6 +11,7 @@ runs right before its ``close``). In BATCH execution mode nodes get their BATCH 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -317,6 +318,11 @@ class OperatorChain:
                 first = first or exc
         if first is not None:
             raise first
+
+    def dispose_after_failure(self) -> None:
+        """``dispose`` after the task failed: the failure, not a dispose error, is reported."""
+        with contextlib.suppress(Exception):
+            self.dispose()
 
     # ---- inputs ----
     def _input(self, input_index: int) -> Any:

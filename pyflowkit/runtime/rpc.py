@@ -78,11 +78,7 @@ class RpcBus:
         if data and self.fast:
             return None
         ev = new_trace_event(self.step, self.env.now, component, method, message, subjects)
-        self.trace.append(ev)
-        if ev.new_state is not None:
-            for listener in self.state_listeners:
-                listener(ev)
-        return ev
+        return self._record(ev)
 
     def emit_from(
         self, template: dict[str, Any], method: str, message: str, extra: dict[str, Any]
@@ -90,11 +86,7 @@ class RpcBus:
         """``emit`` for a component that emits many events about the same subjects: the
         fields come from ``trace_event_template(component, **subjects)``, ``extra`` added."""
         ev = event_from_template(template, self.step, self.env.now, method, message, extra)
-        self.trace.append(ev)
-        if ev.new_state is not None:
-            for listener in self.state_listeners:
-                listener(ev)
-        return ev
+        return self._record(ev)
 
     def emit_about_checkpoint(
         self, template: dict[str, Any], method: str, message: str, checkpoint: int
@@ -104,6 +96,10 @@ class RpcBus:
         ev = checkpoint_event_from_template(
             template, self.step, self.env.now, method, message, checkpoint
         )
+        return self._record(ev)
+
+    def _record(self, ev: TraceEvent) -> TraceEvent:
+        """Append ``ev`` to the trace; a state transition goes to the state listeners too."""
         self.trace.append(ev)
         if ev.new_state is not None:
             for listener in self.state_listeners:

@@ -61,18 +61,12 @@ def event_from_template(
 ) -> TraceEvent:
     """``TraceEvent(step, time, component, method, message, **subjects)`` from a template: one
     dict copy instead of the frozen dataclass's ``object.__setattr__`` per field."""
-    fields_ = template.copy()
-    fields_["step"] = step
-    fields_["time"] = time
-    fields_["method"] = method
-    fields_["message"] = message
+    fields_ = _stamped(template, step, time, method, message)
     if extra:
         if not extra.keys() <= _SUBJECT_KEYS:
             _check_subjects(extra)
         fields_.update(extra)
-    ev = _new_object(TraceEvent)
-    _set_attribute(ev, "__dict__", fields_)
-    return ev
+    return _event_of(fields_)
 
 
 def checkpoint_event_from_template(
@@ -80,15 +74,9 @@ def checkpoint_event_from_template(
 ) -> TraceEvent:
     """``event_from_template(..., {"checkpoint": checkpoint})`` without the extra dict: the
     events of the checkpoint protocol name their checkpoint and nothing else."""
-    fields_ = template.copy()
-    fields_["step"] = step
-    fields_["time"] = time
-    fields_["method"] = method
-    fields_["message"] = message
+    fields_ = _stamped(template, step, time, method, message)
     fields_["checkpoint"] = checkpoint
-    ev = _new_object(TraceEvent)
-    _set_attribute(ev, "__dict__", fields_)
-    return ev
+    return _event_of(fields_)
 
 
 def new_trace_event(
@@ -97,13 +85,25 @@ def new_trace_event(
     """``TraceEvent(step, time, component, method, message, **subjects)``, made the fast way."""
     if not subjects.keys() <= _SUBJECT_KEYS:
         _check_subjects(subjects)
-    fields_ = _BLANK.copy()
+    fields_ = _stamped(_BLANK, step, time, method, message)
+    fields_["component"] = component
+    fields_.update(subjects)
+    return _event_of(fields_)
+
+
+def _stamped(base: dict[str, Any], step: int, time: int, method: str, message: str) -> dict:
+    """A copy of ``base`` (every field of an event) with the event's own step, time, method
+    and message."""
+    fields_ = base.copy()
     fields_["step"] = step
     fields_["time"] = time
-    fields_["component"] = component
     fields_["method"] = method
     fields_["message"] = message
-    fields_.update(subjects)
+    return fields_
+
+
+def _event_of(fields_: dict[str, Any]) -> TraceEvent:
+    """The frozen ``TraceEvent`` holding ``fields_`` (every field), without ``__init__``."""
     ev = _new_object(TraceEvent)
     _set_attribute(ev, "__dict__", fields_)
     return ev

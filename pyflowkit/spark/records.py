@@ -30,16 +30,9 @@ def arrow_fields() -> list[tuple[str, Any]]:
     before its typed edges' own."""
     import pyarrow as pa
 
-    return [
-        ("edge", pa.int32()),
-        ("target", pa.int32()),
-        ("producer", pa.int32()),
-        ("seq", pa.int64()),
-        ("payload", pa.binary()),
-        ("ts", pa.list_(pa.int64())),
-        ("wm", pa.int64()),
-        ("flags", pa.int32()),
-    ]
+    types = (pa.int32(), pa.int32(), pa.int32(), pa.int64(), pa.binary())
+    typed = (pa.list_(pa.int64()), pa.int64(), pa.int32())
+    return list(zip(FIELDS + TYPED_FIELDS, types + typed, strict=True))
 
 
 PRINT_OUT = -1  # edge code of print-sink lines to stdout

@@ -273,8 +273,7 @@ class SubtaskRunner:
         try:
             yield from self._invoke(rows)
         except BaseException:
-            with contextlib.suppress(Exception):  # the failure, not a dispose error, is reported
-                self.chain.dispose()
+            self.chain.dispose_after_failure()
             raise
         self.chain.dispose()
 

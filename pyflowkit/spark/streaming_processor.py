@@ -101,7 +101,7 @@ class VertexProcessor:
             task.dispose()  # the micro-batch's task is done
         except Exception as exc:
             if task is not None:
-                task.dispose_after_failure()
+                task.dispose(after_failure=True)
             where = f"{self.spec.vertex.name} ({subtask + 1}/{self.spec.parallelism})"
             raise RuntimeError(
                 f"{ERROR_BEGIN}{user_traceback(exc)}{ERROR_END}{where}{ERROR_END}"

@@ -174,10 +174,7 @@ def _dispose_all(tasks: list[StreamingSubtask | None], after_failure: bool = Fal
     live = [t for t in tasks if t is not None]
     tasks.clear()
     for task in live:
-        if after_failure:
-            task.dispose_after_failure()
-        else:
-            task.dispose()
+        task.dispose(after_failure)
 
 
 _DATA_SOURCE: Any = None

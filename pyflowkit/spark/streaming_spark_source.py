@@ -308,7 +308,7 @@ class SparkSourceProcessor:
             self.tasks.updateValue((subtask,), (snapshot.to_bytes(),))
             next_timer = task.next_timer()
         except BaseException:
-            task.dispose_after_failure()
+            task.dispose(after_failure=True)
             raise
         task.dispose()  # the micro-batch's task is done
         return columns, next_timer

@@ -13,7 +13,6 @@ also after a failure.
 
 from __future__ import annotations
 
-import contextlib
 import pickle
 import time
 from collections.abc import Iterable, Iterator
@@ -126,7 +125,7 @@ class StreamingSubtask:
         try:
             self._restore_and_open(restored, now)
         except BaseException:
-            self.dispose_after_failure()
+            self.dispose(after_failure=True)
             raise
 
     def _restore_and_open(self, restored: SubtaskSnapshot | None, now: int) -> None:
@@ -149,17 +148,16 @@ class StreamingSubtask:
                 chain.notify_checkpoint_complete(restored.checkpoint)
             runner.clock.set_current_time(clock)  # restored processing-time timers now due fire
 
-    def dispose(self) -> None:
+    def dispose(self, after_failure: bool = False) -> None:
         """``StreamTask.disposeAllOperators``: the host is done with this task (its functions
-        are closed, a source's thread is cancelled); once."""
+        are closed, a source's thread is cancelled); once. ``after_failure``: a dispose error
+        is not raised, the failure is what gets reported."""
         if self.opened and not self.disposed:
             self.disposed = True
-            self.runner.chain.dispose()
-
-    def dispose_after_failure(self) -> None:
-        """``dispose`` after the task failed: the failure, not a dispose error, is reported."""
-        with contextlib.suppress(Exception):
-            self.dispose()
+            if after_failure:
+                self.runner.chain.dispose_after_failure()
+            else:
+                self.runner.chain.dispose()
 
     # ---- restore / snapshot ----------------------------------------------------------------
     def _restore_memory(self, snap: SubtaskSnapshot) -> None:

@@ -11,29 +11,10 @@ import pyarrow as pa
 import pytest
 
 from pyflowkit.datastream import StreamExecutionEnvironment
-from pyflowkit.datastream.functions import MapFunction, SourceFunction
+from pyflowkit.datastream.functions import SourceFunction
 from pyflowkit.spark.plan import effective_runtime_mode, stage_specs
 from pyflowkit.spark.stage import stage_function
-
-
-class Tracked(MapFunction):
-    """Records open/close calls of every copy; raises on ``fail_on``."""
-
-    calls: ClassVar[list[str]] = []
-
-    def __init__(self, fail_on: int | None = None) -> None:
-        self.fail_on = fail_on
-
-    def open(self, runtime_context: Any) -> None:
-        Tracked.calls.append("open")
-
-    def map(self, value: int) -> int:
-        if value == self.fail_on:
-            raise ValueError(f"bad value {value}")
-        return value
-
-    def close(self) -> None:
-        Tracked.calls.append("close")
+from tests.spark.lifecycle import Tracked
 
 
 class Endless(SourceFunction):

@@ -6,38 +6,19 @@ when the query stops. Run in-process, without Spark (fake state handles stand fo
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from pyflowkit.datastream import StreamExecutionEnvironment
-from pyflowkit.datastream.functions import MapFunction, SourceFunction
+from pyflowkit.datastream.functions import SourceFunction
 from pyflowkit.spark.plan import stage_specs
 from pyflowkit.spark.streaming_processor import VertexProcessor
 from pyflowkit.spark.streaming_source import FlinkSourceStreamReader
+from tests.spark.lifecycle import Tracked
 
 NOW = 1_000
-
-
-class Tracked(MapFunction):
-    """Counts open/close calls over every copy; raises on ``fail_on``."""
-
-    calls: ClassVar[list[str]] = []
-
-    def __init__(self, fail_on: int | None = None) -> None:
-        self.fail_on = fail_on
-
-    def open(self, runtime_context: Any) -> None:
-        Tracked.calls.append("open")
-
-    def map(self, value: int) -> int:
-        if value == self.fail_on:
-            raise ValueError(f"bad value {value}")
-        return value
-
-    def close(self) -> None:
-        Tracked.calls.append("close")
 
 
 class Counting(SourceFunction):
