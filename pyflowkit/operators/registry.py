@@ -8,6 +8,7 @@ imported on first lookup. The windows engineer's module registers ``WindowOperat
 from __future__ import annotations
 
 import importlib
+import threading
 from typing import Any
 
 from pyflowkit.operators.user_code_copy import copy_user_code
@@ -29,6 +30,7 @@ _BUILTIN_MODULES = (
     "pyflowkit.operators.cep.cep_operator",
 )
 _loaded = False
+_load_lock = threading.RLock()  # reentrant: a built-in module may look an operator up on import
 
 
 def register_operator(name: str, cls: type) -> type:
@@ -38,16 +40,24 @@ def register_operator(name: str, cls: type) -> type:
 
 
 def _load_builtins() -> None:
+    """Import every built-in operator module once; a thread arriving meanwhile waits for it.
+
+    ``_loaded`` turns True only after the last import, so no thread (the Spark warm-up started by
+    ``%load_ext pyflowkit`` beside the user's first run) ever looks up a half-filled registry.
+    """
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    for module in _BUILTIN_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:  # a module not written yet (e.g. windows in progress)
-            if exc.name != module:
-                raise
+    with _load_lock:
+        if _loaded:
+            return
+        for module in _BUILTIN_MODULES:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:  # a module not written yet (windows in progress)
+                if exc.name != module:
+                    raise
+        _loaded = True
 
 
 def operator_class(name: str) -> type:

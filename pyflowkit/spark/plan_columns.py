@@ -8,22 +8,28 @@ counterpart (Flink's ``JobGraph`` deployment has no such cost).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable
 from typing import Any
 from weakref import WeakKeyDictionary
 
 _cache: WeakKeyDictionary[Any, dict[Hashable, Any]] = WeakKeyDictionary()
+_lock = threading.Lock()  # the warm-up thread and the user's run plan jobs at the same time
 
 
 def session_column(session: Any, key: Hashable, make: Callable[[], Any]) -> Any:
     """The Column ``make()`` built for ``session`` under ``key`` (made on first use)."""
-    try:
-        columns = _cache.setdefault(session, {})
-    except TypeError:  # a session that cannot be weakly referenced: build each time
-        return make()
-    column = columns.get(key)
+    with _lock:
+        try:
+            columns = _cache.setdefault(session, {})
+        except TypeError:  # a session that cannot be weakly referenced: build each time
+            columns = None
+        column = None if columns is None else columns.get(key)
     if column is None:
-        column = columns[key] = make()
+        column = make()  # py4j calls outside the lock; two threads may both build, one is kept
+        if columns is not None:
+            with _lock:
+                column = columns.setdefault(key, column)
     return column
 
 

@@ -10,6 +10,7 @@ import atexit
 import logging
 import os
 import sys
+import tempfile
 import threading
 import warnings
 from collections.abc import Mapping
@@ -28,11 +29,22 @@ _embedded: Any = None  # the SparkSession pyflowkit started itself
 _embedded_key: tuple | None = None
 _starting: dict[tuple, Future] = {}  # sessions being built (by a background warm-up), by key
 _atexit_registered = False
+JVM_LOG_ENV = "PYFLOWKIT_SPARK_JVM_LOG"
 
 
 def log4j_path() -> Path:
     """The quiet log4j2 file shipped in the package."""
     return _LOG4J
+
+
+def jvm_log_path() -> Path:
+    """Where the JVM a background warm-up starts writes its stderr (``PYFLOWKIT_SPARK_JVM_LOG``,
+    else ``<tmp>/pyflowkit-spark-jvm-<pid>.log``): a notebook that never runs on Spark shows no
+    JVM line (environment-notes §2: ipykernel forwards fd 2 into the running cell)."""
+    configured = os.environ.get(JVM_LOG_ENV, "").strip()
+    if configured:
+        return Path(configured)
+    return Path(tempfile.gettempdir()) / f"pyflowkit-spark-jvm-{os.getpid()}.log"
 
 
 def spark_conf_from(configuration: Mapping[str, str] | None) -> dict[str, str]:
@@ -100,10 +112,16 @@ def resolve_master(configuration: Mapping[str, str] | None) -> tuple[str | None,
     return remote or conf.pop("spark.master", None), conf
 
 
-def get_session(configuration: Mapping[str, str] | None = None, spark: Any = None) -> Any:
+def get_session(
+    configuration: Mapping[str, str] | None = None,
+    spark: Any = None,
+    *,
+    jvm_stderr: Path | None = None,
+) -> Any:
     """The session to run on: ``spark`` if given; else the one ``spark.master``/``spark.remote``
     configure; else the active session; else an embedded ``local[*]`` one (started once, reused).
-    A session a background warm-up is still starting for the same settings is waited for."""
+    A session a background warm-up is still starting for the same settings is waited for.
+    ``jvm_stderr``: a file for the stderr of the JVM this call starts (the warm-up passes one)."""
     if spark is not None:
         return spark
     master, conf = resolve_master(configuration)
@@ -116,10 +134,10 @@ def get_session(configuration: Mapping[str, str] | None = None, spark: Any = Non
         if active is not None and not conf:
             return active
         master = DEFAULT_MASTER
-    return _embedded_session(master, conf)
+    return _embedded_session(master, conf, jvm_stderr)
 
 
-def _embedded_session(master: str, conf: dict[str, str]) -> Any:
+def _embedded_session(master: str, conf: dict[str, str], jvm_stderr: Path | None = None) -> Any:
     global _embedded, _embedded_key, _atexit_registered
     key = (master, tuple(sorted(conf.items())))
     with _lock:
@@ -137,7 +155,7 @@ def _embedded_session(master: str, conf: dict[str, str]) -> Any:
         if not master.startswith("sc://"):
             preflight.check_java()
         preflight.check_master_reachable(master)
-        session = _build(master, conf)
+        session = _build(master, conf, jvm_stderr)
     except BaseException as exc:
         with _lock:
             _starting.pop(key, None)
@@ -153,7 +171,7 @@ def _embedded_session(master: str, conf: dict[str, str]) -> Any:
     return session
 
 
-def _build(master: str, conf: Mapping[str, str]) -> Any:
+def _build(master: str, conf: Mapping[str, str], jvm_stderr: Path | None = None) -> Any:
     from pyspark.sql import SparkSession
 
     if master.startswith("sc://"):
@@ -164,12 +182,35 @@ def _build(master: str, conf: Mapping[str, str]) -> Any:
     active = SparkSession.getActiveSession()
     if active is not None:  # one SparkContext per JVM: replace a session we did not configure
         active.stop()
-    builder = SparkSession.builder.master(master).appName(conf.get("spark.app.name", APP_NAME))
+    app_name = conf.get("spark.app.name", APP_NAME)
+    builder = SparkSession.builder.master(master).appName(app_name)
     settings = quiet_settings(master)
     settings.update(conf)
     for k, v in settings.items():
         builder = builder.config(k, v)
+    if jvm_stderr is not None:
+        _launch_gateway(
+            {"spark.master": master, "spark.app.name": app_name, **settings}, jvm_stderr
+        )
     return builder.getOrCreate()
+
+
+def _launch_gateway(options: Mapping[str, Any], stderr_path: Path) -> None:
+    """Start the driver JVM as ``getOrCreate`` would (``spark-submit`` with the same ``--conf``),
+    its stderr appended to ``stderr_path``; nothing when this process already has a JVM."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    with SparkContext._lock:
+        if SparkContext._gateway is not None:
+            return
+        launch_conf = SparkConf(loadDefaults=False)
+        for key, value in options.items():
+            launch_conf.set(key, str(value))
+        stderr_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(stderr_path, "ab") as err:
+            gateway = launch_gateway(launch_conf, popen_kwargs={"stderr": err})
+        SparkContext._ensure_initialized(gateway=gateway)
 
 
 def is_connect(session: Any) -> bool:

@@ -14,6 +14,7 @@ Rows of other edges and sink rows pass through under ``(1, producer)`` untouched
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -137,19 +138,22 @@ class VertexProcessor:
 
 
 _PROCESSOR: Any = None
+_PROCESSOR_LOCK = threading.Lock()  # one class for every thread
 
 
 def vertex_processor(spec: StageSpec, timers: bool = True) -> Any:
     """A ``StatefulProcessor`` hosting ``spec``'s vertex (the class is built on first use)."""
     global _PROCESSOR
-    if _PROCESSOR is None:
-        from pyspark.sql.streaming import StatefulProcessor
+    with _PROCESSOR_LOCK:
+        if _PROCESSOR is None:
+            from pyspark.sql.streaming import StatefulProcessor
 
-        class SparkVertexProcessor(VertexProcessor, StatefulProcessor):
-            pass
+            class SparkVertexProcessor(VertexProcessor, StatefulProcessor):
+                pass
 
-        _PROCESSOR = SparkVertexProcessor
-    return _PROCESSOR(spec, timers)
+            _PROCESSOR = SparkVertexProcessor
+        cls = _PROCESSOR
+    return cls(spec, timers)
 
 
 def grouping_columns(df: Any, consumed_edges: list[int]) -> Any:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import threading
 import time
 import weakref
 from collections.abc import Iterator
@@ -178,6 +179,7 @@ def _dispose_all(tasks: list[StreamingSubtask | None], after_failure: bool = Fal
 
 
 _DATA_SOURCE: Any = None
+_DATA_SOURCE_LOCK = threading.Lock()  # one class for every thread (the warm-up's and the user's)
 
 
 def data_source_class() -> type:
@@ -187,8 +189,13 @@ def data_source_class() -> type:
     one subtask reads per micro-batch.
     """
     global _DATA_SOURCE
-    if _DATA_SOURCE is not None:
+    with _DATA_SOURCE_LOCK:
+        if _DATA_SOURCE is None:
+            _DATA_SOURCE = _build_data_source_class()
         return _DATA_SOURCE
+
+
+def _build_data_source_class() -> type:
     from pyspark.sql.datasource import DataSource, SimpleDataSourceStreamReader
 
     class SparkFlinkSourceStreamReader(FlinkSourceStreamReader, SimpleDataSourceStreamReader):
@@ -210,8 +217,7 @@ def data_source_class() -> type:
                 self.options.get("control_dir", ""),
             )
 
-    _DATA_SOURCE = FlinkSourceDataSource
-    return _DATA_SOURCE
+    return FlinkSourceDataSource
 
 
 def register(session: Any) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -324,20 +325,23 @@ class SparkSourceProcessor:
 
 
 _PROCESSOR: Any = None
+_PROCESSOR_LOCK = threading.Lock()  # one class for every thread
 
 
 def spark_source_processor(spec: Any, kind: str, timers: bool) -> Any:
     """A ``StatefulProcessor`` hosting a Spark-fed source vertex (the class is built on first
     use: pyspark loads lazily)."""
     global _PROCESSOR
-    if _PROCESSOR is None:
-        from pyspark.sql.streaming import StatefulProcessor
+    with _PROCESSOR_LOCK:
+        if _PROCESSOR is None:
+            from pyspark.sql.streaming import StatefulProcessor
 
-        class SparkFedSourceProcessor(SparkSourceProcessor, StatefulProcessor):
-            pass
+            class SparkFedSourceProcessor(SparkSourceProcessor, StatefulProcessor):
+                pass
 
-        _PROCESSOR = SparkFedSourceProcessor
-    return _PROCESSOR(spec, kind, timers)
+            _PROCESSOR = SparkFedSourceProcessor
+        cls = _PROCESSOR
+    return cls(spec, kind, timers)
 
 
 def spark_source_frame(session: Any, spec: Any, kind: str, time_mode: str) -> Any:

@@ -3,7 +3,8 @@
 No Flink counterpart: a Flink client submits to a cluster that is already up. Spark's JVM and
 Python workers take seconds to start, so pyflowkit starts them as soon as a Spark run becomes
 likely (``%load_ext pyflowkit``, ``pyflowkit run``); ``get_session`` then waits for, or reuses,
-what the warm-up started. ``PYFLOWKIT_SPARK_PREWARM=0`` turns it off.
+what the warm-up started. ``PYFLOWKIT_SPARK_PREWARM=0`` turns it off. The JVM a warm-up starts writes its stderr to
+``session.jvm_log_path()``, so a notebook that never runs on Spark shows no JVM line.
 """
 
 from __future__ import annotations
@@ -93,11 +94,11 @@ def _warm(
     job: Callable[[], Any] | None,
     future: Future[WarmupReport],
 ) -> None:
-    from pyflowkit.spark.session import get_session
+    from pyflowkit.spark.session import get_session, jvm_log_path
 
     try:
         started = time.perf_counter()
-        session = get_session(settings)
+        session = get_session(settings, jvm_stderr=jvm_log_path())
         ready = time.perf_counter()
         if job is None:
             warm_python_workers(session)

@@ -17,13 +17,16 @@ from pyflowkit.spark import preflight, session, warmup
 def fake_build(monkeypatch):
     """Replace the JVM start by a slow fake that counts its calls."""
     calls: list[tuple[str, dict]] = []
+    calls_jvm_stderr: list[object] = []
 
-    def build(master, conf):
+    def build(master, conf, jvm_stderr=None):
         calls.append((master, dict(conf)))
+        calls_jvm_stderr.append(jvm_stderr)
         time.sleep(0.2)
         return object()
 
     monkeypatch.setattr(session, "_build", build)
+    monkeypatch.setattr(session, "_build_jvm_stderr", calls_jvm_stderr, raising=False)
     monkeypatch.setattr(session, "_embedded", None)
     monkeypatch.setattr(session, "_embedded_key", None)
     monkeypatch.setattr(session, "_starting", {})
@@ -49,7 +52,7 @@ def test_concurrent_callers_share_one_session_start(fake_build):
 
 
 def test_a_failed_start_reaches_every_waiter_and_is_retried(fake_build, monkeypatch):
-    def broken(master, conf):
+    def broken(master, conf, jvm_stderr=None):
         time.sleep(0.1)
         raise preflight.SparkEnvironmentError("no JVM today")
 
@@ -69,7 +72,7 @@ def test_a_failed_start_reaches_every_waiter_and_is_retried(fake_build, monkeypa
         t.join()
     assert errors == ["no JVM today"] * 3
     assert session._starting == {}  # nothing stuck: the next call starts afresh
-    monkeypatch.setattr(session, "_build", lambda master, conf: "fresh")
+    monkeypatch.setattr(session, "_build", lambda master, conf, jvm_stderr=None: "fresh")
     assert session._embedded_session("local[2]", {}) == "fresh"
 
 
@@ -100,6 +103,8 @@ def test_prewarm_runs_in_the_background_and_is_shared(fake_build, monkeypatch):
     report = future.result(timeout=10)
     assert report.reason == "test" and report.session_seconds >= 0.2
     assert fake_build == [("local[3]", {"spark.executor.memory": "1g"})]
+    # the warm-up's JVM writes its stderr to the log file (no red JVM lines in a notebook)
+    assert session._build_jvm_stderr == [session.jvm_log_path()]
     # the run that follows gets the very session the warm-up started and warmed
     assert session.get_session(conf) is warmed[0]
     assert len(fake_build) == 1
