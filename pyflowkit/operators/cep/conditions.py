@@ -3,6 +3,11 @@
 ``IterativeCondition.filter(value, ctx)`` sees the events matched so far through
 ``ctx.get_events_for_pattern(name)``; ``SimpleCondition.filter(value)`` sees only the event. A plain
 callable is a ``SimpleCondition``. Every condition exposes ``test(value, ctx)``, which the NFA calls.
+
+A condition must return a bool: Java's ``IterativeCondition.filter`` returns ``boolean``, so a
+Flink condition cannot return ``"false"`` (which Python's truth test would take for True and match
+every event) or ``null`` (False: no event); a Python condition doing so is refused with the
+pattern state and the condition named (PyFlink 1.20 has no Python CEP to compare with).
 """
 
 from __future__ import annotations
@@ -11,6 +16,38 @@ from collections.abc import Callable
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
+
+
+def _numpy_bool(result: Any) -> bool:
+    kind = type(result)
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+
+
+def as_bool(result: Any) -> bool:
+    """A condition's result as Java's ``boolean``: True/False (a numpy bool too), else refused."""
+    if result is True or result is False:
+        return result
+    if _numpy_bool(result):
+        return bool(result)
+    raise TypeError(
+        f"the condition returned {result!r} of type {type(result).__name__}, not a bool: a CEP "
+        "condition must return True or False, as Flink's IterativeCondition.filter returns a "
+        "boolean (Python's truth test would take a non-empty str such as 'false' for True and "
+        "match every event, None for False and match none)"
+    )
+
+
+def _checked(call: Callable[..., Any]) -> Callable[..., bool]:
+    """``call`` whose result must be a bool (``as_bool``); True/False pass at one ``is`` test."""
+
+    def checked(*args: Any) -> bool:
+        result = call(*args)
+        if result is True or result is False:
+            return result
+        return as_bool(result)
+
+    checked.__wrapped__ = call  # type: ignore[attr-defined]
+    return checked
 
 
 class IterativeCondition:
@@ -44,10 +81,10 @@ class _CallableCondition(SimpleCondition):
 
     def __init__(self, function: Callable[[Any], Any]) -> None:
         self.function = function
-        self.test = lambda value, ctx: function(value)  # type: ignore[method-assign]
+        self.test = lambda value, ctx: as_bool(function(value))  # type: ignore[method-assign]
 
     def filter(self, value: Any) -> bool:  # type: ignore[override]
-        return self.function(value)
+        return as_bool(self.function(value))
 
     def __repr__(self) -> str:
         return getattr(self.function, "__qualname__", repr(self.function))
@@ -78,7 +115,7 @@ class RichAndCondition(RichCompositeIterativeCondition):
 
     def filter(self, value: Any, ctx: Any) -> bool:
         left, right = self.nested
-        return bool(left.test(value, ctx)) and bool(right.test(value, ctx))
+        return as_bool(left.test(value, ctx)) and as_bool(right.test(value, ctx))
 
 
 class RichOrCondition(RichCompositeIterativeCondition):
@@ -86,14 +123,14 @@ class RichOrCondition(RichCompositeIterativeCondition):
 
     def filter(self, value: Any, ctx: Any) -> bool:
         left, right = self.nested
-        return bool(left.test(value, ctx)) or bool(right.test(value, ctx))
+        return as_bool(left.test(value, ctx)) or as_bool(right.test(value, ctx))
 
 
 class RichNotCondition(RichCompositeIterativeCondition):
     """Flink's ``RichNotCondition``: the condition does not hold."""
 
     def filter(self, value: Any, ctx: Any) -> bool:
-        return not self.nested[0].test(value, ctx)
+        return not as_bool(self.nested[0].test(value, ctx))
 
 
 class SubtypeCondition(SimpleCondition):
@@ -134,14 +171,19 @@ class BooleanConditions:
 def condition_call(condition: Any) -> tuple[Any, bool]:
     """How the NFA calls a condition: (callable, simple). A ``SimpleCondition`` is called as
     ``filter(value)`` (a plain callable's function itself, without the wrapper), any other as
-    ``test(value, ctx)``; an edge without a condition is (None, True), always true."""
+    ``test(value, ctx)``; an edge without a condition is (None, True), always true. A user's
+    condition is called through ``_checked``: its result must be a bool (module docstring)."""
     if condition is None:
         return None, True
+    if type(condition) in _BUILT_IN:
+        if isinstance(condition, SimpleCondition):
+            return condition.filter, True
+        return condition.test, False
     if isinstance(condition, _CallableCondition):
-        return condition.function, True
+        return _checked(condition.function), True
     if isinstance(condition, SimpleCondition) and type(condition).test is SimpleCondition.test:
-        return condition.filter, True
-    return condition.test, False
+        return _checked(condition.filter), True
+    return _checked(condition.test), False
 
 
 def as_condition(condition: Any, where: str) -> IterativeCondition:
@@ -162,3 +204,14 @@ def as_condition(condition: Any, where: str) -> IterativeCondition:
         f"{where} needs a condition: a callable (value) -> bool, a SimpleCondition or an "
         f"IterativeCondition; got {condition!r} of type {type(condition).__name__}."
     )
+
+
+#: conditions of pyflowkit's own that always return a bool: called without the check
+_BUILT_IN = (
+    _TrueCondition,
+    _FalseCondition,
+    SubtypeCondition,
+    RichAndCondition,
+    RichOrCondition,
+    RichNotCondition,
+)
