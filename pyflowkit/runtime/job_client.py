@@ -4,10 +4,20 @@ Stands for Flink's ``PerJobMiniClusterJobClient``: a handle on a job running on 
 MiniCluster. The simulated cluster has no clock of its own, so the job advances when the client
 asks for something that needs it: a savepoint steps it until every task is RUNNING and the
 savepoint is complete, ``get_job_execution_result`` runs it to its end.
+
+PyFlink's local job runs in the background without being asked; a simulated one cannot (its
+steps are the lesson), so a job submitted with ``execute_async()`` that has not ended when the
+program exits is named on stderr with what to call: the program does not end silently with an
+empty sink.
 """
 
 from __future__ import annotations
 
+import atexit
+import itertools
+import sys
+import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +27,54 @@ from pyflowkit.errors import CheckpointException, IllegalArgumentException, Rest
 from pyflowkit.runtime.execution_state import ExecutionState
 from pyflowkit.runtime.job_run import JobRun
 from pyflowkit.runtime.job_status import JobStatus
+
+_clients: dict[int, tuple[str, str, Any]] = {}  # client number → (job name, job id, its run)
+_numbers = itertools.count()
+_clients_lock = threading.Lock()
+_atexit_registered = False
+
+
+def _track(client: MiniClusterJobClient) -> int:
+    """Remember ``client``'s job until it ends; a client dropped before that is remembered too."""
+    global _atexit_registered
+    run = client.run
+    with _clients_lock:
+        key = next(_numbers)
+        _clients[key] = (run.job_graph.job_name, str(run.job_id), run)
+        if not _atexit_registered:
+            atexit.register(warn_unfinished_jobs)
+            _atexit_registered = True
+    return key
+
+
+def unfinished_jobs() -> list[tuple[str, str, str]]:
+    """(name, id, status) of every ``execute_async`` job on the local target not ended yet."""
+    with _clients_lock:
+        entries = list(_clients.values())
+    return [
+        (name, job_id, run.job_status.value)
+        for name, job_id, run in entries
+        if not run.job_status.is_globally_terminal_state()
+    ]
+
+
+def warn_unfinished_jobs() -> None:
+    """At exit: one stderr line per ``execute_async`` job that never ran to its end."""
+    for name, job_id, status in unfinished_jobs():
+        sys.stderr.write(
+            f"pyflowkit: job '{name}' ({job_id}) was submitted with execute_async() and is "
+            f"still {status} at exit: a job on the simulated local cluster advances only when "
+            "its JobClient is asked, so it did not run to its end. Call "
+            "job_client.get_job_execution_result().result() to run it (or cancel() it).\n"
+        )
+    sys.stderr.flush()
+
+
+def _forget_ended(key: int) -> None:
+    with _clients_lock:
+        entry = _clients.get(key)
+        if entry is not None and entry[2].job_status.is_globally_terminal_state():
+            del _clients[key]
 
 
 class MiniClusterJobClient(JobClient):
@@ -28,6 +86,8 @@ class MiniClusterJobClient(JobClient):
         self._max_restarts = max_restarts
         # Flink's executeAsync returns once the job is submitted and its JobMaster runs it
         self._step_while(lambda: run.job_status is JobStatus.CREATED)
+        # a dropped client whose job had ended is forgotten; one whose job had not is kept
+        weakref.finalize(self, _forget_ended, _track(self))
 
     def get_job_status(self) -> CompletableFuture:
         """The job's ``JobStatus`` now (``RUNNING`` until it is driven to its end)."""
