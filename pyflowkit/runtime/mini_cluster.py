@@ -130,13 +130,14 @@ def with_savepoint(
     read and its state maps onto the job's operators (nothing is submitted otherwise)."""
     from pyflowkit.runtime.checkpoint.savepoint import SavepointRestoreSettings, read_savepoint
     from pyflowkit.runtime.checkpoint.state_assignment import check_state_mapping
+    from pyflowkit.state.user_types import job_state_classes
 
     if isinstance(allow_non_restored_state, bool) is False:
         raise IllegalArgumentException(
             "submit: allow_non_restored_state must be a bool, got "
             f"{type(allow_non_restored_state).__name__}."
         )
-    _, states = read_savepoint(path)
+    _, states = read_savepoint(path, job_state_classes(job_graph))
     check_state_mapping(states, job_graph.vertices, str(path), allow_non_restored_state)
     settings = SavepointRestoreSettings(str(path), allow_non_restored_state)
     return replace(job_graph, savepoint_restore_settings=settings)

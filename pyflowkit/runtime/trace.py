@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from pyflowkit.java_semantics import LONG_MAX_VALUE
-from pyflowkit.runtime.file_schema import FileSchema
+from pyflowkit.state.file_schema import FileSchema
 
 TRACE_FORMAT_VERSION = 1
 

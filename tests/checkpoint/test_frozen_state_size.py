@@ -15,10 +15,10 @@ from pyflowkit.datastream.state import (
 )
 from pyflowkit.datastream.window import TimeWindow
 from pyflowkit.runtime.checkpoint.frozen_state_size import keyed_state_size, operator_snapshot_size
-from pyflowkit.runtime.checkpoint.state_codec import snapshot_size, state_size
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
 from pyflowkit.state.key_groups import KeyGroupRange
 from pyflowkit.state.snapshot import OperatorSnapshot
+from pyflowkit.state.state_codec import snapshot_size, state_size
 from tests.state.test_copy_on_write import OPS as COW_OPS
 from tests.state.test_copy_on_write import apply as cow_apply
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from pyflowkit.runtime import MiniCluster
-from pyflowkit.runtime.checkpoint import state_codec
 from pyflowkit.runtime.checkpoint.checkpointed_function import snapshot_function_states
+from pyflowkit.state import state_codec
 from pyflowkit.state.snapshot import OperatorSnapshot
 from tests.pipelines.catalog import CATALOG, build_env
 from tests.pipelines.spec import STREAMING

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pyflowkit.datastream.window import TimeWindow
-from pyflowkit.runtime.checkpoint.state_codec import _plain_tuple_count, snapshot_size, state_size
+from pyflowkit.state.state_codec import _plain_tuple_count, snapshot_size, state_size
 
 atoms = st.one_of(
     st.none(),

@@ -246,8 +246,22 @@ SAVEPOINT_CASES: list[tuple[str, Callable[[Path], None], list[str]]] = [
     ),
     (
         "unknown tag in state (re-signed)",
+        edit_state(lambda doc, m: doc[op_id(m, "Map")].update({"0": {"@": "exec", "v": "gA"}})),
+        ["state field", ".0'", "Unknown tag 'exec'"],
+    ),
+    (
+        "pickle in state, not trusted (re-signed)",
         edit_state(lambda doc, m: doc[op_id(m, "Map")].update({"0": {"@": "pickle", "v": "gA"}})),
-        ["state field", ".0'", "Unknown tag 'pickle'"],
+        ["state field", ".0'", "does not trust pickles", "trust-pickled-state-files"],
+    ),
+    (
+        "object of a class the job does not use (re-signed)",
+        edit_state(
+            lambda doc, m: doc[op_id(m, "Map")].update(
+                {"0": {"@": "obj", "c": "subprocess:Popen", "f": {"args": "touch x"}}}
+            )
+        ),
+        ["state field", ".0'", "'subprocess:Popen'", "does not use"],
     ),
     (
         "malformed tuple tag (re-signed)",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pyflowkit.runtime.checkpoint.state_codec import decode, encode
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend, StateTable
 from pyflowkit.state.key_groups import KeyGroupRange
+from pyflowkit.state.state_codec import decode, encode
 
 
 def _backend() -> HeapKeyedStateBackend:

@@ -29,7 +29,7 @@ from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.output import CollectingOutput
 from pyflowkit.operators.process import KeyedProcessOperator, ProcessOperator
 from pyflowkit.operators.processing_time import ManualProcessingTimeService
-from pyflowkit.runtime.checkpoint.state_codec import decode, encode
+from pyflowkit.state.state_codec import decode, encode
 
 TTL = 100
 

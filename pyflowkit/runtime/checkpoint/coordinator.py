@@ -561,6 +561,7 @@ class CheckpointCoordinator:
         checkpoints_dir = job_configuration(self.job_graph).get(CHECKPOINTS_DIR)
         if target is not None or checkpoints_dir:
             from pyflowkit.runtime.checkpoint.savepoint import savepoint_directory, write_savepoint
+            from pyflowkit.state.user_types import trusts_pickled
 
             if target is not None:
                 where = savepoint_directory(target, self.job_id, f"{self.bus.new_id()}")
@@ -573,6 +574,7 @@ class CheckpointCoordinator:
                     checkpoint_id,
                     pending.checkpoint_timestamp,
                     completed.operator_states,
+                    trusts_pickled(job_configuration(self.job_graph)),
                 )
             except Exception as exc:  # noqa: BLE001 - state without a JSON form, I/O errors
                 self.pending_failure_cause = exc
@@ -740,8 +742,9 @@ class CheckpointCoordinator:
         """``restoreSavepoint``: load and validate it, make it the latest checkpoint, restore."""
         from pyflowkit.runtime.checkpoint.savepoint import read_savepoint
         from pyflowkit.runtime.checkpoint.state_assignment import check_state_mapping
+        from pyflowkit.state.user_types import job_state_classes
 
-        metadata, states = read_savepoint(path)
+        metadata, states = read_savepoint(path, job_state_classes(self.job_graph))
         check_state_mapping(states, self.job_graph.vertices, path, allow_non_restored_state)
         self.allow_non_restored_state = allow_non_restored_state
         allowing = "allowing non restored state" if allow_non_restored_state else ""

@@ -24,7 +24,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.runtime.checkpoint import state_codec
+from pyflowkit.state import state_codec
 from pyflowkit.state.snapshot import OperatorSnapshot
 
 # allow_nan=False: a non-finite float (which the codec tags) raises, and the slow path takes over

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.runtime.checkpoint import state_codec
 from pyflowkit.runtime.checkpoint.savepoint_format import (
     FORMAT,
     VERSION,
@@ -21,7 +20,9 @@ from pyflowkit.runtime.checkpoint.savepoint_format import (
     check_state,
 )
 from pyflowkit.runtime.checkpoint.task_state import OperatorState
-from pyflowkit.runtime.file_schema import FileSchema, sha256_of
+from pyflowkit.state import state_codec
+from pyflowkit.state.file_schema import FileSchema, sha256_of
+from pyflowkit.state.user_types import NO_CLASSES, StateClasses
 
 METADATA_FILE = "_metadata"
 STATE_FILE = "state"
@@ -47,8 +48,10 @@ def write_savepoint(
     checkpoint_id: int,
     timestamp: int,
     operator_states: dict[str, OperatorState],
+    trust_pickled: bool = False,
 ) -> Path:
-    """Write ``state`` and then ``_metadata`` (with the state file's checksum); returns the path."""
+    """Write ``state`` and then ``_metadata`` (with the state file's checksum); returns the path.
+    Values with no schema form are pickled only if ``trust_pickled`` (the job's opt-in)."""
     path = Path(directory)
     payload: dict[str, Any] = {}
     operators = []
@@ -64,7 +67,9 @@ def write_savepoint(
             }
         )
         payload[op_id] = {
-            str(i): state_codec.encode(s.to_dict(), f"the state of operator '{st.operator_name}'")
+            str(i): state_codec.encode(
+                s.to_dict(), f"the state of operator '{st.operator_name}'", trust_pickled
+            )
             for i, s in sorted(st.subtask_states.items())
         }
     # encode first: fail before anything is written
@@ -84,11 +89,14 @@ def write_savepoint(
     return path
 
 
-def read_savepoint(path: str | Path) -> tuple[dict[str, Any], dict[str, OperatorState]]:
+def read_savepoint(
+    path: str | Path, classes: StateClasses = NO_CLASSES
+) -> tuple[dict[str, Any], dict[str, OperatorState]]:
     """Read a savepoint directory (or its ``_metadata`` file): metadata and operator states.
 
     Both files are checked against their schema and the state file against the checksum in
     ``_metadata``; any mismatch is an ``IllegalArgumentException`` naming the file and field.
+    User objects are rebuilt only from ``classes`` (``job_state_classes`` of the restoring job).
     """
     p = Path(path)
     if p.is_file() and p.name == METADATA_FILE:
@@ -111,6 +119,9 @@ def read_savepoint(path: str | Path) -> tuple[dict[str, Any], dict[str, Operator
             "'state_sha256'): it was edited or truncated after the savepoint was taken"
         )
     states = check_state(
-        FileSchema(what, STATE_FILE), state_schema.parse(state_bytes), metadata["operators"]
+        FileSchema(what, STATE_FILE),
+        state_schema.parse(state_bytes),
+        metadata["operators"],
+        classes,
     )
     return metadata, states

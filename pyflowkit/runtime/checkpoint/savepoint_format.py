@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.java_semantics import LONG_MAX_VALUE
-from pyflowkit.runtime.checkpoint import state_codec
 from pyflowkit.runtime.checkpoint.task_state import OperatorState
-from pyflowkit.runtime.file_schema import FileSchema, describe
+from pyflowkit.state import state_codec
+from pyflowkit.state.file_schema import FileSchema, describe
 from pyflowkit.state.heap_states import STATE_CLASSES
 from pyflowkit.state.key_groups import compute_key_group_range_for_operator_index
 from pyflowkit.state.snapshot import BROADCAST, SPLIT_DISTRIBUTE, UNION, OperatorSnapshot
 from pyflowkit.state.timer_service import EVENT_TIME, PROCESSING_TIME
+from pyflowkit.state.user_types import NO_CLASSES, StateClasses, StateClassNotAllowed
 
 FORMAT = "pyflowkit-savepoint"
 VERSION = 2  # 2: ``state_sha256`` (version 1 had no checksum)
@@ -102,9 +103,13 @@ def _check_operator(schema: FileSchema, op: Any, field: str, seen: set[str]) -> 
 
 
 def check_state(
-    schema: FileSchema, payload: Any, operators: list[dict[str, Any]]
+    schema: FileSchema,
+    payload: Any,
+    operators: list[dict[str, Any]],
+    classes: StateClasses = NO_CLASSES,
 ) -> dict[str, OperatorState]:
-    """The ``state`` file decoded and checked against ``_metadata``'s operators."""
+    """The ``state`` file decoded and checked against ``_metadata``'s operators; user objects
+    are rebuilt only from ``classes`` (the restoring job's)."""
     payload = schema.obj(payload, "")
     listed = {op["operator_id"] for op in operators}
     for op_id in payload:
@@ -118,7 +123,7 @@ def check_state(
         if sorted(per_subtask) != expected:
             schema.fail(op_id, f"the subtasks {expected} listed in _metadata", sorted(per_subtask))
         subtasks = {
-            int(i): _check_snapshot(schema, data, f"{op_id}.{i}", op, int(i))
+            int(i): _check_snapshot(schema, data, f"{op_id}.{i}", op, int(i), classes)
             for i, data in per_subtask.items()
         }
         states[op_id] = OperatorState(
@@ -132,17 +137,24 @@ def check_state(
     return states
 
 
-def _decode(schema: FileSchema, data: Any, field: str) -> Any:
+def _decode(schema: FileSchema, data: Any, field: str, classes: StateClasses) -> Any:
     try:
-        return state_codec.decode(data)
+        return state_codec.decode(data, classes)
+    except StateClassNotAllowed as exc:
+        schema.refuse(f"field {field!r}: {exc}")
     except Exception as exc:  # noqa: BLE001 - any malformed tag (KeyError, TypeError, ...)
         schema.fail(field, f"state in pyflowkit's tagged JSON encoding ({exc})", data)
 
 
 def _check_snapshot(
-    schema: FileSchema, data: Any, field: str, op: dict[str, Any], subtask: int
+    schema: FileSchema,
+    data: Any,
+    field: str,
+    op: dict[str, Any],
+    subtask: int,
+    classes: StateClasses,
 ) -> OperatorSnapshot:
-    snap = schema.obj(_decode(schema, data, field), field)
+    snap = schema.obj(_decode(schema, data, field, classes), field)
     schema.only_keys(snap, field, SNAPSHOT_KEYS)
     max_p, parallelism = op["max_parallelism"], op["parallelism"]
     own = compute_key_group_range_for_operator_index(max_p, parallelism, subtask)

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyflowkit.runtime.checkpoint import state_codec
 from pyflowkit.runtime.checkpoint.barriers import CancelCheckpointMarker, CheckpointBarrier
 from pyflowkit.runtime.checkpoint.checkpointed_function import snapshot_function_states
 from pyflowkit.runtime.checkpoint.frozen_state_size import operator_snapshot_size
 from pyflowkit.runtime.checkpoint.task_state import ChannelState, TaskStateSnapshot
 from pyflowkit.runtime.network import Buffer
+from pyflowkit.state import state_codec
 from pyflowkit.state.snapshot import OperatorSnapshot
 
 

@@ -60,6 +60,6 @@ class OperatorState:
     uid: str | None = None
 
     def state_size(self) -> int:
-        from pyflowkit.runtime.checkpoint.state_codec import state_size
+        from pyflowkit.state.state_codec import state_size
 
         return sum(state_size(s.to_dict()) for s in self.subtask_states.values())
