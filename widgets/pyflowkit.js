@@ -25,6 +25,7 @@ function svgEl(tag, attrs) {
 function minFontUnits(svg) {
   let min = Infinity;
   svg.querySelectorAll("text").forEach((t) => {
+    if (t.closest("g.pfk-token, g.pfk-badge-svg")) return;
     const v = parseFloat(t.getAttribute("font-size") || "14");
     if (v > 0 && v < min) min = v;
   });
@@ -109,37 +110,99 @@ function graphPane(model, root, opts) {
     }
   };
 
-  // A barrier is a token on its edge: at `pos` along the path (0 producer, 1 consumer).
+  // Text and token boxes already drawn (SVG units of g.graph), for placing labels without overlap.
+  const obstacles = (svg) => {
+    const boxes = [];
+    svg.querySelectorAll("g.graph text, g.pfk-token circle").forEach((t) => {
+      try {
+        const b = t.getBBox();
+        const m = t.transform && t.transform.baseVal.numberOfItems ? t.transform.baseVal.consolidate().matrix : null;
+        if (b.width && b.height) boxes.push(m ? { x: b.x + m.e, y: b.y + m.f, width: b.width, height: b.height } : b);
+      } catch (e) { /* not rendered */ }
+    });
+    return boxes;
+  };
+  const overlaps = (a, boxes) => boxes.some((b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height);
+  // Put `text` (anchored at its start) at the first of `spots` (dx, dy from p) whose box is free.
+  const placeLabel = (text, p, spots, boxes) => {
+    for (const [dx, dy] of spots) {
+      text.setAttribute("x", p.x + dx);
+      text.setAttribute("y", p.y + dy);
+      const b = text.getBBox();
+      if (!overlaps(b, boxes)) return boxes.push(b), true;
+    }
+    text.setAttribute("x", p.x + spots[0][0]);
+    text.setAttribute("y", p.y + spots[0][1]);
+    return boxes.push(text.getBBox()), false;
+  };
+
+  // A barrier is a token on its edge: at `pos` along the path (0 producer, 1 consumer). Its text is
+  // as large as the drawing's smallest text (so at least 14 px on screen); the "+k records ahead"
+  // label goes where it overlaps no other text (edge labels, other tokens' labels).
   const paintTokens = () => {
     const svg = canvas.querySelector("svg");
     if (!svg) return;
     svg.querySelectorAll("g.pfk-token").forEach((t) => t.remove());
+    svg.querySelectorAll("text.pfk-label-moved").forEach((t) => (t.removeAttribute("transform"), t.classList.remove("pfk-label-moved")));
     const tokens = model.get("edge_tokens") || {};
     const top = svg.querySelector("g.graph") || svg;
+    const font = minFontUnits(svg);
+    const r = Math.max(9, font * 0.8);
+    const boxes = obstacles(svg);
     for (const [id, list] of Object.entries(tokens)) {
       const path = svg.querySelector(`g[id="${CSS.escape(id)}"] path`);
       if (!path || !path.getTotalLength) continue;
       const length = path.getTotalLength();
       for (const tok of list) {
-        const p = path.getPointAtLength(length * tok.pos);
+        // on the path at `pos`, or slid a little along it when an edge label is in the way
+        let p = path.getPointAtLength(length * tok.pos);
+        const circleAt = (q) => ({ x: q.x - r, y: q.y - r, width: 2 * r, height: 2 * r });
+        let free = !overlaps(circleAt(p), boxes);
+        for (let k = 1; !free && k <= 30; k++) { // nearest free spot first, either way
+          for (const at of [tok.pos + 0.03 * k, tok.pos - 0.03 * k]) {
+            if (at < 0.03 || at > 0.97) continue;
+            const q = path.getPointAtLength(length * at);
+            if (!overlaps(circleAt(q), boxes)) {
+              p = q;
+              free = true;
+              break;
+            }
+          }
+        }
+        if (!free) { // a short edge under its label: move the edge's label below the token
+          const c = circleAt(p);
+          svg.querySelectorAll("g.edge text").forEach((t) => {
+            const b = t.getBBox();
+            if (!overlaps(b, [c])) return;
+            t.setAttribute("transform", `translate(0, ${c.y + c.height + 2 - b.y})`);
+            t.classList.add("pfk-label-moved");
+          });
+          boxes.splice(0, boxes.length, ...obstacles(svg));
+        }
         const g = svgEl("g", { class: "pfk-token", "data-edge": id, "data-checkpoint": tok.id, "data-pos": tok.pos });
         const title = svgEl("title");
         title.textContent = `CheckpointBarrier ${tok.id}: ${tok.ahead} record(s) ahead of it in this channel`;
-        g.append(title, svgEl("circle", { cx: p.x, cy: p.y, r: 9 }));
-        const label = svgEl("text", { x: p.x, y: p.y + 4, "text-anchor": "middle", "font-size": 11 });
+        g.append(title, svgEl("circle", { cx: p.x, cy: p.y, r }));
+        const label = svgEl("text", { x: p.x, y: p.y + font * 0.35, "text-anchor": "middle", "font-size": font });
         label.textContent = String(tok.id);
         g.appendChild(label);
+        top.appendChild(g);
+        boxes.push({ x: p.x - r, y: p.y - r, width: 2 * r, height: 2 * r });
         if (tok.ahead > 0) {
-          const ahead = svgEl("text", { x: p.x + 12, y: p.y - 8, "font-size": 11, class: "pfk-token-ahead" });
+          const ahead = svgEl("text", { "font-size": font, class: "pfk-token-ahead" });
           ahead.textContent = `+${tok.ahead}`;
           g.appendChild(ahead);
+          const d = r + 3;
+          const w = font * 0.6 * ahead.textContent.length;
+          const spots = [[d, -d], [d, d + font * 0.7], [-d - w, -d], [-d - w, d + font * 0.7], [d, font * 0.35], [-d - w, font * 0.35], [d + w, -d - font], [-d - 2 * w, d + 1.5 * font]];
+          placeLabel(ahead, p, spots, boxes);
         }
-        top.appendChild(g);
       }
     }
   };
 
-  // A subtask's phase in the newest checkpoint, as a badge under its box.
+  // A subtask's phase in the newest checkpoint, as a badge under its box (text as large as the
+  // drawing's smallest text, so at least 14 px on screen).
   const paintBadges = () => {
     const svg = canvas.querySelector("svg");
     if (!svg) return;
@@ -147,6 +210,7 @@ function graphPane(model, root, opts) {
     const badges = model.get("badges") || {};
     const top = svg.querySelector("g.graph") || svg;
     const text = { aligning: "aligning", async: "async part", acknowledged: "acked ✓" };
+    const font = minFontUnits(svg);
     for (const [id, phase] of Object.entries(badges)) {
       const node = svg.querySelector(`g[id="${CSS.escape(id)}"]`);
       if (!node) continue;
@@ -155,10 +219,11 @@ function graphPane(model, root, opts) {
       const box = shape.getBBox();
       const g = svgEl("g", { class: `pfk-badge-svg pfk-phase-${phase}`, "data-id": id });
       const label = text[phase] || phase;
-      const w = 7 * label.length + 10;
+      const h = font * 1.35;
+      const w = font * 0.62 * label.length + font;
       g.append(
-        svgEl("rect", { x: box.x + box.width - w + 4, y: box.y - 8, width: w, height: 14, rx: 7 }),
-        Object.assign(svgEl("text", { x: box.x + box.width - w / 2 + 4, y: box.y + 3, "text-anchor": "middle", "font-size": 10 }), { textContent: label }),
+        svgEl("rect", { x: box.x + box.width - w + 4, y: box.y - h * 0.6, width: w, height: h, rx: h / 2 }),
+        Object.assign(svgEl("text", { x: box.x + box.width - w / 2 + 4, y: box.y - h * 0.6 + h * 0.72, "text-anchor": "middle", "font-size": font }), { textContent: label }),
       );
       top.appendChild(g);
     }
@@ -282,7 +347,7 @@ function renderStepper(model, root) {
   root.tabIndex = 0;
   const send = (msg) => model.send(msg);
   const applyLayout = () => {
-    const choice = model.get("layout") || "auto";
+    const choice = model.get("layout_mode") || "auto";
     const width = root.getBoundingClientRect().width || window.innerWidth;
     const projector = choice === "projector" || (choice === "auto" && width < PROJECTOR_BELOW);
     root.classList.toggle("pfk-projector", projector);
@@ -485,7 +550,7 @@ function renderStepper(model, root) {
     const items = [];
     const bannerParts = [];
     if (f.restart) {
-      bannerParts.push(`RESTARTING: the restart strategy waits ${f.restart.remaining} ms more (simulated clock, restart at ${f.restart.due} ms) — ${f.restart.strategy}`);
+      bannerParts.push(`RESTARTING: ${f.restart.text || `restart in ${f.restart.remaining} ms`} — ${f.restart.strategy}`);
     }
     if (f.restored) {
       bannerParts.push(f.restored.checkpoint !== null && f.restored.checkpoint !== undefined
@@ -500,7 +565,7 @@ function renderStepper(model, root) {
     if (!list.length) items.push(el("div", "pfk-note", "no exception so far (select a subtask in the graph and press Fail task)"));
     list.forEach((x, i) => {
       const box = el("div", `pfk-exception${i === 0 ? " pfk-exception-root" : ""}`);
-      box.appendChild(el("div", "pfk-exception-head", `${i === 0 ? "Root exception" : "Earlier"} · step ${x.step} · ${x.time} ms · ${x.task}${x.attempt !== null && x.attempt !== undefined ? ` attempt #${x.attempt}` : ""}${x.location ? ` · ${x.location}` : ""}`));
+      box.appendChild(el("div", "pfk-exception-head", `${i === 0 ? "Root exception" : "Earlier"} · step ${x.step} · at ${x.at || `${x.time} ms`} · ${x.task}${x.attempt !== null && x.attempt !== undefined ? ` attempt #${x.attempt}` : ""}${x.location ? ` · ${x.location}` : ""}`));
       box.appendChild(el("div", "pfk-exception-msg", x.exception));
       box.appendChild(el("pre", "pfk-traceback", x.traceback));
       items.push(box);
@@ -544,7 +609,7 @@ function renderStepper(model, root) {
     "change:tasks": drawTasks, "change:slots": drawSlots, "change:checkpoints": drawCheckpoints,
     "change:failures": drawFailures, "change:timeline": drawTimeline,
     "change:keyed_state": drawState, "change:events": drawLog, "change:task_managers": fillTms,
-    "change:tab": showTab, "change:layout": applyLayout,
+    "change:tab": showTab, "change:layout_mode": applyLayout,
   };
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
   const resize = new ResizeObserver(() => applyLayout());

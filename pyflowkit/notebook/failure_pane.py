@@ -7,11 +7,22 @@ task name, location and timestamp). Reads the trace incrementally (only new even
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pyflowkit.render.short_names import short_ids, short_task_name
+from pyflowkit.render.sim_time import sim_time
 
 MAX_EXCEPTIONS = 20
+_SUBTASK_INDEX = re.compile(r"\bsubtask (\d+)\b")
+
+
+def flink_subtask_names(text: str, task_name: str, index: int) -> str:
+    """``Injected failure of subtask 0.`` → ``Injected failure of Flat Map (1/2).``: the subtask as
+    Flink's web UI names it (``getTaskNameWithSubtaskIndex``), as the graph shows it."""
+    return _SUBTASK_INDEX.sub(
+        lambda m: short_task_name(task_name) if int(m.group(1)) == index else m.group(0), text
+    )
 
 
 class FailurePane:
@@ -73,12 +84,17 @@ class FailurePane:
                 {
                     "step": failure["step"],
                     "time": failure["time"],
+                    "at": sim_time(failure["time"]),
                     "task": short_task_name(ex.name),
                     "full_name": ex.name,
                     "attempt": ex.attempt_number,
                     "location": str(location),
-                    "exception": f"{type(cause).__name__}: {cause}",
-                    "traceback": ex.failure_traceback or "",
+                    "exception": flink_subtask_names(
+                        f"{type(cause).__name__}: {cause}", ex.name, failure["key"][1]
+                    ),
+                    "traceback": flink_subtask_names(
+                        ex.failure_traceback or "", ex.name, failure["key"][1]
+                    ),
                 }
             )
         if run.job_status.value == "FAILED" and run.failure_cause is not None:
@@ -87,6 +103,7 @@ class FailurePane:
                 {
                     "step": run.steps_taken,
                     "time": run.now,
+                    "at": sim_time(run.now),
                     "task": "the job",
                     "full_name": run.job_graph.job_name,
                     "attempt": None,
@@ -107,8 +124,16 @@ def _restart(run: Any) -> dict[str, Any] | None:
     event = getattr(scheduler, "restart_event", None)
     if event is None or getattr(event, "cancelled", False):
         return None
+    delay = getattr(scheduler.restart_strategy, "backoff_time", None)
+    remaining = max(0, event.time - run.now)
+    delay = delay if isinstance(delay, int) and delay >= remaining else remaining
+    waited = delay - remaining
     return {
         "strategy": str(scheduler.restart_strategy),
         "due": event.time,
-        "remaining": max(0, event.time - run.now),
+        "remaining": remaining,
+        "delay": delay,
+        "text": f"restart in {sim_time(remaining)} (waited {sim_time(waited)} of "
+        f"{sim_time(delay)} on the simulated clock; the clock jumps to the restart when nothing "
+        "else is due)",
     }

@@ -63,8 +63,9 @@ class Stepper(anywidget.AnyWidget):
     badges = t.Dict().tag(sync=True)
     failures = t.Dict().tag(sync=True)
     timeline = t.Unicode("").tag(sync=True)
-    #: "auto" (projector below 1,400 px of width), "projector" or "desk".
-    layout = t.Unicode("auto").tag(sync=True)
+    #: "auto" (projector below 1,400 px of width), "projector" or "desk". Not ``layout``: that name
+    #: is ipywidgets' own ``Layout`` widget (a string there broke the front end's widget manager).
+    layout_mode = t.Enum(("auto", "projector", "desk"), "auto").tag(sync=True)
     #: The pane shown under the graph: sequence, tasks, checkpoints, exceptions, timeline, slots,
     #: state or log.
     tab = t.Unicode("sequence").tag(sync=True)
@@ -112,6 +113,12 @@ class Stepper(anywidget.AnyWidget):
         self.observe(lambda _: self._refresh_keyed_state(), names="selected")
         if submit:
             self.submit()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``stepper.layout = "projector"`` (the name before 0.x) still picks the layout mode."""
+        if name == "layout" and isinstance(value, str):
+            name = "layout_mode"
+        super().__setattr__(name, value)
 
     # -- the controller's state, as attributes ---------------------------------------------------
     @property

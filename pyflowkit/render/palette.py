@@ -16,31 +16,59 @@ SEQUENCE_COLOURS: dict[str, str] = {
     "failure": "#cc3311",
 }
 
-#: ExecutionState/JobStatus colours for projectors and colour-blind viewers: Okabe–Ito hues plus
-#: greys, no two states alike in hue or lightness (Flink's dashboard map reuses blues and teals).
+#: ExecutionState/JobStatus colours for projectors and colour-blind viewers. Chosen by search (see
+#: ``colour_vision``): every two ExecutionStates (and RESTARTING) differ by CIEDE2000 ≥ 10 for normal
+#: vision and simulated protanopia, deuteranopia and tritanopia, and by ≥ 5 L* in greyscale; states
+#: that follow each other (DEPLOYING → RUNNING, RUNNING → FAILED, DEPLOYING → FAILED…) by ≥ 13 L*.
+#: Hue families keep their meaning: green RUNNING, blue FINISHED, dark red FAILED, greys for
+#: CREATED/CANCELED. (Flink's dashboard map reuses blues and teals; FAILED and DEPLOYING used to be
+#: the same orange on a projector.)
 STATE_PALETTE: dict[str, str] = {
-    "CREATED": "#d9d9d9",
-    "SCHEDULED": "#f0e442",
-    "DEPLOYING": "#e69f00",
-    "INITIALIZING": "#56b4e9",
-    "RUNNING": "#009e73",
-    "FINISHED": "#0072b2",
-    "CANCELING": "#cc79a7",
-    "CANCELLING": "#cc79a7",
-    "CANCELED": "#595959",
-    "FAILED": "#d55e00",
-    "FAILING": "#a6361c",
-    "RECONCILING": "#882255",
-    "RESTARTING": "#332288",
-    "SUSPENDED": "#999933",
+    "CREATED": "#fdf4f7",
+    "SCHEDULED": "#f1ca6e",
+    "DEPLOYING": "#ea7d20",
+    "INITIALIZING": "#42cefa",
+    "RUNNING": "#09884c",
+    "FINISHED": "#434f97",
+    "CANCELING": "#d09bbf",
+    "CANCELLING": "#d09bbf",
+    "CANCELED": "#666969",
+    "FAILED": "#8f0d23",
+    "FAILING": "#c4341a",
+    "RECONCILING": "#63213c",
+    "RESTARTING": "#251463",
+    "SUSPENDED": "#b4b0a0",
 }
+#: The states drawn on the graph and the timeline: the palette's guarantees hold among these.
+DISTINCT_STATES: tuple[str, ...] = (
+    "CREATED",
+    "SCHEDULED",
+    "DEPLOYING",
+    "INITIALIZING",
+    "RUNNING",
+    "FINISHED",
+    "CANCELING",
+    "CANCELED",
+    "FAILED",
+    "RECONCILING",
+    "RESTARTING",
+)
+
+
+def _relative_luminance(hex_colour: str) -> float:
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def text_on(hex_colour: str) -> str:
+    """Black or white text, whichever contrasts more with ``hex_colour`` (WCAG contrast ratio)."""
+    lum = _relative_luminance(hex_colour)
+    return "#000000" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "#ffffff"
+
+
 #: Text on each state's colour (black on light fills, white on dark ones; contrast ≥ 4.5:1).
-STATE_TEXT: dict[str, str] = {
-    state: "#ffffff"
-    if state in ("FINISHED", "CANCELED", "FAILING", "RECONCILING", "RESTARTING")
-    else "#000000"
-    for state in STATE_PALETTE
-}
+STATE_TEXT: dict[str, str] = {state: text_on(colour) for state, colour in STATE_PALETTE.items()}
 #: Channel marks on the graph: a barrier token and a channel blocked by alignment.
 BARRIER_COLOUR = "#aa4499"
 BLOCKED_COLOUR = "#000000"

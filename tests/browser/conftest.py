@@ -87,6 +87,24 @@ def lab():
         shutil.rmtree(served, ignore_errors=True)
 
 
+#: Console messages that are not the page's own business (JupyterLab's, the browser's).
+IGNORED_CONSOLE = ("favicon", "ERR_INTERNET_DISCONNECTED", "net::ERR_", "Failed to load resource")
+
+
+def watch_console(page) -> list[str]:
+    """Collect the page's console errors and uncaught exceptions in ``page.pfk_errors``."""
+    errors: list[str] = []
+
+    def on_console(msg) -> None:
+        if msg.type == "error" and not any(s in msg.text for s in IGNORED_CONSOLE):
+            errors.append(msg.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
+    page.pfk_errors = errors
+    return errors
+
+
 def run_all(p, lab: str, nb: str, udd: str, width: int = 1500, height: int = 1000):
     """Open ``nb`` in JupyterLab, Run All Cells, wait for the kernel; (context, page, stepper)."""
     ctx = p.chromium.launch_persistent_context(
@@ -97,6 +115,7 @@ def run_all(p, lab: str, nb: str, udd: str, width: int = 1500, height: int = 100
         viewport={"width": width, "height": height},
     )
     page = ctx.pages[0] if ctx.pages else ctx.new_page()
+    watch_console(page)
     page.goto(f"{lab}/lab/tree/{nb}?reset&token={TOKEN}")
     page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
     page.add_style_tag(content=".Toastify { display: none !important; }")  # the news prompt

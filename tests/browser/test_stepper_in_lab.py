@@ -48,7 +48,7 @@ def test_step_turns_a_subtask_running(lab):
             node = running.first
             assert "pfk-state-RUNNING" in node.get_attribute("class")
             fill = node.locator("polygon, path").first.evaluate("e => getComputedStyle(e).fill")
-            assert fill == "rgb(0, 158, 115)"  # STATE_PALETTE["RUNNING"] = #009e73
+            assert fill == "rgb(9, 136, 76)"  # STATE_PALETTE["RUNNING"] = #09884c
             assert colour_before != fill
             page.wait_for_function(
                 "() => document.querySelector('.pfk-stepper .pfk-badge').textContent === 'RUNNING'",

@@ -138,7 +138,7 @@ def test_timeline_rows_bars_and_current_state():
     svg = stepper.timeline
     labels = re.findall(r'class="pfk-tl-label" x="4" y="\d+">([^<]+)<', svg)
     assert labels[0] == "JobStatus" and len(labels) == 6
-    assert "Keyed Reduce → Print (2)" in labels
+    assert "Keyed Reduce → Print (2/2)" in labels  # as Flink's web UI names subtasks
     states = re.findall(r'class="pfk-tl-state"[^>]*>([A-Z]+)<', svg)
     assert states == ["FINISHED"] * 6
     assert set(re.findall(r'data-state="([A-Z]+)"', svg)) == {
