@@ -1,4 +1,5 @@
-"""Java value semantics Flink relies on: ``int``/``long`` bounds and when two keys are the same key.
+"""Java value semantics Flink relies on: ``int``/``long`` bounds, when two keys are the same key,
+and how a Python number becomes a declared Java number (PyFlink's coders, Java casts).
 
 Stands for ``java.lang.Integer``/``Long`` ``MIN_VALUE``/``MAX_VALUE`` and for ``equals`` of boxed
 keys: Python finds ``1 == True == 1.0`` (and hashes them alike) where Java's ``Integer``,
@@ -9,7 +10,9 @@ pyflowkit), so the user API, the graph, operators, state and both hosts share on
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Hashable
+from struct import Struct
 from typing import Any
 
 INT_MIN_VALUE = -(2**31)  # Integer.MIN_VALUE
@@ -39,3 +42,130 @@ def _type_signature(key: Any) -> Any:
     if isinstance(key, tuple):
         return (type(key), *(_type_signature(k) for k in key))
     return type(key)
+
+
+# --- Numbers as PyFlink 1.20 serialises them ------------------------------------------------
+# Two places convert a Python number to a declared Java type, with different rules:
+#  * the Python side's coders (``pyflink/fn_execution/coder_impl_fast.pyx``: ``TinyIntCoderImpl``
+#    … ``DoubleCoderImpl``, writing through ``stream_fast.pyx``'s ``write_int8(int8_t)`` …
+#    ``write_float(float)``), used for every record a Python function hands to the Java side (a
+#    network edge, a Java sink): Cython converts the object to the C type, so an int out of range
+#    raises ``OverflowError``, a float is truncated to an int, a FLOAT becomes a C ``float``;
+#  * the Java side's ``PythonTypeUtils.converter`` (``flink-python/.../streaming/api/utils/
+#    PythonTypeUtils.java``), used by ``from_collection``: the unpickled ``Integer``/``Long`` is
+#    narrowed by a Java cast (``((Integer) c).shortValue()``), a ``Double`` by ``floatValue()``.
+
+#: Java's integer types by BasicType value → their width in bits (Cython's C type names below).
+INT_BITS: dict[str, int] = {"Byte": 8, "Short": 16, "Integer": 32, "Long": 64}
+_C_INT = {8: "int8_t", 16: "int16_t", 32: "int32_t", 64: "int64_t"}
+
+
+def java_float(x: float) -> float:
+    """``(float) x``: the nearest 32-bit float, as a Python float (overflow gives infinity).
+
+    PyFlink's ``FloatCoderImpl`` writes a C ``float`` (``OutputStream.write_float``) and reads it
+    back as a double, so 110.1 declared FLOAT arrives as ``110.0999984741211``.
+    """
+    return _unpack_f(_pack_f(x))[0]
+
+
+def java_floats(values: Any) -> list[float]:
+    """``java_float`` of a column in one C pass (``array('f')`` casts as C does); ints and bools
+    are accepted as real numbers, anything else raises ``TypeError`` as PyFlink's coder does."""
+    return array("f", values).tolist()
+
+
+def java_narrow(value: int, bits: int) -> int:
+    """Java's narrowing primitive conversion (JLS 5.1.3) of an integer to ``bits``: the low bits,
+    two's complement (``(short) 43878 == -21658``)."""
+    half = 1 << (bits - 1)
+    return ((value + half) & ((1 << bits) - 1)) - half
+
+
+def coder_int(value: Any, bits: int) -> int:
+    """What PyFlink's ``TinyIntCoderImpl``/``SmallIntCoderImpl``/``IntCoderImpl``/``BigIntCoderImpl``
+    make of ``value`` (Cython's object → ``intN_t``): ints in range pass, bools and floats become
+    ints (truncated), anything else raises as Cython does (``OverflowError``, ``TypeError``,
+    ``ValueError`` for NaN), with Cython's message."""
+    if type(value) is not int:
+        if isinstance(value, str | bytes) or not hasattr(type(value), "__int__"):
+            raise TypeError("an integer is required")
+        value = int(value)  # nb_int: floats truncate; NaN raises ValueError, inf OverflowError
+    if not LONG_MIN_VALUE <= value <= LONG_MAX_VALUE:
+        raise OverflowError("Python int too large to convert to C long")
+    half = 1 << (bits - 1)
+    if not -half <= value < half:
+        raise OverflowError(f"value too large to convert to {_C_INT[bits]}")
+    return value
+
+
+def coder_real(value: Any) -> float:
+    """What PyFlink's ``DoubleCoderImpl`` makes of ``value`` (Cython's object → ``double``):
+    any real number (int, bool, float) as a float; anything else raises ``TypeError``."""
+    if type(value) is float:
+        return value
+    if isinstance(value, str | bytes) or not (
+        hasattr(type(value), "__float__") or hasattr(type(value), "__index__")
+    ):
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    return float(value)
+
+
+def coder_float(value: Any) -> float:
+    """What PyFlink's ``FloatCoderImpl`` makes of ``value``: ``coder_real`` then ``java_float``."""
+    return java_float(coder_real(value))
+
+
+def coder_boolean(value: Any) -> bool:
+    """What PyFlink's ``BooleanCoderImpl`` makes of ``value``: it writes a C ``unsigned char``
+    (``write_byte``) and reads ``not not byte``, so ints 0-255 (and floats, truncated) pass as
+    their truth value; a negative or larger number raises ``OverflowError``."""
+    if type(value) is bool:
+        return value
+    if isinstance(value, str | bytes) or not hasattr(type(value), "__int__"):
+        raise TypeError("an integer is required")
+    number = int(value)
+    if number < 0:
+        raise OverflowError("can't convert negative value to unsigned char")
+    if number > 255:
+        raise OverflowError("value too large to convert to unsigned char")
+    return number != 0
+
+
+def java_float_to_string(x: float) -> str:
+    """``Float.toString`` of a 32-bit float: the shortest decimal that reads back as the same
+    float, plain between 1e-3 and 1e7, else ``d.dddE±n`` (as ``Double.toString`` lays it out)."""
+    if x != x:
+        return "NaN"
+    if x in (_INF, -_INF):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if str(x).startswith("-") else "0.0"
+    f = java_float(x)
+    for digits in range(1, 10):
+        text = f"{f:.{digits}g}"
+        if java_float(float(text)) == f:
+            break
+    sign = "-" if text.startswith("-") else ""
+    mantissa, _, exp = text.lstrip("-").partition("e")
+    whole, _, frac = mantissa.partition(".")
+    all_digits = (whole + frac).lstrip("0") or "0"
+    point = len(whole.lstrip("0")) + (int(exp) if exp else 0)
+    if not whole.lstrip("0"):  # 0.000ddd: the point sits before the leading zeros
+        point = -(len(frac) - len(frac.lstrip("0"))) + (int(exp) if exp else 0)
+    if 1e-3 <= abs(f) < 1e7:
+        if point <= 0:
+            return f"{sign}0.{'0' * -point}{all_digits.rstrip('0') or '0'}"
+        body = all_digits.ljust(point, "0")
+        return f"{sign}{body[:point]}.{body[point:].rstrip('0') or '0'}"
+    if len(all_digits) == 1:  # Java shows at least one fraction digit: the nearest of two digits
+        two = f"{abs(f):.1e}"
+        all_digits, point = two[0] + two[2], int(two.partition("e")[2]) + 1
+    rest = all_digits[1:].rstrip("0") or "0"
+    return f"{sign}{all_digits[0]}.{rest}E{point - 1}"
+
+
+_INF = float("inf")
+_FLOAT32 = Struct("f")
+_pack_f = _FLOAT32.pack
+_unpack_f = _FLOAT32.unpack

@@ -688,6 +688,11 @@ class StreamExecutionEnvironment:
         if isinstance(type_info, RowTypeInfo):
             # PyFlink reads the collection with its RowTypeInfo: functions get named Rows.
             elements = [type_info.row_of(e, "Source: Collection Source") for e in elements]
+        from pyflowkit.operators.declared_types import collection_converter
+
+        convert = collection_converter(type_info)  # PyFlink's Java side narrows ints, floats
+        if convert is not None:
+            elements = [convert(e) for e in elements]
         reader = _source("pyflowkit.operators.sources", "CollectionSource", elements)
         if reader is not None:  # one list (the source's own copy): user-code copies check it once
             elements = reader.elements

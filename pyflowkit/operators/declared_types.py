@@ -1,11 +1,16 @@
-"""Declared ``Types`` enforced on an operator's records and keys, where PyFlink enforces them.
+"""Declared ``Types`` applied to an operator's records and keys, where PyFlink serialises them.
 
-Stands for PyFlink's typed coders (``IntCoderImpl``, ``StringCoderImpl``, ``TupleCoderImpl``,
-``RowCoderImpl``…): a record that does not fit the declared ``TypeInformation`` fails the job where
-it is serialised — on a network edge or into a (Java) sink; records between fused Python
-operators of one chain are passed as objects. Undeclared types (``PICKLED_BYTE_ARRAY``) and types
-without a strict coder here (lists, maps, arrays, time types) are not checked. A batch is checked
-a column at a time in C (``str.join``, ``array``), a record at a time only to name the misfit.
+Stands for PyFlink's typed coders (``IntCoderImpl``, ``FloatCoderImpl``, ``TupleCoderImpl``,
+``RowCoderImpl``… in ``pyflink/fn_execution/coder_impl_fast.pyx``): a record is encoded with its
+declared ``TypeInformation`` where it is serialised — on a network edge or into a (Java) sink —
+and the next operator sees what the coder reads back: a FLOAT as a 32-bit float, a 3.7 declared
+INT as 3, a bool declared INT as 1, a 3-tuple declared as a 2-tuple as its first two fields. A
+record the coder refuses fails the job (an int out of range: ``OverflowError``). Records between
+fused Python operators of one chain are passed as objects, unconverted. Undeclared types
+(``PICKLED_BYTE_ARRAY``) and types without a coder here (lists, maps, arrays, time types) pass
+as they are. The number rules themselves live in ``pyflowkit.java_semantics``. A batch is
+converted a column at a time in C (``str.join``, ``array``), a record at a time only to name the
+misfit.
 """
 
 from __future__ import annotations
@@ -15,7 +20,20 @@ from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
-from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE, LONG_MAX_VALUE, LONG_MIN_VALUE
+from pyflowkit.java_semantics import (
+    INT_BITS,
+    INT_MAX_VALUE,
+    INT_MIN_VALUE,
+    LONG_MAX_VALUE,
+    LONG_MIN_VALUE,
+    coder_boolean,
+    coder_float,
+    coder_int,
+    coder_real,
+    java_float,
+    java_floats,
+    java_narrow,
+)
 from pyflowkit.operators.output import Output
 
 #: Java's integer ranges and the ``array`` typecode of that width, by BasicType value.
@@ -26,7 +44,6 @@ INT_RANGES: dict[str, tuple[int, int]] = {
     "Long": (LONG_MIN_VALUE, LONG_MAX_VALUE),
 }
 _INT_CODES = {"Byte": "b", "Short": "h", "Integer": "i", "Long": "q"}
-_NUMBERS = (int, float)
 
 
 def _short(value: Any) -> str:
@@ -34,61 +51,137 @@ def _short(value: Any) -> str:
     return f"{text[:57]}..." if len(text) > 60 else text
 
 
-class TypeCheck:
-    """One declared type's check: ``why_not(v)`` per record, ``all_fit(values)`` per batch."""
+class Misfit(Exception):
+    """A value the declared type's coder refuses: ``why`` and the exception PyFlink raises."""
 
-    def why_not(self, value: Any) -> str | None:
+    def __init__(self, why: str, error: type[Exception] = TypeError) -> None:
+        super().__init__(why)
+        self.why = why
+        self.error = error
+
+
+def _misfit(exc: Exception) -> Misfit:
+    return Misfit(str(exc), type(exc) if isinstance(exc, OverflowError | ValueError) else TypeError)
+
+
+class TypeCheck:
+    """One declared type's coder: ``convert(v)`` per record (the value the coder reads back, or
+    ``Misfit``), ``convert_all(values)`` per batch (the same list when nothing changes)."""
+
+    def convert(self, value: Any) -> Any:
         raise NotImplementedError
 
-    def all_fit(self, values: Sequence[Any]) -> bool:
-        why_not = self.why_not
-        return all(why_not(v) is None for v in values)
+    def convert_all(self, values: Sequence[Any]) -> Sequence[Any]:
+        convert = self.convert
+        converted = [convert(v) for v in values]
+        return values if _same(converted, values) else converted
 
-
-class _StringCheck(TypeCheck):
     def why_not(self, value: Any) -> str | None:
-        return None if isinstance(value, str) else "a str is required"
-
-    def all_fit(self, values: Sequence[Any]) -> bool:
+        """Why the coder refuses ``value``, or None when it takes it (perhaps converted)."""
         try:
-            "".join(values)
-        except TypeError:
-            return False
-        return True
-
-
-class _ArrayCheck(TypeCheck):
-    """Integers of one Java width (``array`` refuses non-ints and out-of-range values in C)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.code = _INT_CODES.get(name, "d")
-        self.low, self.high = INT_RANGES.get(name, (0, 0))
-
-    def why_not(self, value: Any) -> str | None:
-        if self.code == "d":
-            return None if isinstance(value, _NUMBERS) else "a float is required"
-        if not isinstance(value, int):
-            return "an integer is required"
-        if not self.low <= value <= self.high:
-            return f"value out of range for {self.name} ({self.low} to {self.high})"
+            self.convert(value)
+        except Misfit as misfit:
+            return misfit.why
         return None
 
     def all_fit(self, values: Sequence[Any]) -> bool:
         try:
-            array(self.code, values)
-        except (TypeError, OverflowError):
+            self.convert_all(values)
+        except Misfit:
             return False
         return True
 
 
+def _same(converted: Sequence[Any], values: Sequence[Any]) -> bool:
+    """Whether a conversion changed nothing: each value the identical object."""
+    return len(converted) == len(values) and all(map(_is, converted, values))
+
+
+def _is(a: Any, b: Any) -> bool:
+    return a is b
+
+
+class _StringCheck(TypeCheck):
+    def convert(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return value
+        raise Misfit("a str is required")
+
+    def convert_all(self, values: Sequence[Any]) -> Sequence[Any]:
+        try:
+            "".join(values)
+        except TypeError:
+            return TypeCheck.convert_all(self, values)
+        return values
+
+
+class _IntCheck(TypeCheck):
+    """``TinyIntCoderImpl`` … ``BigIntCoderImpl``: an int of one Java width (``coder_int``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.bits = INT_BITS[name]
+        self.code = _INT_CODES[name]
+
+    def convert(self, value: Any) -> Any:
+        if type(value) is int and -(1 << (self.bits - 1)) <= value < (1 << (self.bits - 1)):
+            return value
+        try:
+            return coder_int(value, self.bits)
+        except (TypeError, OverflowError, ValueError) as exc:
+            raise _misfit(exc) from None
+
+    def convert_all(self, values: Sequence[Any]) -> Sequence[Any]:
+        if not values:
+            return values
+        if set(map(type, values)) == {int}:
+            try:
+                array(self.code, values)  # C range check of the whole column
+            except OverflowError:
+                pass
+            else:
+                return values
+        return TypeCheck.convert_all(self, values)
+
+
+class _RealCheck(TypeCheck):
+    """``DoubleCoderImpl`` (``coder_real``) or, 32-bit, ``FloatCoderImpl`` (``coder_float``)."""
+
+    def __init__(self, name: str) -> None:
+        self.float32 = name == "Float"
+
+    def convert(self, value: Any) -> Any:
+        try:
+            return coder_float(value) if self.float32 else coder_real(value)
+        except TypeError as exc:
+            raise _misfit(exc) from None
+
+    def convert_all(self, values: Sequence[Any]) -> Sequence[Any]:
+        if not values:
+            return values
+        if self.float32:
+            try:
+                return java_floats(values)  # one C pass: array('f')
+            except TypeError:
+                return TypeCheck.convert_all(self, values)
+        if set(map(type, values)) == {float}:
+            return values
+        return TypeCheck.convert_all(self, values)
+
+
 class _BooleanCheck(TypeCheck):
-    def why_not(self, value: Any) -> str | None:
-        return None if isinstance(value, int) else "a bool is required"
+    def convert(self, value: Any) -> Any:
+        if type(value) is bool:
+            return value
+        try:
+            return coder_boolean(value)
+        except (TypeError, OverflowError, ValueError) as exc:
+            raise _misfit(exc) from None
 
 
 class _TupleCheck(TypeCheck):
-    """``Java TupleN<…>``: a tuple of exactly N fields, each fitting its type (no nulls)."""
+    """``TupleCoderImpl`` (``Java TupleN<…>``): a tuple of at least N fields, each converted by
+    its type (no nulls); the coder writes only the first N (a longer tuple arrives cut)."""
 
     is_row = False
 
@@ -99,33 +192,54 @@ class _TupleCheck(TypeCheck):
     def _values(self, value: Any) -> Any:
         return value if isinstance(value, tuple) else None
 
-    def why_not(self, value: Any) -> str | None:
+    def _rebuild(self, value: Any, fields: list[Any]) -> Any:
+        return tuple(fields)
+
+    def convert(self, value: Any) -> Any:
         values = self._values(value)
         if values is None:
-            return "a Row is required" if self.is_row else "a tuple is required"
-        if len(values) != self.arity:
-            return f"{self.arity} fields are required, got {len(values)}"
+            raise Misfit("a Row is required" if self.is_row else "a tuple is required")
+        if len(values) < self.arity:
+            raise Misfit(f"{self.arity} fields are required, got {len(values)}")
+        out: list[Any] | None = list(values[: self.arity]) if len(values) > self.arity else None
         for i, check in self.fields:
             field = values[i]
             if field is None and self.is_row:
                 continue  # RowCoder writes a null mask; TupleCoder has none
-            why = check.why_not(field)
-            if why is not None:
-                return f"field {i} ({_short(field)}): {why}"
-        return None
+            try:
+                converted = check.convert(field)
+            except Misfit as misfit:
+                raise Misfit(f"field {i} ({_short(field)}): {misfit.why}", misfit.error) from None
+            if converted is not field:
+                if out is None:
+                    out = list(values)
+                out[i] = converted
+        return value if out is None else self._rebuild(value, out)
 
-    def all_fit(self, values: Sequence[Any]) -> bool:
+    def convert_all(self, values: Sequence[Any]) -> Sequence[Any]:
         if not values:
-            return True
-        try:  # one pass: a non-tuple raises (then the per-record path names it)
-            if set(map(tuple.__len__, values)) != {self.arity}:
-                return False
+            return values
+        try:  # one pass: a non-tuple or another arity takes the per-record path
+            uniform = set(map(type, values)) == {tuple} and set(map(len, values)) == {self.arity}
         except TypeError:
-            return False
-        return all(check.all_fit(list(map(itemgetter(i), values))) for i, check in self.fields)
+            uniform = False
+        if not uniform:
+            return TypeCheck.convert_all(self, values)
+        columns: list[Sequence[Any]] = [list(map(itemgetter(i), values)) for i in range(self.arity)]
+        changed = False
+        for i, check in self.fields:
+            try:
+                converted = check.convert_all(columns[i])
+            except Misfit:
+                return TypeCheck.convert_all(self, values)  # names the first misfit
+            if converted is not columns[i]:
+                columns[i], changed = converted, True
+        return list(zip(*columns, strict=True)) if changed else values
 
 
 class _RowCheck(_TupleCheck):
+    """``RowCoderImpl``: a Row of at least N fields; None fields pass (its null mask)."""
+
     is_row = True
 
     def _values(self, value: Any) -> Any:
@@ -133,15 +247,23 @@ class _RowCheck(_TupleCheck):
 
         return value._values if isinstance(value, Row) else None
 
-    def all_fit(self, values: Sequence[Any]) -> bool:
-        return TypeCheck.all_fit(self, values)
+    def _rebuild(self, value: Any, fields: list[Any]) -> Any:
+        from pyflowkit.common.types import _rebuild_row
+
+        names = value._fields[: self.arity] if value._fields is not None else None
+        return _rebuild_row(fields, names, value._row_kind)
+
+    def convert_all(self, values: Sequence[Any]) -> Sequence[Any]:
+        return TypeCheck.convert_all(self, values)
 
 
 def _basic_check(name: str) -> TypeCheck | None:
     if name == "String":
         return _StringCheck()
-    if name in _INT_CODES or name in ("Float", "Double"):
-        return _ArrayCheck(name)
+    if name in INT_BITS:
+        return _IntCheck(name)
+    if name in ("Float", "Double"):
+        return _RealCheck(name)
     if name == "Boolean":
         return _BooleanCheck()
     return None
@@ -161,33 +283,45 @@ def value_check(type_info: Any) -> TypeCheck | None:
 
 def first_misfit(check: TypeCheck, values: Sequence[Any]) -> tuple[int, str] | None:
     """(index, why) of the first value that does not fit; one C pass per column when all fit."""
-    if check.all_fit(values):
-        return None
-    why_not = check.why_not
+    found = _first_misfit(check, values)
+    return None if found is None else (found[0], found[1].why)
+
+
+def _first_misfit(check: TypeCheck, values: Sequence[Any]) -> tuple[int, Misfit] | None:
+    convert = check.convert
     for i, v in enumerate(values):
-        why = why_not(v)
-        if why is not None:
-            return i, why
+        try:
+            convert(v)
+        except Misfit as misfit:
+            return i, misfit
     return None
 
 
-def mismatch(operator: str, what: str, declared: Any, value: Any, why: str) -> TypeError:
-    """PyFlink's kind of error (a ``TypeError`` from the coder), naming operator, type and value."""
+def mismatch(
+    operator: str,
+    what: str,
+    declared: Any,
+    value: Any,
+    why: str,
+    error: type[Exception] = TypeError,
+) -> Exception:
+    """PyFlink's kind of error (the coder's ``TypeError``/``OverflowError``), naming operator,
+    type and value."""
     fix = (
         "return keys of the declared key_type, or leave key_type out"
         if what == "key"
         else "return values of the declared type, or declare the type the function returns "
         "(records of undeclared types travel pickled)"
     )
-    return TypeError(
+    return error(
         f"{operator}: cannot serialize {what} {_short(value)} ({type(value).__name__}) with its "
         f"declared type {declared}: {why}. Fix: {fix}."
     )
 
 
 class DeclaredTypeOutput(Output):
-    """Checks each record an operator emits against its declared output (and side output) type
-    before passing it on (PyFlink serialises the records a Python function returns)."""
+    """Passes each record an operator emits on as its declared output (and side output) type's
+    coder reads it back (PyFlink serialises the records a Python function returns)."""
 
     def __init__(
         self, inner: Output, operator: str, declared: Any, check: TypeCheck | None
@@ -201,19 +335,26 @@ class DeclaredTypeOutput(Output):
             self.collect = inner.collect  # type: ignore[method-assign]
             self.collect_batch = inner.collect_batch  # type: ignore[method-assign]
         else:
-            self._why_not = check.why_not
+            self._convert = check.convert
 
     def collect(self, value: Any, timestamp: int | None) -> None:
-        why = self._why_not(value)
-        if why is not None:
-            raise mismatch(self.operator, "record", self.declared, value, why)
-        self.inner.collect(value, timestamp)
+        try:
+            converted = self._convert(value)
+        except Misfit as misfit:
+            raise mismatch(
+                self.operator, "record", self.declared, value, misfit.why, misfit.error
+            ) from None
+        self.inner.collect(converted, timestamp)
 
     def collect_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
-        bad = first_misfit(self.check, values)  # type: ignore[arg-type]
-        if bad is not None:
-            raise mismatch(self.operator, "record", self.declared, values[bad[0]], bad[1])
-        self.inner.collect_batch(values, timestamps)
+        try:
+            converted = self.check.convert_all(values)  # type: ignore[union-attr]
+        except Misfit:
+            i, misfit = _first_misfit(self.check, values)  # type: ignore[arg-type,misc]
+            raise mismatch(
+                self.operator, "record", self.declared, values[i], misfit.why, misfit.error
+            ) from None
+        self.inner.collect_batch(converted, timestamps)
 
     def collect_side(self, output_tag: Any, value: Any, timestamp: int | None) -> None:
         type_info = getattr(output_tag, "type_info", None)
@@ -222,10 +363,13 @@ class DeclaredTypeOutput(Output):
             self._side_checks[key] = value_check(type_info)
         check = self._side_checks[key]
         if check is not None:
-            why = check.why_not(value)
-            if why is not None:
+            try:
+                value = check.convert(value)
+            except Misfit as misfit:
                 what = f"side output '{getattr(output_tag, 'tag_id', output_tag)}' record"
-                raise mismatch(self.operator, what, type_info, value, why)
+                raise mismatch(
+                    self.operator, what, type_info, value, misfit.why, misfit.error
+                ) from None
         self.inner.collect_side(output_tag, value, timestamp)
 
     def emit_watermark(self, watermark: int) -> None:
@@ -239,17 +383,68 @@ def key_check(key_type: Any, operator: str) -> Callable[[Any], None] | None:
     """A check of keys against ``key_by(..., key_type=...)`` that raises, or None (undeclared).
 
     The keyed state backend runs it once per new key (on a key-group cache miss), not per record.
+    It raises where PyFlink's key coder raises; a key the coder would convert (3.7 as INT) is kept.
     """
     check = value_check(key_type)
     if check is None:
         return None
 
     def check_key(key: Any) -> None:
-        why = check.why_not(key)
-        if why is not None:
-            raise mismatch(operator, "key", key_type, key, why)
+        try:
+            check.convert(key)
+        except Misfit as misfit:
+            raise mismatch(operator, "key", key_type, key, misfit.why, misfit.error) from None
 
     return check_key
+
+
+def collection_converter(type_info: Any) -> Callable[[Any], Any] | None:
+    """What ``from_collection`` makes of an element declared ``type_info``, or None (as is).
+
+    Stands for PyFlink's Java-side ``PythonTypeUtils.converter`` (``getCollectionInputFormat``):
+    an unpickled ``Integer``/``Long`` declared BYTE/SHORT/INT/LONG is narrowed by a Java cast
+    (``java_narrow``: 43878 as SHORT is -21658), a ``Double`` declared FLOAT by ``floatValue()``
+    (``java_float``); Tuple and Row fields alike. An element of another kind is left for the
+    declared-type check (PyFlink makes it null and fails the job).
+    """
+    from pyflowkit.common.typeinfo import BasicTypeInfo, RowTypeInfo, TupleTypeInfo
+
+    if isinstance(type_info, BasicTypeInfo):
+        name = type_info.basic_type.value
+        if name in INT_BITS:
+            bits = INT_BITS[name]
+            return lambda v: java_narrow(v, bits) if type(v) is int and _fits_long(v) else v
+        if name == "Float":
+            return lambda v: java_float(v) if type(v) is float else v
+        return None
+    if isinstance(type_info, (TupleTypeInfo, RowTypeInfo)):
+        fields = [collection_converter(t) for t in type_info.get_field_types()]
+        if not any(fields):
+            return None
+        is_row = isinstance(type_info, RowTypeInfo)
+
+        def convert(value: Any) -> Any:
+            values = value._values if is_row else value
+            if not isinstance(values, tuple | list) or len(values) != len(fields):
+                return value
+            out = [
+                f(v) if f is not None and v is not None else v
+                for f, v in zip(fields, values, strict=True)
+            ]
+            if is_row:
+                from pyflowkit.common.types import _rebuild_row
+
+                return _rebuild_row(out, value._fields, value._row_kind)
+            return tuple(out) if isinstance(value, tuple) else value
+
+        return convert
+    return None
+
+
+def _fits_long(value: int) -> bool:
+    """Pyrolite unpickles a Python int as ``Integer``/``Long``; a larger one is a ``BigInteger``,
+    which the converter does not narrow (it makes it null)."""
+    return LONG_MIN_VALUE <= value <= LONG_MAX_VALUE
 
 
 def serialized_edges(node: Any, chained: set[int]) -> bool:

@@ -23,6 +23,7 @@ from pyflowkit.common.typeinfo import (
     TypeInformation,
 )
 from pyflowkit.common.types import Row
+from pyflowkit.java_semantics import java_float_to_string
 
 
 def print_prefix(sink_identifier: str | None, subtask_index: int, parallelism: int) -> str:
@@ -108,7 +109,7 @@ def _uses_java_text(type_info: TypeInformation | None) -> bool:
 def format_value(value: Any, type_info: TypeInformation | None) -> str:
     """The text the print sink writes for ``value`` of a stream declared as ``type_info``."""
     if _uses_java_text(type_info):
-        return java_to_string(value)
+        return value_formatter(type_info)(value)
     return value if isinstance(value, str) else str(value)
 
 
@@ -124,6 +125,8 @@ def _field_text(type_info: TypeInformation) -> Callable[[Any], str]:
         return lambda x: x if type(x) is str else java_to_string(x)
     if basic in _INT_TYPES:
         return lambda x: int.__repr__(x) if type(x) is int else java_to_string(x)
+    if basic is BasicType.FLOAT:  # a java.lang.Float: Float.toString
+        return lambda x: java_float_to_string(x) if type(x) is float else java_to_string(x)
     return java_to_string
 
 
@@ -150,6 +153,8 @@ def value_formatter(type_info: TypeInformation | None) -> Callable[[Any], str]:
             return java_to_string(value)
 
         return row_text
+    if isinstance(type_info, BasicTypeInfo):
+        return _field_text(type_info)
     if _uses_java_text(type_info):
         return java_to_string
     return str  # PyFlink's str(); a str value is returned as it is

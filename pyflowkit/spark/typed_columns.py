@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pyflowkit.java_semantics import java_float, java_floats
 from pyflowkit.operators.declared_types import INT_RANGES as _INT_RANGES
 
 # BasicType value → (Arrow type factory name, Spark DDL type, exact Python type); int ranges are
@@ -24,8 +25,9 @@ _BASIC = {
     "Short": ("int16", "smallint", int),
     "Integer": ("int32", "int", int),
     "Long": ("int64", "bigint", int),
-    # Python floats are 64-bit: Types.FLOAT() values travel as double so they round-trip exactly
-    "Float": ("float64", "double", float),
+    # a Types.FLOAT() value is a Java float: the declared-type output has already made it one
+    # (``java_semantics.java_float``), so a float32 column round-trips it exactly
+    "Float": ("float32", "float", float),
     "Double": ("float64", "double", float),
 }
 ROW_NAMED = 1  # ``flags`` bit: the chunk's Rows carry field names
@@ -84,6 +86,7 @@ def spark_basic_type(basic: str) -> Any:
         "smallint": T.ShortType,
         "int": T.IntegerType,
         "bigint": T.LongType,
+        "float": T.FloatType,
         "double": T.DoubleType,
     }[_BASIC[basic][1]]()
 
@@ -137,6 +140,8 @@ def _value_check(basic: str) -> Callable[[Any], bool]:
         return lambda v: type(v) is int and low <= v <= high
     if exact is str:
         return lambda v: type(v) is str and _utf8(v)
+    if basic == "Float":  # only a value that is a 32-bit float (or NaN) fits a float column
+        return lambda v: type(v) is float and (java_float(v) == v or v != v)
     return lambda v: type(v) is exact
 
 
@@ -157,7 +162,20 @@ def column_check(basic: str) -> Callable[[Sequence[Any]], bool]:
         return lambda column: (
             not column or (set(map(type, column)) == {str} and _utf8("".join(column)))
         )
+    if basic == "Float":
+
+        def floats(column: Sequence[Any]) -> bool:
+            if not column or set(map(type, column)) != {float}:
+                return not column
+            as_float32 = java_floats(column)
+            return as_float32 == list(column) or all(map(_same_float, as_float32, column))
+
+        return floats
     return lambda column: not column or set(map(type, column)) == {exact}
+
+
+def _same_float(a: float, b: float) -> bool:
+    return a == b or (a != a and b != b)
 
 
 def encoder(layout: TypedLayout) -> Callable[[list[Any]], tuple[list[Any], int] | None]:

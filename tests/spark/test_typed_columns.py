@@ -25,7 +25,7 @@ ROW = Types.ROW_NAMED(["word", "n"], [Types.STRING(), Types.LONG()])
         (Types.LONG(), "e0 array<bigint>"),
         (Types.BOOLEAN(), "e0 array<boolean>"),
         (Types.DOUBLE(), "e0 array<double>"),
-        (Types.FLOAT(), "e0 array<double>"),  # Python floats are 64-bit: exact round trip
+        (Types.FLOAT(), "e0 array<float>"),  # a Java float: values arrive as 32-bit floats
         (WORD_N, "e0 array<struct<`f0`:string,`f1`:int>>"),
         (ROW, "e0 array<struct<`word`:string,`n`:bigint>>"),
     ],
