@@ -19,6 +19,10 @@ class IllegalStateException(PipelineError):
     """Java's ``IllegalStateException`` (e.g. an illegal state-machine transition)."""
 
 
+class IOException(PipelineError, OSError):
+    """Java's ``java.io.IOException`` as Flink's ``FileSystem`` throws it (e.g. ``file://var/x``)."""
+
+
 class InvalidTypesException(PipelineError, TypeError):
     """Flink's ``InvalidTypesException``: a key or record type that Flink cannot handle."""
 

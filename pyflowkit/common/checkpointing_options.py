@@ -20,4 +20,7 @@ def default_savepoint_directory() -> str:
 
 def savepoint_directory(configuration: dict[str, str]) -> str:
     """``state.savepoints.dir`` of a job's configuration, else the default above."""
-    return str(configuration.get(SAVEPOINTS_DIR) or default_savepoint_directory())
+    from pyflowkit.common.fs_path import local_path
+
+    configured = configuration.get(SAVEPOINTS_DIR)
+    return local_path(configured, SAVEPOINTS_DIR) if configured else default_savepoint_directory()

@@ -8,7 +8,6 @@ writes each completed checkpoint to ``<state.checkpoints.dir>/<job id>/chk-<n>``
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from pyflowkit.common.checkpointing_options import (
@@ -16,6 +15,7 @@ from pyflowkit.common.checkpointing_options import (
     CHECKPOINTS_DIR,
     SAVEPOINTS_DIR,
 )
+from pyflowkit.common.fs_path import local_path
 from pyflowkit.errors import IllegalArgumentException, UnsupportedOperationException
 
 __all__ = [
@@ -27,18 +27,8 @@ __all__ = [
 
 
 def directory(path: Any, who: str) -> str | None:
-    """A checkpoint/savepoint directory (``file://`` URIs become paths), or a clear error."""
-    if path is None:
-        return None
-    path = os.fspath(path) if isinstance(path, os.PathLike) else path
-    if not isinstance(path, str) or not path:
-        raise IllegalArgumentException(f"{who}: a directory path is needed, got {path!r}.")
-    if "://" in path and not path.startswith("file://"):
-        raise UnsupportedOperationException(
-            f"{who}: {path!r} names a remote file system; the simulated cluster and Spark's "
-            "driver write checkpoints to local paths only (use a path or a file:// URI)."
-        )
-    return os.path.abspath(path[len("file://") :] if path.startswith("file://") else path)
+    """A checkpoint/savepoint directory (``file:`` URIs become paths), or a clear error."""
+    return None if path is None else local_path(path, who)
 
 
 class CheckpointStorage:

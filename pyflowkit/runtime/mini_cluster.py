@@ -115,7 +115,10 @@ def _configuration(job_graph: JobGraph) -> dict[str, str]:
 
 def configured_savepoint_path(job_graph: JobGraph) -> str | None:
     """``execution.savepoint.path`` of the job's Configuration (as ``env.execute`` honours it)."""
-    return _configuration(job_graph).get("execution.savepoint.path") or None
+    from pyflowkit.common.fs_path import local_path
+
+    configured = _configuration(job_graph).get("execution.savepoint.path")
+    return local_path(configured, "execution.savepoint.path") if configured else None
 
 
 def _configured_allow(job_graph: JobGraph) -> bool:

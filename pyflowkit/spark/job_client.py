@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pyflowkit.common.checkpointing_options import savepoint_directory
+from pyflowkit.common.fs_path import local_path
 from pyflowkit.common.job_client import CompletableFuture, JobClient
 from pyflowkit.common.job_id import JobID
 from pyflowkit.common.job_status import JobStatus
@@ -101,7 +102,7 @@ class SparkJobClient(JobClient):
     def _fresh_savepoint_path(self) -> str:
         """Flink's naming under the target directory: ``savepoint-<job id prefix>-<random>``
         in ``state.savepoints.dir`` (else ``<tmp>/pyflowkit-savepoints``)."""
-        base = savepoint_directory(self.job.configuration).removeprefix("file://")
+        base = savepoint_directory(self.job.configuration)  # a file: URI is read as a path
         name = f"savepoint-{self.job.job_id[:6]}-{uuid.uuid4().hex[:12]}"
         return os.path.join(base, name)
 
@@ -116,7 +117,7 @@ def _path_argument(method: str, path: Any) -> str | None:
         raise IllegalArgumentException(
             f"JobClient.{method}: savepoint_directory must be a path, got {path!r}."
         )
-    return str(path)
+    return local_path(path, f"JobClient.{method}")  # Flink's Path: file: URIs too
 
 
 def _stop_arguments(first: Any, directory: Any, drain: bool | None) -> tuple[bool, str | None]:

@@ -21,6 +21,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from pyflowkit.common.fs_path import local_path
 from pyflowkit.errors import JobException, JobExecutionException
 from pyflowkit.graph.restart_backoff import create_restart_backoff_strategy
 from pyflowkit.java_semantics import LONG_MAX_VALUE
@@ -63,7 +64,7 @@ def checkpoint_location(configuration: dict[str, str], job_id: str) -> tuple[str
     base = configuration.get(CHECKPOINTS_DIR)
     if not base:
         return tempfile.mkdtemp(prefix=f"pyflowkit-checkpoints-{job_id[:8]}-"), True
-    base = base.removeprefix("file://")
+    base = local_path(base, CHECKPOINTS_DIR)
     path = os.path.join(base, job_id)
     try:
         os.makedirs(path, exist_ok=True)
@@ -166,6 +167,7 @@ class StreamingJob:
     def _start(self) -> StreamingJob:
         savepoint = self.configuration.get(SAVEPOINT_PATH)
         if savepoint:
+            savepoint = local_path(savepoint, SAVEPOINT_PATH)
             if last_batch(self.checkpoint_location) is not None:
                 raise ValueError(
                     f"Cannot restore savepoint {savepoint!r} into {self.checkpoint_location!r}: "

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pyflowkit.common.checkpointing_options import CHECKPOINTS_DIR
+from pyflowkit.common.fs_path import local_path
 from pyflowkit.errors import (
     CheckpointException,
     IllegalArgumentException,
@@ -566,7 +567,8 @@ class CheckpointCoordinator:
             if target is not None:
                 where = savepoint_directory(target, self.job_id, f"{self.bus.new_id()}")
             else:  # FileSystemCheckpointStorage: <state.checkpoints.dir>/<job id>/chk-<n>
-                where = Path(checkpoints_dir) / self.job_id / f"chk-{checkpoint_id}"
+                base = local_path(checkpoints_dir, CHECKPOINTS_DIR)
+                where = Path(base) / self.job_id / f"chk-{checkpoint_id}"
             try:
                 path = write_savepoint(
                     where,

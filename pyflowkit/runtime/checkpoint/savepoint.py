@@ -39,7 +39,9 @@ class SavepointRestoreSettings:
 
 def savepoint_directory(target: str | Path, job_id: str, suffix: str) -> Path:
     """``savepoint-<first 6 chars of the job id>-<12 hex chars>`` under ``target``."""
-    return Path(target) / f"savepoint-{job_id[:6]}-{suffix[:12]}"
+    from pyflowkit.common.fs_path import local_path
+
+    return Path(local_path(target, "savepoint directory")) / f"savepoint-{job_id[:6]}-{suffix[:12]}"
 
 
 def write_savepoint(
@@ -98,7 +100,9 @@ def read_savepoint(
     ``_metadata``; any mismatch is an ``IllegalArgumentException`` naming the file and field.
     User objects are rebuilt only from ``classes`` (``job_state_classes`` of the restoring job).
     """
-    p = Path(path)
+    from pyflowkit.common.fs_path import local_path
+
+    p = Path(local_path(path, "savepoint path"))
     if p.is_file() and p.name == METADATA_FILE:
         p = p.parent
     what = f"savepoint {str(path)!r}"
