@@ -101,7 +101,7 @@ class _KeyBuckets:
 
 def operators_only(job: Any, lines: list[str], batch: int = 1024) -> None:
     """The job's operator chains driven directly in batches: the operators' share of the cost."""
-    from pyflowkit.operators.chain import OperatorChain
+    from pyflowkit.task.chain import OperatorChain
     from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
 
     _source, mapper, reducer = job.vertices

@@ -39,7 +39,8 @@ OPERATOR_DESCRIPTIONS = (
 # modules below every layer (they import nothing of pyflowkit): every layer may import them
 BASE = {"errors", "java_semantics", "metrics"}
 EVERYTHING = {
-    "errors", "java_semantics", "metrics", "common", "state", "operators", "graph", "datastream", "cep", "reference",
+    "errors", "java_semantics", "metrics", "common", "state", "operators", "task", "graph", "datastream", "cep",
+    "reference",
     "runtime", "spark", "render", "notebook", "cli", "examples",
 }  # fmt: skip
 
@@ -54,10 +55,13 @@ ALLOWED: dict[str, set[str]] = {
     "graph": {"errors", "common", "state", *OPERATOR_DESCRIPTIONS},
     "datastream": {"errors", "common", "state", "operators", "graph"},
     "cep": {"errors", "common", "state", "operators", "graph", "datastream"},
-    # the hosts of the same operators: the reference driver, the simulated cluster, Spark
-    "reference": {"errors", "common", "state", "operators", "graph", *DEFINITIONS},
-    "runtime": {"errors", "common", "state", "operators", "graph", *DEFINITIONS},
-    "spark": {"errors", "common", "state", "operators", "graph", *DEFINITIONS},
+    # the one StreamTask core every host wraps: chain, lifecycle, input side (watermark valve, key
+    # context, end of input), RecordWriterOutput routing, the execution-mode rule
+    "task": {"errors", "common", "state", "operators", "graph", *DEFINITIONS},
+    # the hosts of the same task core: the reference driver, the simulated cluster, Spark
+    "reference": {"errors", "common", "state", "operators", "task", "graph", *DEFINITIONS},
+    "runtime": {"errors", "common", "state", "operators", "task", "graph", *DEFINITIONS},
+    "spark": {"errors", "common", "state", "operators", "task", "graph", *DEFINITIONS},
     "render": {"errors", "common", "graph"},
     "notebook": EVERYTHING - {"cli"},
     "cli": EVERYTHING - {"notebook"},

@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.connectors.base import SupportsPreprocessing
 from pyflowkit.datastream.data_stream import DataStreamSink
-from pyflowkit.datastream.execution_mode import RuntimeExecutionMode
+from pyflowkit.graph.runtime_mode import BATCH, resolve_runtime_mode
 from pyflowkit.graph.transformations import (
-    Boundedness,
     ChainingStrategy,
     OneInputTransformation,
     OperatorFactory,
@@ -36,14 +35,8 @@ COMMITTER_PREFIX = "Sink Committer:"
 
 def _is_batch(env: StreamExecutionEnvironment) -> bool:
     """BATCH, or AUTOMATIC with only bounded sources (Flink's ``RuntimeExecutionMode``)."""
-    mode = env.get_runtime_mode()
-    if mode is RuntimeExecutionMode.AUTOMATIC:
-        return all(
-            getattr(t, "boundedness", Boundedness.BOUNDED) is Boundedness.BOUNDED
-            for t in env._all_transformations
-            if hasattr(t, "boundedness")
-        )
-    return mode is RuntimeExecutionMode.BATCH
+    boundedness = (t.boundedness for t in env._all_transformations if hasattr(t, "boundedness"))
+    return resolve_runtime_mode(env.get_runtime_mode(), boundedness) == BATCH
 
 
 class UnifiedSinkStreamSink(DataStreamSink):

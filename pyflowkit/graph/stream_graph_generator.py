@@ -19,6 +19,7 @@ from pyflowkit.graph.partitioner import (
     RebalancePartitioner,
     StreamPartitioner,
 )
+from pyflowkit.graph.runtime_mode import BATCH, resolve_runtime_mode
 from pyflowkit.graph.settings import DEFAULT_JOB_NAME, EnvironmentSettings
 from pyflowkit.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 from pyflowkit.graph.transformations import (
@@ -39,7 +40,6 @@ from pyflowkit.graph.transformations import (
     UnionTransformation,
     new_node_id,
 )
-from pyflowkit.operators.boundedness import Boundedness
 
 DEFAULT_SLOT_SHARING_GROUP = "default"
 
@@ -265,15 +265,13 @@ class StreamGraphGenerator:
 
     def _batch(self) -> bool:
         """``shouldExecuteInBatchMode``: BATCH, or AUTOMATIC with every source bounded."""
-        mode = self.settings.runtime_mode
-        if mode != "AUTOMATIC":
-            return mode == "BATCH"
-        return all(
-            getattr(s, "boundedness", None) is Boundedness.BOUNDED
+        boundedness = (
+            getattr(s, "boundedness", None)
             for t in self.transformations
             for s in t.transitive_predecessors()
             if isinstance(s, (LegacySourceTransformation, SourceTransformation))
         )
+        return resolve_runtime_mode(self.settings.runtime_mode, boundedness) == BATCH
 
     def _transform_two_input(self, t: TwoInputTransformation) -> Step:
         input_ids1 = yield self._transform(t.input1)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from pyflowkit.datastream.functions import CheckpointListener
+from pyflowkit.datastream.functions import CheckpointedFunction, CheckpointListener, Function
 from pyflowkit.errors import IllegalStateException, UnsupportedOperationException
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
@@ -100,15 +100,38 @@ class StreamOperator:
         raise NotImplementedError(f"{type(self).__name__} does not process elements.")
 
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
-        """Many records at once; sets the key context per record like the chain does."""
+        """Many records at once. The task calls it on a keyed operator only when
+        ``batch_keys_itself()``; otherwise it calls ``process_keyed_batch``."""
         process = self.process_element
-        set_key = self.set_key_context_element1 if self._key_selector1 is not None else None
         if timestamps is None:
-            timestamps = [None] * len(values)
+            for v in values:
+                process(v, None)
+            return
         for v, ts in zip(values, timestamps, strict=False):
-            if set_key is not None:
-                set_key(v)
             process(v, ts)
+
+    def process_keyed_batch(
+        self, values: Sequence[Any], timestamps: Sequence[int | None] | None
+    ) -> None:
+        """Flink's ``StreamTaskNetworkOutput.emitRecord`` / ``ChainingOutput.pushToOperator`` per
+        record: ``setKeyContextElement`` (the record's key becomes the current key), then
+        ``processElement``. The only loop that sets the key context for a batch of records."""
+        process = self.process_element
+        set_key = self.set_key_context_element1
+        if timestamps is None:
+            for v in values:
+                set_key(v)
+                process(v, None)
+            return
+        for v, ts in zip(values, timestamps, strict=False):
+            set_key(v)
+            process(v, ts)
+
+    def batch_keys_itself(self) -> bool:
+        """Whether ``process_batch`` is correct on a keyed stream without the task setting the key
+        context per record: it selects keys itself, or nothing it runs reads the current key.
+        Consulted by the task core (``pyflowkit.task.key_context``) after ``open``."""
+        return False
 
     def process_watermark(self, watermark: int) -> None:
         """``processWatermark``: fire due event-time timers, then forward the watermark."""
@@ -300,6 +323,19 @@ class AbstractUdfStreamOperator(StreamOperator):
         opener = getattr(self.user_function, "open", None)
         if callable(opener) and not isinstance(self.user_function, type):
             opener(self.runtime_context)
+
+    @property
+    def function_reaches_keyed_state(self) -> bool:
+        """Whether the user function can read keyed state: it was handed the runtime context
+        (its own ``open``) or a keyed state store (``CheckpointedFunction``). A lambda, a plain
+        function or a ``MapFunction`` without ``open`` cannot."""
+        fn = self.user_function
+        if fn is None or isinstance(fn, type):
+            return False
+        if isinstance(fn, CheckpointedFunction):
+            return True
+        opener = getattr(type(fn), "open", None)
+        return opener is not None and opener is not Function.open
 
     def close(self) -> None:
         self._functions_closed = True

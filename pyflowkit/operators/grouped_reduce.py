@@ -62,6 +62,11 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             ValueStateDescriptor(STATE_NAME)
         )
 
+    def batch_keys_itself(self) -> bool:
+        """The batch path selects keys for its own state; a function that can read keyed state
+        itself needs the task to set each record's key (the per-record path)."""
+        return not self.function_reaches_keyed_state
+
     def process_element(self, value: Any, timestamp: int | None) -> None:
         state = self._state
         current = state.value()

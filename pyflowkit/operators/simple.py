@@ -16,7 +16,14 @@ from pyflowkit.operators.registry import register_operator
 from pyflowkit.operators.user_failure import not_iterable
 
 
-class StreamMap(AbstractUdfStreamOperator):
+class _RecordAtATimeOperator(AbstractUdfStreamOperator):
+    """A UDF operator that reads no key itself: on a keyed stream only its function might."""
+
+    def batch_keys_itself(self) -> bool:
+        return not self.function_reaches_keyed_state
+
+
+class StreamMap(_RecordAtATimeOperator):
     """Flink's ``StreamMap``: ``MapFunction.map`` (or a callable) per record."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
@@ -32,7 +39,7 @@ class StreamMap(AbstractUdfStreamOperator):
         self.output.collect_batch(list(map(self._map, values)), timestamps)  # type: ignore[union-attr]
 
 
-class StreamFlatMap(AbstractUdfStreamOperator):
+class StreamFlatMap(_RecordAtATimeOperator):
     """Flink's ``StreamFlatMap``: ``FlatMapFunction.flat_map`` yields zero or more outputs."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS
@@ -81,7 +88,7 @@ class StreamFlatMap(AbstractUdfStreamOperator):
         return result
 
 
-class StreamFilter(AbstractUdfStreamOperator):
+class StreamFilter(_RecordAtATimeOperator):
     """Flink's ``StreamFilter``: keeps records whose ``FilterFunction.filter`` is true."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.ALWAYS

@@ -104,6 +104,13 @@ class StreamSink(AbstractUdfStreamOperator):
         self.lines: int = 0
         self._print_batch: Any = None  # print sink: values → lines, compiled at open()
 
+    def batch_keys_itself(self) -> bool:
+        """Print, collect and cache sinks read no keyed state; a user's sink function might."""
+        fn = self.user_function
+        if isinstance(fn, PrintSinkFunction | CollectSinkFunction | CacheWriteSinkFunction):
+            return True
+        return not self.function_reaches_keyed_state
+
     def end_input(self) -> None:
         """End of input: the function's ``finish()`` if it has one (Flink 1.14's
         ``SinkFunction.finish``; a two-phase-commit sink pre-commits its final transaction)."""

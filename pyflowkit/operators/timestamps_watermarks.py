@@ -90,6 +90,10 @@ class TimestampsAndWatermarksOperator(ProcessingTimeCallbackOperator):
         self.output.collect(value, ts)  # type: ignore[union-attr]
         self._on_event(value, ts, self.wm_output)
 
+    def batch_keys_itself(self) -> bool:
+        """Timestamp assigners and watermark generators read no keyed state."""
+        return True
+
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
         """Stamps the batch and emits it as one batch; a watermark the generator emits from
         ``on_event`` first flushes the records before it, so the order is ``process_element``'s."""

@@ -373,8 +373,14 @@ class WindowOperator(AbstractUdfStreamOperator):
         """Tumbling event-time windows with ``EventTimeTrigger`` group the batch by (key, window)."""
         if self._batch_processor is not None and timestamps is not None and values:
             self._batch_processor.process_batch(values, timestamps)
-        else:
+        elif self._keys_itself:
             super().process_batch(values, timestamps)
+        else:
+            self.process_keyed_batch(values, timestamps)
+
+    def batch_keys_itself(self) -> bool:
+        """``process_batch`` sets each record's key (its grouped path or the per-record loop)."""
+        return True
 
     def process_element(self, value: Any, timestamp: int | None) -> None:
         if self._keys_itself:

@@ -3,7 +3,7 @@
 Builds one ``OperatorChain`` per subtask, wires non-chained edges with Flink's routing (a
 ``graph.routing.ChannelSelector`` per writer, channels from ``ExecutionGraph`` in Flink's
 subpartition order, the writer RNG every host uses), aligns
-watermarks per input with a ``StatusWatermarkValve``, and runs everything from one FIFO event
+watermarks and ends inputs with the task core's ``StreamInputProcessor``, and runs everything from one FIFO event
 queue: sources emit a batch each round, then every queued record/watermark/end-of-partition is
 delivered in order. Stands for no Flink class (Flink's ``MiniCluster`` does this concurrently).
 """
@@ -20,13 +20,13 @@ from pyflowkit.graph.routing import (
     consumed_subpartition_index,
     record_writer_rng,
 )
-from pyflowkit.operators.chain import OperatorChain, non_chained_out_edges
 from pyflowkit.operators.context import TaskEnvironment
 from pyflowkit.operators.output import Output
 from pyflowkit.operators.processing_time import ManualProcessingTimeService
 from pyflowkit.operators.stream_source import InputStatus
 from pyflowkit.state.snapshot import OperatorSnapshot
-from pyflowkit.state.watermark_valve import StatusWatermarkValve
+from pyflowkit.task.chain import OperatorChain, non_chained_out_edges
+from pyflowkit.task.input_processor import StreamInputProcessor, input_channels
 
 _RECORD, _WATERMARK, _END = 0, 1, 2
 
@@ -43,14 +43,13 @@ class LocalJobResult:
 
 
 class _Subtask:
-    """One running subtask: its chain, input valves and end-of-partition bookkeeping."""
+    """One running subtask: its chain and its inputs (``StreamInputProcessor``)."""
 
     def __init__(self, vertex: Any, index: int, chain: OperatorChain) -> None:
         self.vertex = vertex
         self.index = index
         self.chain = chain
-        self.valves: dict[int, StatusWatermarkValve] = {}
-        self.channels_open: dict[int, int] = {}
+        self.inputs: StreamInputProcessor | None = None
         self.finished = False
         self.source_done = False
 
@@ -70,7 +69,7 @@ class _RecordWriterOutput(Output):
     ) -> None:
         self.driver = driver
         self.selector = selector
-        self.targets = targets  # per subpartition: (consumer, input index, channel on that input)
+        self.targets = targets  # per subpartition: (consumer, its channel id)
         self.broadcast = selector.is_broadcast
 
     def collect(self, value: Any, timestamp: int | None) -> None:
@@ -168,9 +167,9 @@ class LocalDriver:
                     for exe_edge in consumer_edges:
                         consumer = exe_edge.target
                         c_sub = shells[consumer.job_vertex.id][consumer.subtask_index]
-                        channel = self._channel_index(consumer, exe_edge)
+                        channel = (exe_edge.input_number, ev.subtask_index)
                         k = consumed_subpartition_index(consumer.subtask_index, len(targets))
-                        targets[k] = (c_sub, job_edge.type_number, channel)
+                        targets[k] = (c_sub, channel)
                     rng = record_writer_rng(
                         self.seed, vertex.name, ev.subtask_index, output_index, job_edge.target.name
                     )
@@ -189,25 +188,14 @@ class LocalDriver:
                 )
                 self.writers[(vertex.id, sub.index)] = writers  # type: ignore[assignment]
                 ev = ejv.task_vertices[sub.index]
-                per_input: dict[int, int] = {}
-                for num, job_edge in enumerate(vertex.inputs):
-                    idx = job_edge.type_number
-                    per_input[idx] = per_input.get(idx, 0) + len(ev.input_edges[num])
-                for idx, n in per_input.items():
-                    sub.valves[idx] = StatusWatermarkValve(n)
-                    sub.channels_open[idx] = n
+                in_edges = [
+                    (job_edge.type_number, num, [e.source.producer.subtask_index for e in group])
+                    for num, (job_edge, group) in enumerate(
+                        zip(vertex.inputs, ev.input_edges, strict=False)
+                    )
+                ]
+                sub.inputs = StreamInputProcessor(sub.chain, input_channels(in_edges))
         self.subtasks = shells
-
-    def _channel_index(self, consumer: Any, exe_edge: Any) -> int:
-        """The channel number of ``exe_edge`` on the consumer's (union) input of its type number."""
-        type_number = consumer.job_vertex.job_vertex.inputs[exe_edge.input_number].type_number
-        offset = 0
-        for num, job_edge in enumerate(consumer.job_vertex.job_vertex.inputs):
-            if num == exe_edge.input_number:
-                return offset + consumer.input_edges[num].index(exe_edge)
-            if job_edge.type_number == type_number:
-                offset += len(consumer.input_edges[num])
-        raise AssertionError("execution edge not found among the consumer's inputs")
 
     # ---- running ----
     def run(
@@ -275,20 +263,14 @@ class LocalDriver:
         queue = self.queue
         popleft = queue.popleft
         while queue:
-            kind, (sub, input_index, channel), payload, ts = popleft()
-            chain = sub.chain
+            kind, (sub, channel), payload, ts = popleft()
+            inputs = sub.inputs
             if kind == _RECORD:
-                chain.process_element(payload, ts, input_index)
+                inputs.process_record(channel, payload, ts)
             elif kind == _WATERMARK:
-                out = sub.valves[input_index].input_watermark(payload, channel)
-                if out is not None:
-                    chain.process_watermark(out, input_index)
-            else:
-                sub.channels_open[input_index] -= 1
-                if sub.channels_open[input_index] == 0:
-                    chain.end_input(input_index)
-                    if all(n == 0 for n in sub.channels_open.values()):
-                        self._finish(sub)
+                inputs.process_watermark(channel, payload)
+            elif inputs.end_of_channel(channel) is not None and inputs.is_finished:
+                self._finish(sub)
 
 
 def run_local(env_or_job_graph: Any, **kwargs: Any) -> LocalJobResult:

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from pyflowkit.graph.job_graph import JobVertex
 from pyflowkit.java_semantics import LONG_MIN_VALUE
-from pyflowkit.operators.execution_mode import job_runtime_mode
 from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
 from pyflowkit.runtime.record_writer import RecordWriter
-from pyflowkit.state.watermark_valve import StatusWatermarkValve
+from pyflowkit.task.execution_mode import job_runtime_mode
+from pyflowkit.task.input_processor import StreamInputProcessor, input_channels
 
 if TYPE_CHECKING:
     from pyflowkit.runtime.checkpoint.task_checkpoint_driver import TaskCheckpointDriver
@@ -30,11 +30,11 @@ ChainFactory = Callable[[JobVertex, Any, dict[Any, Any], Any], Any]
 def default_chain_factory(
     job_vertex: JobVertex, task_env: Any, outputs: dict[Any, Any], settings: Any
 ) -> Any:
-    """Build ``pyflowkit.operators.chain.OperatorChain`` for one subtask.
+    """Build ``pyflowkit.task.chain.OperatorChain`` for one subtask.
 
     Each operator gets its own copy of the user code from ``OperatorFactory.create()``.
     """
-    from pyflowkit.operators.chain import OperatorChain
+    from pyflowkit.task.chain import OperatorChain
 
     return OperatorChain(job_vertex, task_env, outputs, settings)
 
@@ -99,6 +99,7 @@ class StreamTask:
         if settings is not None and jm is not None:  # the job-wide mode (AUTOMATIC resolved)
             settings = dataclasses.replace(settings, runtime_mode=job_runtime_mode(jm.job_graph))
         self.chain = self.task.chain_factory(tdd.job_vertex, self.task.task_env, outputs, settings)
+        self._build_inputs()
         checkpointing = self.checkpointing
         checkpointing.restore(
             self.chain, tdd.extra.get("restore"), tdd.extra.get("restore_checkpoint_id")
@@ -115,6 +116,9 @@ class StreamTask:
 
     def input_gates(self) -> list[SingleInputGate]:
         return []
+
+    def _build_inputs(self) -> None:
+        """Input tasks wire their gates to the chain (a source task has none)."""
 
     def suspended_by_savepoint(self) -> bool:
         """A synchronous savepoint (stop-with-savepoint) holds the task until it completes."""
@@ -265,21 +269,21 @@ class _InputTask(StreamTask):
     def __init__(self, task: Task) -> None:
         super().__init__(task)
         self.gates: list[SingleInputGate] = []
-        self.valves: dict[int, StatusWatermarkValve] = {}
-        self.channel_offset: dict[int, int] = {}  # id(gate) → first valve channel of that gate
-        self.input_watermarks: dict[int, int] = {}
-        self.ended_inputs: set[int] = set()
+        self.inputs: StreamInputProcessor | None = None  # the task core's input side
         self._next_gate = 0
 
     def before_invoke(self) -> None:
         self.gates = list(self.task.gates)
-        counts: dict[int, int] = {}
-        for g in self.gates:
-            self.channel_offset[id(g)] = counts.get(g.input_index, 0)
-            counts[g.input_index] = counts.get(g.input_index, 0) + len(g.channels)
-        self.valves = {i: StatusWatermarkValve(n) for i, n in counts.items()}
-        self.input_watermarks = {i: LONG_MIN_VALUE for i in counts}
         super().before_invoke()
+
+    def _build_inputs(self) -> None:
+        """The chain's inputs: a channel is (gate number, channel index on the gate)."""
+        in_edges = [
+            (g.input_index, number, [c.index for c in g.channels])
+            for number, g in enumerate(self.gates)
+        ]
+        self._gate_number = {id(g): number for number, g in enumerate(self.gates)}
+        self.inputs = StreamInputProcessor(self.chain, input_channels(in_edges))
 
     def input_gates(self) -> list[SingleInputGate]:
         return self.gates
@@ -328,7 +332,6 @@ class _InputTask(StreamTask):
     ) -> str:
         """One buffer through the chain; the trace sentence ("" unless ``describe``)."""
         idx = gate.input_index
-        chain = self.chain
         checkpointing = self.task.checkpointing
         if buffer.is_event:
             channel.recycle()
@@ -336,16 +339,15 @@ class _InputTask(StreamTask):
                 checkpointing.on_end_of_partition(gate, channel)
                 channel.finished = True
                 msg = f"{self.task.name} received EndOfPartitionEvent on channel {channel.index}"
-                if all(g.is_finished for g in self.gates if g.input_index == idx):
-                    self.ended_inputs.add(idx)
-                    chain.end_input(idx)
+                inputs = self.inputs
+                if inputs.end_of_channel(self._channel_id(gate, channel)) is not None:
                     msg += f"; input {idx} ended"
                     if checkpointing.stopped_by_savepoint:
                         msg += (
                             " (after stop-with-savepoint 1.11.1 still calls endInput; 1.11.4 "
                             "skips it without --drain, FLINK-21132)"
                         )
-                if len(self.ended_inputs) == len(self.valves):
+                if inputs.is_finished:
                     self.end_of_input = True
                     msg += "; all input ended"
                 return msg + "."
@@ -367,9 +369,10 @@ class _InputTask(StreamTask):
                 values = None
             if values is not None and stamps.count(None) == len(values):
                 stamps = None
+        inputs = self.inputs
         if values is not None:
             n_records = len(values)
-            chain.process_batch(values, stamps, idx)
+            inputs.process_batch(idx, values, stamps)
         else:
             batch: list[Any] = []
             for el in elements:
@@ -378,14 +381,14 @@ class _InputTask(StreamTask):
                     continue
                 if batch:
                     n_records += len(batch)
-                    chain.process_batch([v for v, _ in batch], [t for _, t in batch], idx)
+                    inputs.process_batch(idx, [v for v, _ in batch], [t for _, t in batch])
                     batch = []
                 if isinstance(el, Watermark):
                     watermarks += 1
-                    self._on_watermark(idx, self.channel_offset[id(gate)] + channel.index, el)
+                    inputs.process_watermark(self._channel_id(gate, channel), el.timestamp)
             if batch:
                 n_records += len(batch)
-                chain.process_batch([v for v, _ in batch], [t for _, t in batch], idx)
+                inputs.process_batch(idx, [v for v, _ in batch], [t for _, t in batch])
         self.records_in += n_records
         channel.recycle()
         if not describe:
@@ -396,12 +399,17 @@ class _InputTask(StreamTask):
             f"{channel.index} (input {idx})."
         )
 
-    def _on_watermark(self, idx: int, valve_channel: int, wm: Watermark) -> None:
-        new = self.valves[idx].input_watermark(wm.timestamp, valve_channel)
-        if new is not None:
-            self.input_watermarks[idx] = new
-            self.chain.process_watermark(new, idx)
-            self.current_watermark = min(self.input_watermarks.values())
+    def _channel_id(self, gate: SingleInputGate, channel: Any) -> tuple[int, int]:
+        return (self._gate_number[id(gate)], channel.index)
+
+    @property
+    def current_watermark(self) -> int:  # type: ignore[override]
+        """The task's input watermark (minimum over its inputs' valves)."""
+        return LONG_MIN_VALUE if self.inputs is None else self.inputs.current_watermark
+
+    @current_watermark.setter
+    def current_watermark(self, value: int) -> None:
+        pass  # derived from the inputs
 
 
 class OneInputStreamTask(_InputTask):

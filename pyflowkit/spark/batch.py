@@ -1,7 +1,7 @@
 """Flink's BATCH execution-mode semantics on Spark: those of the shared operators, not a copy.
 
 A chain built for BATCH (``OperatorChain`` with the job's resolved runtime mode, see
-``pyflowkit.operators.execution_mode``) already runs Flink 1.12's ``BatchGroupedReduceOperator``
+``pyflowkit.task.execution_mode``) already runs Flink 1.12's ``BatchGroupedReduceOperator``
 (one final value per key when the end-of-input ``MAX`` watermark arrives), its timer services fire
 processing-time timers at end of input, and its sources/timestamp assigners emit no progressive
 watermarks. This module only checks that a BATCH stage got such a chain.

@@ -19,6 +19,7 @@ from pyflowkit.spark.partitioning import repartition_by_target
 from pyflowkit.spark.plan_columns import edge_is, input_order, sink_rows
 from pyflowkit.spark.stage import InputSpec, OutputSpec, StageSpec, stage_function
 from pyflowkit.spark.typed_columns import edge_layout
+from pyflowkit.task.execution_mode import job_runtime_mode
 
 UNBOUNDED = "CONTINUOUS_UNBOUNDED"
 
@@ -133,10 +134,8 @@ def check_bounded(job_graph: Any, runtime_mode: str) -> None:
 
 
 def effective_runtime_mode(job_graph: Any) -> str:
-    """STREAMING / BATCH; AUTOMATIC is BATCH when every source is bounded (it is, on Spark)."""
-    mode = str(getattr(job_graph, "runtime_mode", "STREAMING")).upper()
-    mode = mode.split(".")[-1]
-    return "BATCH" if mode in ("BATCH", "AUTOMATIC") else "STREAMING"
+    """STREAMING / BATCH, resolved job-wide by the one rule (``task.execution_mode``)."""
+    return job_runtime_mode(job_graph)
 
 
 def _has_sink(vertex: Any) -> bool:

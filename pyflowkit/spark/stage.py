@@ -16,7 +16,6 @@ from typing import Any
 
 from pyflowkit.graph.routing import ChannelSelector, pointwise_sources, record_writer_rng
 from pyflowkit.java_semantics import LONG_MAX_VALUE
-from pyflowkit.operators.function_state import initialize_function_states
 from pyflowkit.operators.gc_tuning import raised_gc_thresholds
 from pyflowkit.operators.user_failure import (
     JOB_EXCEPTION,
@@ -27,7 +26,7 @@ from pyflowkit.operators.user_failure import (
     user_traceback,
 )
 from pyflowkit.spark import records
-from pyflowkit.state.watermark_valve import StatusWatermarkValve
+from pyflowkit.task.input_processor import StreamInputProcessor, input_channels
 
 ERROR_BEGIN = "<<<pyflowkit-user-error>>>"
 ERROR_END = "<<<end-pyflowkit-user-error>>>"
@@ -142,11 +141,11 @@ class SubtaskRunner:
     """Runs one subtask of a stage over its sorted input rows and yields output row columns."""
 
     def __init__(self, spec: StageSpec, subtask: int) -> None:
-        from pyflowkit.operators.chain import OperatorChain
         from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
         from pyflowkit.operators.processing_time import ManualProcessingTimeService
         from pyflowkit.operators.registry import register_operator
         from pyflowkit.spark.python_dependencies import spark_file
+        from pyflowkit.task.chain import OperatorChain
 
         for name, cls in spec.operator_classes.items():  # operators registered on the driver
             register_operator(name, cls)
@@ -212,19 +211,19 @@ class SubtaskRunner:
         # TTL and processing-time timers depend on it); BATCH: it stands still, then jumps to
         # the end.
         self.tick = (interval or CHUNK_MILLIS) if spec.runtime_mode != "BATCH" else 0
-        # one valve per input (type number); its channels: (edge, producer) in in-edge order
-        channels: dict[int, list[tuple[int, int]]] = {}
-        self.input_of_edge: dict[int, int] = {}
-        for inp in spec.inputs:
-            producers = (
+        # the task core's input side; a channel is (edge, producer) in in-edge order
+        self.input_of_edge = {inp.edge_index: inp.type_number for inp in spec.inputs}
+        in_edges = [
+            (
+                inp.type_number,
+                inp.edge_index,
                 pointwise_sources(inp.producer_parallelism, vertex.parallelism, subtask)
                 if inp.pointwise
-                else range(inp.producer_parallelism)
+                else range(inp.producer_parallelism),
             )
-            channels.setdefault(inp.type_number, []).extend((inp.edge_index, p) for p in producers)
-            self.input_of_edge[inp.edge_index] = inp.type_number
-        self.gates = {i: StatusWatermarkValve(len(c)) for i, c in channels.items()}
-        self.channel_of = {c: k for chans in channels.values() for k, c in enumerate(chans)}
+            for inp in spec.inputs
+        ]
+        self.inputs = StreamInputProcessor(self.chain, input_channels(in_edges))
 
     # --- host hooks ----------------------------------------------------------------------------
     def _print(self, line: str, to_err: bool) -> None:
@@ -281,12 +280,12 @@ class SubtaskRunner:
         self, rows: Iterator[tuple[int, int, int, int, bytes]]
     ) -> Iterator[dict[str, list]]:
         chain = self.chain
-        chain.initialize_state()
-        initialize_function_states(chain.operators)  # CheckpointedFunctions (e.g. 2PC sinks)
+        chain.initialize_state()  # operators' state, then their functions' (e.g. 2PC sinks)
         chain.open()
         if not self.spec.inputs:
             yield from self._run_source()
         else:
+            inputs = self.inputs
             last_seq = last_tick = None
             for edge, _target, producer, seq, payload, typed in rows:
                 if seq != last_seq:
@@ -299,20 +298,16 @@ class SubtaskRunner:
                     stamps, watermark, flags, items = typed
                     values = self.decoders[edge](items, flags)
                 if values:
-                    chain.process_batch(values, stamps, input_index)
+                    inputs.process_batch(input_index, values, stamps)
                 if watermark is not None:
-                    channel = self.channel_of[(edge, producer)]
-                    new_wm = self.gates[input_index].input_watermark(watermark, channel)
-                    if new_wm is not None:
-                        chain.process_watermark(new_wm, input_index)
+                    inputs.process_watermark((edge, producer), watermark)
                 if self.tick and seq != last_tick:
                     last_tick = seq
                     self.clock.advance(self.tick)
                 if len(self.sink) >= _BATCH_ROWS:
                     self._flush_sinks()
                     yield self.sink.drain()
-            for input_index in sorted(self.gates):
-                chain.end_input(input_index)
+            inputs.end_all_inputs()  # the rows ran out: every channel has ended
         for batch_output in self.batch_outputs:
             batch_output.flush()
         if self.spec.runtime_mode == "BATCH":

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.datastream.functions import CheckpointListener
-from pyflowkit.operators.chain import operator_ids
+from pyflowkit.task.chain import operator_ids
 
 _COMMITTERS = frozenset({"StreamingCommitterOperator"})
 

@@ -17,7 +17,7 @@ import shutil
 import time
 from typing import Any
 
-from pyflowkit.operators.chain import operator_ids
+from pyflowkit.task.chain import operator_ids
 
 METADATA = "_pyflowkit_savepoint.json"
 FORMAT = "pyflowkit-spark-streaming-savepoint"

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyflowkit.operators.chain import operator_ids
 from pyflowkit.spark import records
 from pyflowkit.spark.streaming_processor import KEYED_STATE
 from pyflowkit.state.time import VOID_NAMESPACE
+from pyflowkit.task.chain import operator_ids
 
 
 def _hashable(key: Any) -> Any:

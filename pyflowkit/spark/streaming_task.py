@@ -19,11 +19,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyflowkit.java_semantics import LONG_MIN_VALUE
-from pyflowkit.operators.function_state import (
-    initialize_function_states,
-    snapshot_function_states,
-)
 from pyflowkit.spark import records
 from pyflowkit.spark.stage import StageSpec, SubtaskRunner
 from pyflowkit.state.snapshot import OperatorSnapshot
@@ -114,9 +109,7 @@ class StreamingSubtask:
         self.subtask = subtask
         self.runner = runner = SubtaskRunner(spec, subtask)
         runner.tick = 0  # processing time is the wall clock here, not one interval per chunk
-        self.channels: dict[int, set[tuple[int, int]]] = {}  # input → its (edge, producer)s
-        for channel in runner.channel_of:
-            self.channels.setdefault(runner.input_of_edge[channel[0]], set()).add(channel)
+        self.inputs = runner.inputs  # the task core's input side: channels are (edge, producer)
         self.ended: set[tuple[int, int]] = set()
         self.finished = False
         self.opened = False  # its chain was opened (a task restored finished never is)
@@ -135,8 +128,8 @@ class StreamingSubtask:
         if restored is not None and restored.metrics:  # metrics go on across micro-batches
             runner.env.metric_registry.restore(restored.metrics)
         chain = runner.chain
+        # operators' state, then their functions' (e.g. a TwoPhaseCommitSinkFunction's)
         chain.initialize_state(restored.operators if restored is not None else None)
-        initialize_function_states(chain.operators)  # e.g. a TwoPhaseCommitSinkFunction's
         if restored is not None:
             self._restore_memory(restored)
         if not self.finished:
@@ -168,13 +161,9 @@ class StreamingSubtask:
                         op.time_service_manager.current_watermark = value
                 else:
                     setattr(op, name, value)
-        for t, (marks, active, last) in snap.valves.items():
-            valve = self.runner.gates.get(t)
-            if valve is not None:
-                valve.channel_watermarks[:] = marks
-                valve.channel_active[:] = active
-                valve.last_output_watermark = last
+        self.inputs.restore_memory(snap.valves)
         self.ended = set(snap.ended)
+        self.inputs.restore_ended(self.ended)
         self.finished = snap.finished
 
     def snapshot(self, checkpoint_id: int) -> SubtaskSnapshot:
@@ -183,17 +172,13 @@ class StreamingSubtask:
         snap = SubtaskSnapshot(
             clock=self.runner.clock.get_current_processing_time(), checkpoint=checkpoint_id
         )
-        snapshot_function_states(chain.operators, checkpoint_id, snap.clock)
         snap.operators = chain.snapshot_state(checkpoint_id, snap.clock)
         for op in chain.operators:
             marks = {n: getattr(op, n) for n in _WATERMARK_FIELDS if hasattr(op, n)}
             if op.time_service_manager is not None:
                 marks["timers"] = op.time_service_manager.current_watermark
             snap.watermarks.append(marks)
-        snap.valves = {
-            t: (list(v.channel_watermarks), list(v.channel_active), v.last_output_watermark)
-            for t, v in self.runner.gates.items()
-        }
+        snap.valves = {t: memory[:3] for t, memory in self.inputs.memory().items()}
         snap.ended = set(self.ended)
         snap.finished = self.finished
         snap.metrics = self.runner.env.metric_registry.snapshot()
@@ -201,8 +186,7 @@ class StreamingSubtask:
 
     def input_watermark(self) -> int:
         """The subtask's combined input watermark (min over its inputs' valves)."""
-        gates = self.runner.gates.values()
-        return min((v.last_output_watermark for v in gates), default=LONG_MIN_VALUE)
+        return self.inputs.current_watermark
 
     def next_timer(self) -> int | None:
         """When the earliest processing-time callback of this subtask is due (None: none)."""
@@ -218,29 +202,21 @@ class StreamingSubtask:
 
     def process(self, rows: Iterable[tuple[int, int, bytes]]) -> None:
         """Input chunks ``(edge, producer, payload)`` in order: records, watermarks, ends."""
-        runner, chain = self.runner, self.runner.chain
+        inputs, input_of_edge = self.inputs, self.runner.input_of_edge
         for edge, producer, payload in rows:
             if self.finished:
                 break
-            input_index = runner.input_of_edge[edge]
             if payload == records.END_OF_PARTITION:
-                self._end_channel(edge, producer, input_index)
+                self.ended.add((edge, producer))
+                inputs.end_of_channel((edge, producer))
+                if inputs.is_finished:
+                    self.finish()
                 continue
             values, stamps, watermark = records.decode_chunk(payload)
             if values:
-                chain.process_batch(values, stamps, input_index)
+                inputs.process_batch(input_of_edge[edge], values, stamps)
             if watermark is not None:
-                channel = runner.channel_of[(edge, producer)]
-                new_wm = runner.gates[input_index].input_watermark(watermark, channel)
-                if new_wm is not None:
-                    chain.process_watermark(new_wm, input_index)
-
-    def _end_channel(self, edge: int, producer: int, input_index: int) -> None:
-        self.ended.add((edge, producer))
-        if self.channels[input_index] <= self.ended:
-            self.runner.chain.end_input(input_index)
-        if all(channels <= self.ended for channels in self.channels.values()):
-            self.finish()
+                inputs.process_watermark((edge, producer), watermark)
 
     def position(self) -> int:
         """The source subtask's position for offsets: ``base_position`` plus what its reader

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from pyflowkit.runtime import MiniCluster
-from pyflowkit.runtime.checkpoint.checkpointed_function import snapshot_function_states
 from pyflowkit.state import state_codec
 from pyflowkit.state.snapshot import OperatorSnapshot
 from tests.pipelines.catalog import CATALOG, build_env
@@ -26,7 +25,6 @@ def snapshots_now(run: Any, step: int) -> list[tuple[str, OperatorSnapshot]]:
             chain = getattr(task.invokable, "chain", None)
             if chain is None or task.state.value != "RUNNING":
                 continue
-            snapshot_function_states(list(chain.operators), step, run.now)
             for op, snap in chain.snapshot_state(step, run.now).items():
                 out.append((f"{task.name} / {op}", snap))
     return out

@@ -14,7 +14,6 @@ from pyflowkit.errors import IllegalStateException
 from pyflowkit.graph.transformations import Boundedness, OperatorFactory
 from pyflowkit.operators.batch_grouped_reduce import BatchGroupedReduceOperator
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
-from pyflowkit.operators.execution_mode import factory_for_mode, resolve_runtime_mode
 from pyflowkit.operators.grouped_reduce import StreamGroupedReduce
 from pyflowkit.operators.output import CollectingOutput
 from pyflowkit.operators.processing_time import ManualProcessingTimeService
@@ -22,6 +21,7 @@ from pyflowkit.operators.timestamps_watermarks import TimestampsAndWatermarksOpe
 from pyflowkit.runtime import JobStatus, MiniCluster
 from pyflowkit.spark.batch import apply_batch_semantics
 from pyflowkit.state.time import LONG_MAX_VALUE, MAX_WATERMARK
+from pyflowkit.task.execution_mode import factory_for_mode, resolve_runtime_mode
 
 PAIRS = [("a", 1), ("b", 2), ("a", 3), ("c", 4), ("a", 5), ("b", 6)]
 

@@ -211,6 +211,10 @@ class CepOperator(AbstractUdfStreamOperator):
         else:
             self.metrics[LATE_ELEMENTS_DROPPED_METRIC_NAME] += 1
 
+    def batch_keys_itself(self) -> bool:
+        """``process_batch`` keys each record itself (its processing-time path or the loop)."""
+        return True
+
     def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
         """Many records at once; processing time without a comparator skips, per key, an event
         that no start-state edge accepts while only start states wait (it changes nothing).
@@ -220,7 +224,7 @@ class CepOperator(AbstractUdfStreamOperator):
         read and written in place there: a store only when an entry appears or empties.
         """
         if not self.is_processing_time or self.comparator is not None:
-            super().process_batch(values, timestamps)
+            self.process_keyed_batch(values, timestamps)
             return
         backend = self.keyed_state_backend
         cached_key_group = backend.key_group_lookup()  # type: ignore[union-attr]

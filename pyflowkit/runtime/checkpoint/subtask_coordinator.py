@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyflowkit.runtime.checkpoint.barriers import CancelCheckpointMarker, CheckpointBarrier
-from pyflowkit.runtime.checkpoint.checkpointed_function import snapshot_function_states
 from pyflowkit.runtime.checkpoint.frozen_state_size import operator_snapshot_size
 from pyflowkit.runtime.checkpoint.task_state import ChannelState, TaskStateSnapshot
 from pyflowkit.runtime.network import Buffer
@@ -79,8 +78,6 @@ class SubtaskCheckpointCoordinator:
         started = self.clock()
         self.chain.prepare_snapshot_pre_barrier(checkpoint_id)
         overtaken = broadcast_event(self.writers, barrier, priority=barrier.options.is_unaligned)
-        operators = list(getattr(self.chain, "operators", []))
-        snapshot_function_states(operators, checkpoint_id, barrier.timestamp)
         states = self.chain.snapshot_state(checkpoint_id, barrier.timestamp)
         sync_ms = self.clock() - started  # simulated ms: the sync part is one mailbox step
         self.last_checkpoint_id = max(self.last_checkpoint_id, checkpoint_id)

@@ -17,7 +17,6 @@ from pyflowkit.runtime.checkpoint.barrier_handlers import (
     create_checkpoint_barrier_handler,
 )
 from pyflowkit.runtime.checkpoint.barriers import CancelCheckpointMarker, CheckpointBarrier
-from pyflowkit.runtime.checkpoint.checkpointed_function import initialize_function_states
 from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason as R
 from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 from pyflowkit.runtime.checkpoint.subtask_coordinator import (
@@ -114,8 +113,7 @@ class TaskCheckpointDriver:
         self, chain: Any, restored: dict[str, Any] | None, checkpoint_id: int | None = None
     ) -> None:
         """``initializeState`` of the chain with the task's restored state, then user functions."""
-        chain.initialize_state(restored)
-        initialize_function_states(list(getattr(chain, "operators", [])))
+        chain.initialize_state(restored)  # operators' state, then their functions'
         if restored:
             extra = {} if checkpoint_id is None else {"checkpoint": checkpoint_id}
             self.task.emit(

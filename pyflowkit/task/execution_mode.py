@@ -1,7 +1,7 @@
-"""The job's execution mode as the operators see it, and the operators BATCH translates to.
+"""The job's execution mode as the task's operators see it, and the operators BATCH translates to.
 
-Stands for Flink 1.12's ``RuntimeExecutionMode`` resolution (``AUTOMATIC`` is BATCH when every
-source is bounded) and the ``StreamGraphGenerator``'s BATCH translators, which pick
+The mode is resolved by ``graph.runtime_mode`` (the one rule); this module applies it to a
+JobGraph and to operator factories, as the ``StreamGraphGenerator``'s BATCH translators pick
 ``BatchGroupedReduceOperator`` where STREAMING picks ``StreamGroupedReduce``.
 """
 
@@ -11,32 +11,24 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-STREAMING = "STREAMING"
-BATCH = "BATCH"
-AUTOMATIC = "AUTOMATIC"
+from pyflowkit.graph.runtime_mode import BATCH, STREAMING, is_unbounded
+from pyflowkit.graph.runtime_mode import resolve_runtime_mode as resolve_mode
+
+__all__ = ["BATCH", "STREAMING", "factory_for_mode", "job_runtime_mode", "resolve_runtime_mode"]
 
 # STREAMING operator class → the class Flink's BATCH translator uses instead
 BATCH_TRANSLATIONS = {"StreamGroupedReduce": "BatchGroupedReduceOperator"}
 
 
-def _mode_name(mode: Any) -> str:
-    return str(getattr(mode, "name", mode) or STREAMING).upper().split(".")[-1]
-
-
 def is_unbounded_source(node: Any) -> bool:
     """A StreamNode whose source declares ``CONTINUOUS_UNBOUNDED`` boundedness."""
-    boundedness = getattr(getattr(node, "transformation", None), "boundedness", None)
-    return getattr(boundedness, "value", boundedness) == "CONTINUOUS_UNBOUNDED"
+    return is_unbounded(getattr(getattr(node, "transformation", None), "boundedness", None))
 
 
 def resolve_runtime_mode(mode: Any, nodes: Iterable[Any]) -> str:
-    """STREAMING or BATCH: ``AUTOMATIC`` is BATCH unless one of ``nodes`` is an unbounded source."""
-    name = _mode_name(mode)
-    if name == AUTOMATIC:
-        return STREAMING if any(is_unbounded_source(n) for n in nodes) else BATCH
-    if name not in (STREAMING, BATCH):
-        raise ValueError(f"Unknown execution.runtime-mode {name!r}: STREAMING, BATCH or AUTOMATIC.")
-    return name
+    """STREAMING or BATCH for StreamNodes ``nodes`` (``graph.runtime_mode``'s rule)."""
+    boundedness = (getattr(getattr(n, "transformation", None), "boundedness", None) for n in nodes)
+    return resolve_mode(mode, boundedness)
 
 
 def job_runtime_mode(job_graph: Any) -> str:

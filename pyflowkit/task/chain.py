@@ -1,6 +1,7 @@
 """One subtask's operator chain (Flink's ``OperatorChain``), built from a ``JobVertex``.
 
-Chained edges are direct calls (``ChainingOutput``: set the key context, then ``process_element``);
+Chained edges are direct calls (``ChainingOutput``: set the key context, then ``process_element``,
+per ``task.key_context``);
 non-chained edges go to host-provided ``RecordWriterOutput``s (one per non-chained out edge, see
 ``non_chained_out_edges``) which apply the edge's partitioner. Side-output edges receive only the
 records tagged with their ``OutputTag``; main edges only untagged ones; watermarks go everywhere.
@@ -23,13 +24,18 @@ from pyflowkit.operators.declared_types import (
     serialized_edges,
     value_check,
 )
-from pyflowkit.operators.execution_mode import (
+from pyflowkit.operators.function_state import (
+    initialize_function_states,
+    snapshot_function_states,
+)
+from pyflowkit.operators.output import Output
+from pyflowkit.state.snapshot import OperatorSnapshot
+from pyflowkit.task.execution_mode import (
     factory_for_mode,
     resolve_runtime_mode,
     upstream_nodes,
 )
-from pyflowkit.operators.output import Output
-from pyflowkit.state.snapshot import OperatorSnapshot
+from pyflowkit.task.key_context import BatchPush, batch_input, record_input
 
 
 def non_chained_out_edges(vertex: Any) -> list[Any]:
@@ -47,21 +53,22 @@ def operator_ids(vertex: Any) -> list[str]:
 
 
 class ChainingOutput(Output):
-    """Flink's ``ChainingOutput``: hands a main-output record to the next chained operator."""
+    """Flink's ``ChainingOutput``: hands a main-output record to the next chained operator, its
+    key context set first (``key_context``)."""
 
     def __init__(self, operator: StreamOperator) -> None:
         self.operator = operator
-        self._process = operator.process_element
-        self._set_key = operator.set_key_context_element1 if operator.config.is_keyed else None
-        if self._set_key is None:
-            self.collect = self._process  # type: ignore[method-assign]
+        self.collect = record_input(operator)  # type: ignore[method-assign]
+        self._batch: BatchPush | None = None
 
-    def collect(self, value: Any, timestamp: int | None) -> None:
-        self._set_key(value)  # type: ignore[misc]
-        self._process(value, timestamp)
+    def collect(self, value: Any, timestamp: int | None) -> None:  # replaced per instance
+        raise AssertionError("ChainingOutput.collect is bound in __init__")
 
     def collect_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
-        self.operator.process_batch(values, timestamps)
+        push = self._batch
+        if push is None:  # bound on first use: the operator is open by then
+            push = self._batch = batch_input(self.operator)
+        push(values, timestamps)
 
     def emit_watermark(self, watermark: int) -> None:
         self.operator.process_watermark(watermark)
@@ -73,6 +80,7 @@ class SideChainingOutput(ChainingOutput):
     def __init__(self, operator: StreamOperator, output_tag: Any) -> None:
         super().__init__(operator)
         self.output_tag = output_tag
+        self._push = self.collect
         self.collect = self._ignore  # type: ignore[method-assign]
 
     def _ignore(self, value: Any, timestamp: int | None) -> None:
@@ -83,9 +91,7 @@ class SideChainingOutput(ChainingOutput):
 
     def collect_side(self, output_tag: Any, value: Any, timestamp: int | None) -> None:
         if output_tag == self.output_tag:
-            if self._set_key is not None:
-                self._set_key(value)
-            self._process(value, timestamp)
+            self._push(value, timestamp)
 
 
 class SideRecordWriterOutput(Output):
@@ -240,33 +246,13 @@ class OperatorChain:
             op.output = _declared_type_output(node, out, chained)
         self.head = self.operators[0]
         self._inputs = self._build_inputs()
+        self._batch_inputs: dict[int, BatchPush] = {}  # bound on first use (after open)
 
     def _build_inputs(self) -> dict[int, Any]:
         head = self.head
         if head.is_two_input:
-
-            def pusher(process: Any, set_key: Any) -> Any:
-                if set_key is None:
-                    return process
-
-                def push(value: Any, timestamp: int | None) -> None:
-                    set_key(value)
-                    process(value, timestamp)
-
-                return push
-
-            cfg = head.config
-            return {
-                1: pusher(
-                    head.process_element1,  # type: ignore[attr-defined]
-                    head.set_key_context_element1 if cfg.key_selector1 is not None else None,
-                ),
-                2: pusher(
-                    head.process_element2,  # type: ignore[attr-defined]
-                    head.set_key_context_element2 if cfg.key_selector2 is not None else None,
-                ),
-            }
-        return {0: ChainingOutput(head).collect}
+            return {1: record_input(head, 1), 2: record_input(head, 2)}
+        return {0: record_input(head, 1)}
 
     # ---- properties ----
     @property
@@ -289,10 +275,13 @@ class OperatorChain:
     def initialize_state(
         self, restored: Mapping[str, OperatorSnapshot | None] | None = None
     ) -> None:
-        """Create state backends; ``restored`` maps operator id → that operator's snapshot."""
+        """``initializeState``: every operator's state backends (``restored`` maps operator id →
+        that operator's snapshot), then the user functions' own state (``CheckpointedFunction``'s
+        ``restoreFunctionState``) — the lifecycle's restore step, the same on every host."""
         restored = restored or {}
         for op_id, op in zip(self.operator_ids, self.operators, strict=False):
             op.initialize_state(restored.get(op_id))
+        initialize_function_states(self.operators)
 
     def open(self) -> None:
         """``initializeStateAndOpenOperators``' open part: tail → head."""
@@ -344,15 +333,12 @@ class OperatorChain:
         timestamps: Sequence[int | None] | None = None,
         input_index: int = 0,
     ) -> None:
-        """Many records for the head (the head sets the key context itself)."""
-        if self.head.is_two_input:
-            push = self._input(input_index)
-            tss = timestamps if timestamps is not None else [None] * len(values)
-            for v, ts in zip(values, tss, strict=False):
-                push(v, ts)
-        else:
+        """Many records for the head, each under its own key (``key_context.batch_input``)."""
+        push = self._batch_inputs.get(input_index)
+        if push is None:
             self._input(input_index)
-            self.head.process_batch(values, timestamps)
+            push = self._batch_inputs[input_index] = batch_input(self.head, input_index or 1)
+        push(values, timestamps)
 
     def process_watermark(self, watermark: int, input_index: int = 0) -> None:
         """A watermark for the head (already aligned over the gate's channels by the valve)."""
@@ -389,7 +375,9 @@ class OperatorChain:
             op.prepare_snapshot_pre_barrier(checkpoint_id)
 
     def snapshot_state(self, checkpoint_id: int, timestamp: int) -> dict[str, OperatorSnapshot]:
-        """Operator id → snapshot, for every chained operator."""
+        """Operator id → snapshot, for every chained operator; user functions with their own
+        state snapshot it first (``snapshotFunctionState``)."""
+        snapshot_function_states(self.operators, checkpoint_id, timestamp)
         return {
             op_id: op.snapshot_state(checkpoint_id, timestamp)
             for op_id, op in zip(self.operator_ids, self.operators, strict=False)

@@ -1,0 +1,38 @@
+"""The execution-mode rule: STREAMING or BATCH, with ``AUTOMATIC`` resolved by source boundedness.
+
+Stands for Flink 1.12's ``RuntimeExecutionMode`` resolution (``StreamGraphGenerator
+.shouldExecuteInBatchMode``): ``AUTOMATIC`` is BATCH when every source is bounded, STREAMING as
+soon as one is ``CONTINUOUS_UNBOUNDED``. The graph compiler, the API's sink topology, the task
+core and the Spark planner all resolve the mode here, so they always agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+STREAMING = "STREAMING"
+BATCH = "BATCH"
+AUTOMATIC = "AUTOMATIC"
+UNBOUNDED = "CONTINUOUS_UNBOUNDED"
+
+
+def mode_name(mode: Any) -> str:
+    """``RuntimeExecutionMode.BATCH``, ``"batch"``, ``"RuntimeExecutionMode.BATCH"`` → ``"BATCH"``;
+    None → STREAMING (Flink's default)."""
+    return str(getattr(mode, "name", mode) or STREAMING).upper().split(".")[-1]
+
+
+def is_unbounded(boundedness: Any) -> bool:
+    """A source's ``Boundedness`` (enum or its value) says ``CONTINUOUS_UNBOUNDED``."""
+    return getattr(boundedness, "value", boundedness) == UNBOUNDED
+
+
+def resolve_runtime_mode(mode: Any, source_boundedness: Iterable[Any]) -> str:
+    """STREAMING or BATCH for a job whose sources declare ``source_boundedness``."""
+    name = mode_name(mode)
+    if name == AUTOMATIC:
+        return STREAMING if any(is_unbounded(b) for b in source_boundedness) else BATCH
+    if name not in (STREAMING, BATCH):
+        raise ValueError(f"Unknown execution.runtime-mode {name!r}: STREAMING, BATCH or AUTOMATIC.")
+    return name
