@@ -182,9 +182,7 @@ def test_batch_path_is_kept_where_nothing_reads_the_key() -> None:
     keyed.map(lambda w: w.upper()).print()
     keyed.map(CountMap()).print()
     jg = env.get_job_graph()
-    lambda_vertex, rich_vertex = (
-        i for i, v in enumerate(jg.vertices) if v.name.startswith("Map")
-    )
+    lambda_vertex, rich_vertex = (i for i, v in enumerate(jg.vertices) if v.name.startswith("Map"))
     plain = _head_and_chain(jg, lambda_vertex).head
     rich = _head_and_chain(jg, rich_vertex).head
     assert batch_input(plain) == plain.process_batch
