@@ -187,9 +187,13 @@ def execute(
     return result
 
 
+SAVEPOINT_PATH = "execution.savepoint.path"
+
+
 def runs_as_streaming_query(job_graph: Any, configuration: dict[str, str]) -> bool:
-    """Unbounded jobs (and, with ``pyflowkit.spark.streaming-query=always``, any STREAMING job)
-    run as a Structured Streaming query; an unbounded source in BATCH mode gets Flink's error."""
+    """Unbounded jobs (and, with ``pyflowkit.spark.streaming-query=always`` or a savepoint to
+    resume from, any STREAMING job) run as a Structured Streaming query; an unbounded source in
+    BATCH mode gets Flink's error, a savepoint in BATCH mode a clear one."""
     from pyflowkit.spark.plan import check_bounded, unbounded_sources
 
     mode = str(getattr(job_graph, "runtime_mode", "STREAMING")).upper().split(".")[-1]
@@ -197,7 +201,20 @@ def runs_as_streaming_query(job_graph: Any, configuration: dict[str, str]) -> bo
         if mode == "BATCH":
             check_bounded(job_graph, "BATCH")
         return True
-    return mode == "STREAMING" and configuration.get("pyflowkit.spark.streaming-query") == "always"
+    savepoint = configuration.get(SAVEPOINT_PATH)
+    if savepoint and mode == "BATCH":
+        raise ValueError(
+            f"Cannot restore savepoint {savepoint!r} ({SAVEPOINT_PATH}) into job "
+            f"'{job_graph.job_name}': it runs with 'execution.runtime-mode' BATCH, and BATCH "
+            "execution supports neither checkpointing nor anything that depends on it "
+            "(savepoints included). Run it in STREAMING mode to resume from the savepoint, or "
+            f"remove {SAVEPOINT_PATH}."
+        )
+    # a bounded STREAMING job resumes from a savepoint as Flink's does: it runs as a streaming
+    # query, whose checkpoint location the savepoint is restored into (a batch plan has none)
+    return mode == "STREAMING" and (
+        configuration.get("pyflowkit.spark.streaming-query") == "always" or bool(savepoint)
+    )
 
 
 def start_streaming(

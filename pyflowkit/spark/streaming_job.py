@@ -44,6 +44,7 @@ from pyflowkit.spark.streaming_source import DRAIN, PAUSE
 
 CHECKPOINTS_DIR = "state.checkpoints.dir"
 SAVEPOINT_PATH = "execution.savepoint.path"
+IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"  # --allowNonRestoredState
 DEFAULT_TRIGGER_MS = 1000
 _END = object()  # end of the collect queue
 PRINT_WINDOW = 100_000  # print lines a job keeps (the last ones); ``printed`` counts them all
@@ -173,7 +174,8 @@ class StreamingJob:
                     f"Cannot restore savepoint {savepoint!r} into {self.checkpoint_location!r}: "
                     "that checkpoint location already holds a job's checkpoints."
                 )
-            restore_into(savepoint, self.checkpoint_location, self.job_graph)
+            ignore = str(self.configuration.get(IGNORE_UNCLAIMED, "false")).strip().lower()
+            restore_into(savepoint, self.checkpoint_location, self.job_graph, ignore == "true")
         settings = getattr(self.job_graph.stream_graph, "execution_config", None)
         options = self.settings.options or StreamingOptions()
         options.control_dir = self.checkpoint_location

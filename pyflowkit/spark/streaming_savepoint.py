@@ -15,7 +15,7 @@ import os
 import re
 import shutil
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 from pyflowkit.task.chain import operator_ids
 
@@ -99,6 +99,7 @@ def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str)
         "job_name": job_graph.job_name,
         "operators": job_operators(job_graph),
         "vertices": [v.name for v in job_graph.vertices],  # chained operator names
+        "operator_names": [[n.operator_name for n in v.stream_nodes] for v in job_graph.vertices],
         "parallelism": [v.parallelism for v in job_graph.vertices],
         "last_batch": last_batch(checkpoint_dir),
         "timestamp": int(time.time() * 1000),
@@ -106,6 +107,89 @@ def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str)
     with open(os.path.join(path, METADATA), "w") as f:
         json.dump(metadata, f, indent=2)
     return path
+
+
+_NOTHING = object()
+
+
+class _Metadata:
+    """Field-by-field checks of ``_pyflowkit_savepoint.json`` (as Flink's
+    ``Checkpoints.loadCheckpointMetadata`` refuses a metadata file it cannot trust): each error
+    names the savepoint, the file and the field, before anything is copied or restored."""
+
+    def __init__(self, path: str, file: str) -> None:
+        self.prefix = f"Failed to restore from savepoint {path!r}: {file}"
+
+    def refuse(self, problem: str) -> NoReturn:
+        raise ValueError(f"{self.prefix} {problem}.")
+
+    def fail(self, field: str, expected: str, got: Any = _NOTHING) -> NoReturn:
+        shown = "" if got is _NOTHING else f", got {_describe(got)}"
+        self.refuse(f"field {field!r}: expected {expected}{shown}")
+
+    def key(self, doc: dict[str, Any], key: str, expected: str) -> Any:
+        if key not in doc:
+            self.refuse(f"field {key!r} is missing (expected {expected})")
+        return doc[key]
+
+    def strings(self, value: Any, field: str) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            self.fail(field, "a list of non-empty strings", value)
+        return value
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return f"{text[:57]}... ({type(value).__name__})" if len(text) > 60 else text
+
+
+def check_metadata(path: str, text: str) -> dict[str, Any]:
+    """The savepoint metadata in ``text``, every field checked (see ``_Metadata``)."""
+    m = _Metadata(path, METADATA)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        m.refuse(
+            f"is not valid JSON (truncated or edited?): {exc.msg} (line {exc.lineno}, "
+            f"column {exc.colno})"
+        )
+    if not isinstance(doc, dict):
+        m.refuse(f"holds {_describe(doc)}, not a JSON object")
+    if doc.get("format") != FORMAT or doc.get("version") != VERSION:
+        m.refuse(
+            f"has an unknown format {doc.get('format')!r} version {doc.get('version')!r} "
+            f"(expected {FORMAT!r} version {VERSION})"
+        )
+    for key in ("job_id", "job_name"):
+        if not isinstance(m.key(doc, key, "a string"), str):
+            m.fail(key, "a string", doc[key])
+    operators = m.key(doc, "operators", "a list of operator-id lists, one per vertex")
+    if not isinstance(operators, list) or not operators:
+        m.fail("operators", "a non-empty list of operator-id lists, one per vertex", operators)
+    for i, ops in enumerate(operators):
+        if not m.strings(ops, f"operators[{i}]"):
+            m.fail(f"operators[{i}]", "at least one operator id", ops)
+    vertices = m.strings(m.key(doc, "vertices", "a list of vertex names"), "vertices")
+    if len(vertices) != len(operators):
+        m.fail("vertices", f"{len(operators)} vertex names, one per entry of 'operators'", vertices)
+    names = doc.get("operator_names")
+    if names is not None:
+        if not isinstance(names, list) or len(names) != len(operators):
+            m.fail("operator_names", f"{len(operators)} lists, one per entry of 'operators'", names)
+        for i, (own, ops) in enumerate(zip(names, operators, strict=True)):
+            if len(m.strings(own, f"operator_names[{i}]")) != len(ops):
+                m.fail(f"operator_names[{i}]", f"{len(ops)} names, one per operator id", own)
+    parallelism = doc.get("parallelism")  # absent in savepoints written before it was recorded
+    if parallelism is not None and (
+        not isinstance(parallelism, list)
+        or len(parallelism) != len(operators)
+        or not all(type(p) is int and p >= 1 for p in parallelism)
+    ):
+        m.fail("parallelism", f"{len(operators)} ints >= 1, one per vertex", parallelism)
+    last = m.key(doc, "last_batch", "the last committed micro-batch (an int) or null")
+    if last is not None and (type(last) is not int or last < 0):
+        m.fail("last_batch", "an int >= 0 or null", last)
+    return doc
 
 
 def read_metadata(path: str) -> dict[str, Any]:
@@ -117,61 +201,116 @@ def read_metadata(path: str) -> dict[str, Any]:
             "savepoint of a pyflowkit streaming job on Spark (stop_with_savepoint or "
             "trigger_savepoint write one)."
         )
-    with open(meta) as f:
-        data = json.load(f)
-    if data.get("format") != FORMAT or data.get("version") != VERSION:
+    try:
+        with open(meta, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as exc:
         raise ValueError(
-            f"Failed to restore from savepoint {path!r}: unknown format "
-            f"{data.get('format')!r} version {data.get('version')!r}."
+            f"Failed to restore from savepoint {path!r}: {METADATA} is not UTF-8 JSON text "
+            f"(binary data at byte {exc.start})."
+        ) from None
+    return check_metadata(path, text)
+
+
+def _own_names(data: dict[str, Any]) -> list[list[str]] | None:
+    """Each saved operator's own name, per vertex (split from the chain names of savepoints
+    written before ``operator_names`` was recorded, where that is unambiguous)."""
+    if data.get("operator_names") is not None:
+        return data["operator_names"]
+    split = [vertex.split(" -> ") for vertex in data["vertices"]]
+    if all(len(names) == len(ops) for names, ops in zip(split, data["operators"], strict=True)):
+        return split
+    return None
+
+
+def restore_into(
+    path: str, checkpoint_dir: str, job_graph: Any, allow_non_restored_state: bool = False
+) -> dict[str, Any]:
+    """Check the savepoint fits ``job_graph`` (Flink's operator mapping) and copy it into the new
+    job's (empty) checkpoint location.
+
+    As Flink: the state of an operator missing from the new program is refused unless
+    ``allow_non_restored_state`` (``execution.savepoint.ignore-unclaimed-state``); an operator
+    whose id maps onto another operator is another job's. Beyond Flink: a Spark streaming query
+    restores only into the very chains it was saved from, so operators added or removed are
+    refused with that rule named.
+    """
+    data = read_metadata(path)
+    new = job_operators(job_graph)
+    new_names = {
+        op: node.operator_name
+        for v, ops in zip(job_graph.vertices, new, strict=True)
+        for op, node in zip(ops, v.stream_nodes, strict=True)
+    }
+    saved_names = _own_names(data)
+    of_job = f"job '{data['job_name']}' ({data['job_id']})"
+    removed: list[str] = []
+    for i, (vertex, ops) in enumerate(zip(data["vertices"], data["operators"], strict=True)):
+        for j, op in enumerate(ops):
+            own = saved_names[i][j] if saved_names is not None else vertex
+            if op not in new_names:
+                if not allow_non_restored_state:
+                    raise ValueError(
+                        f"Failed to rollback to checkpoint/savepoint {path}. Cannot map "
+                        f"checkpoint/savepoint state for operator {op} to the new program, "
+                        "because the operator is not available in the new program. If you "
+                        "want to allow to skip this, you can set the --allowNonRestoredState "
+                        "option on the CLI (execution.savepoint.ignore-unclaimed-state: true). "
+                        f"(Operator {op} is '{own}' in '{vertex}' of {of_job}.)"
+                    )
+                removed.append(f"'{own}' ({op})")
+            elif saved_names is not None and new_names[op] != own:
+                raise ValueError(
+                    f"Failed to rollback to checkpoint/savepoint {path}: operator {op} is "
+                    f"'{new_names[op]}' in this job but was '{own}' (in '{vertex}') in "
+                    f"{of_job}, whose savepoint this is: a savepoint of another job."
+                )
+    saved_ops = {op for ops in data["operators"] for op in ops}
+    added = [f"'{new_names[op]}' ({op})" for ops in new for op in ops if op not in saved_ops]
+    _check_parallelism(path, data, job_graph, new)
+    if new != data["operators"]:
+        now = [v.name for v in job_graph.vertices]
+        changes = []
+        if added:
+            changes.append(f"added {', '.join(added)}")
+        if removed:
+            changes.append(
+                f"removed {', '.join(removed)}, whose state "
+                "execution.savepoint.ignore-unclaimed-state: true lets Flink skip"
+            )
+        what = "; ".join(changes) or "operators regrouped into other chains"
+        raise ValueError(
+            f"Failed to rollback to checkpoint/savepoint {path}: the job's operators changed "
+            f"since the savepoint of {of_job} ({what}; chains {data['vertices']} → {now}). "
+            "Flink maps state operator by operator (an added operator starts empty), but a "
+            "Spark streaming query restores only into the same chains of operators it was "
+            "saved from: resume the job as it was saved, or start the changed job without "
+            "execution.savepoint.path."
         )
+    shutil.copytree(path, checkpoint_dir, dirs_exist_ok=True)
+    os.remove(os.path.join(checkpoint_dir, METADATA))
+    relocate(checkpoint_dir)
     return data
 
 
-def restore_into(path: str, checkpoint_dir: str, job_graph: Any) -> dict[str, Any]:
-    """Check the savepoint fits ``job_graph`` (Flink's operator mapping) and copy it into the new
-    job's (empty) checkpoint location."""
-    data = read_metadata(path)
-    new = job_operators(job_graph)
-    present = {op for ops in new for op in ops}
-    for vertex, ops in zip(data["vertices"], data["operators"], strict=True):
-        for op in ops:
-            if op not in present:
-                raise ValueError(
-                    f"Failed to rollback to checkpoint/savepoint {path}. Cannot map "
-                    f"checkpoint/savepoint state for operator {op} ('{vertex}') to the new "
-                    f"program, because the operator is not available in the new program. "
-                    f"(This savepoint is of job '{data['job_name']}' ({data['job_id']}).)"
-                )
-    names = {op: v.name for v, ops in zip(job_graph.vertices, new, strict=True) for op in ops}
-    for vertex, ops in zip(data["vertices"], data["operators"], strict=True):
-        for op in ops:
-            if names[op] != vertex:  # same id (position in the graph), another operator
-                raise ValueError(
-                    f"Failed to rollback to checkpoint/savepoint {path}: operator {op} is "
-                    f"'{names[op]}' in this job but was '{vertex}' in job '{data['job_name']}' "
-                    f"({data['job_id']}), whose savepoint this is: a savepoint of another job."
-                )
-    saved = data.get("parallelism")  # absent in savepoints written before it was recorded
-    now = [v.parallelism for v in job_graph.vertices]
-    if saved is not None and saved != now:
-        changed = [
-            f"'{v.name}' {old} → {p}"
-            for v, old, p in zip(job_graph.vertices, saved, now, strict=True)
-            if old != p
-        ]
+def _check_parallelism(path: str, data: dict[str, Any], job_graph: Any, new: list) -> None:
+    """A vertex saved at another parallelism is refused (per vertex, whatever else changed)."""
+    saved = data.get("parallelism")
+    if saved is None:
+        return
+    was = {
+        tuple(ops): (name, p)
+        for ops, name, p in zip(data["operators"], data["vertices"], saved, strict=True)
+    }
+    changed = [
+        f"'{v.name}' {was[tuple(ops)][1]} → {v.parallelism}"
+        for v, ops in zip(job_graph.vertices, new, strict=True)
+        if tuple(ops) in was and was[tuple(ops)][1] != v.parallelism
+    ]
+    if changed:
         raise ValueError(
             f"Failed to rollback to checkpoint/savepoint {path}: the parallelism changed "
             f"({', '.join(changed)}). A Spark streaming query keeps each subtask's state under "
             "its subtask, so it restores only at the parallelism it was saved at; resume with "
             "the same parallelism (the simulated cluster rescales savepoints by key group)."
         )
-    if new != data["operators"]:
-        raise ValueError(
-            f"Failed to rollback to checkpoint/savepoint {path}: the job's operator chains "
-            f"changed ({data['vertices']} → {[v.name for v in job_graph.vertices]}); a Spark "
-            "streaming query restores only into the same chain of stateful operators."
-        )
-    shutil.copytree(path, checkpoint_dir, dirs_exist_ok=True)
-    os.remove(os.path.join(checkpoint_dir, METADATA))
-    relocate(checkpoint_dir)
-    return data

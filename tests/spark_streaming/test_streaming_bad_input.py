@@ -229,7 +229,8 @@ def test_savepoint_whose_operator_ids_match_another_job_is_refused(tmp_path) -> 
     with pytest.raises(ValueError) as info:
         restore_into(savepoint, str(tmp_path / "new"), env.get_job_graph())
     assert "a savepoint of another job" in str(info.value)
-    assert "was 'Keyed Reduce -> Sink: Print to Std. Out'" in str(info.value)
+    assert "is 'Map' in this job but was 'Keyed Reduce'" in str(info.value)
+    assert "(in 'Keyed Reduce -> Sink: Print to Std. Out')" in str(info.value)
 
 
 class _Running:
