@@ -159,6 +159,34 @@ class KeyedStream(PositionAggregations, DataStream):
     def partition_custom(self, partitioner: Any, key_selector: Any) -> DataStream:
         raise self._no_repartition()
 
+    # --- collecting: the key beside the record --------------------------------------------------
+    def execute_and_collect(
+        self, job_execution_name: str | None = None, limit: int | None = None, *, spark: Any = None
+    ) -> Any:
+        """``Row(f0=key, f1=record)`` per record, as PyFlink 1.20 yields them.
+
+        PyFlink's ``key_by`` puts a ``_stream_key_by_map_operator`` before the partitioning that
+        emits ``Row(key, record)`` typed ``Types.ROW([key_type, type])`` (``PICKLED_BYTE_ARRAY``
+        for an undeclared key), and ``KeyedStream`` does not override
+        ``DataStream.execute_and_collect``, so the collect sink receives those Rows.
+        """
+        from pyflowkit.common.typeinfo import PickledBytesTypeInfo, Types
+        from pyflowkit.common.types import RowKind, _rebuild_row
+
+        selector = self._state_key_selector
+        names = ["f0", "f1"]
+
+        def key_and_record(value: Any) -> Any:
+            return _rebuild_row([selector(value), value], names, RowKind.INSERT)
+
+        row_type = Types.ROW_NAMED(
+            names, [self._key_type or PickledBytesTypeInfo(), self._origin.get_type()]
+        )
+        rows = self._origin.map(key_and_record, output_type=row_type)
+        rows.name("_stream_key_by_map_operator")
+        keyed = KeyedStream._create(rows, lambda row: row[0], self._key_type)
+        return DataStream.execute_and_collect(keyed, job_execution_name, limit, spark=spark)
+
     # --- keyed operators ----------------------------------------------------------------------
     def process(self, func: Any, output_type: TypeInformation | None = None) -> DataStream:
         """``process(KeyedProcessFunction)``: ``KeyedProcess`` (KeyedProcessOperator)."""
