@@ -292,7 +292,8 @@ function graphPane(model, root, opts) {
   const hint = options.stepper
     ? "drag to pan · Ctrl+wheel zooms · click a subtask to select it · colours: the JobMaster's view"
     : "drag to pan · Ctrl+wheel zooms · click an element to select it";
-  controls.append(zoomLabel, el("span", "pfk-hint", hint));
+  controls.append(zoomLabel);
+  frame.title = hint;
 
   const handlers = {
     "change:svg": drawSvg, "change:states": paintStates, "change:colours": paintStates,
@@ -307,6 +308,20 @@ function graphPane(model, root, opts) {
     resize.disconnect();
     for (const [ev, f] of Object.entries(handlers)) model.off(ev, f);
   };
+}
+
+// The visible notebook area around a widget: JupyterLab 4's and Notebook 7's windowed notebook
+// panel, an older Lab's notebook, classic Notebook's site; else the first scrolling ancestor that
+// is more than a wrapper of the widget (taller than it). null: the window.
+function notebookArea(root) {
+  const known = root.closest(".jp-WindowedPanel-outer, .jp-Notebook, #site");
+  if (known) return known;
+  const own = root.getBoundingClientRect().height;
+  for (let e = root.parentElement; e; e = e.parentElement) {
+    const oy = getComputedStyle(e).overflowY;
+    if ((oy === "auto" || oy === "scroll") && e.clientHeight > own + 40) return e;
+  }
+  return null;
 }
 
 // ---- tables -------------------------------------------------------------------------------------
@@ -345,7 +360,13 @@ const TABS = [
 function renderStepper(model, root) {
   root.classList.add("pfk-stepper");
   root.tabIndex = 0;
-  const send = (msg) => model.send(msg);
+  // a command from this widget: show the current step's arrows when the answer arrives
+  let follow = false;
+  const send = (msg) => {
+    follow = true;
+    if (panes.sequence) panes.sequence.dataset.follow = "1";
+    model.send(msg);
+  };
   const applyLayout = () => {
     const choice = model.get("layout_mode") || "auto";
     const width = root.getBoundingClientRect().width || window.innerWidth;
@@ -434,12 +455,32 @@ function renderStepper(model, root) {
   button("Reset", "pfk-reset", () => send({ cmd: "reset", seed: Number(seed.value) || 0 }), "a fresh run with this seed");
   bar.appendChild(seed);
 
-  const banner = el("div", "pfk-banner");
-  root.append(head, bar, banner);
+  // the current step in plain words: a large "sender → receiver", one sentence, the method, why
+  const story = el("div", "pfk-narration");
+  const caption = el("span", "pfk-caption");
+  const sentence = el("span", "pfk-sentence");
+  const method = el("span", "pfk-method");
+  const why = el("span", "pfk-why");
+  const line1 = el("div", "pfk-narration-line");
+  const line2 = el("div", "pfk-narration-line pfk-narration-why");
+  line1.append(caption, sentence);
+  line2.append(method, why);
+  story.append(line1, line2);
+  root.append(head, bar, story);
+  const drawNarration = () => {
+    const n = model.get("narration") || {};
+    caption.textContent = n.caption || "";
+    sentence.textContent = n.sentence || "Press Step: each step delivers one message between Flink's components.";
+    method.textContent = n.method || "";
+    why.textContent = n.why ? `why: ${n.why}` : "";
+    for (const part of [caption, sentence, why]) part.title = part.textContent;
+  };
 
   const graphBox = el("div", "pfk-pane pfk-graph-pane");
   root.appendChild(graphBox);
   const cleanupGraph = graphPane(model, graphBox, { stepper: true });
+  const banner = el("div", "pfk-banner"); // over the graph's bottom edge: nothing moves
+  graphBox.appendChild(banner);
 
   const tabBar = el("div", "pfk-tabs");
   const body = el("div", "pfk-tab-body");
@@ -603,17 +644,55 @@ function renderStepper(model, root) {
     );
     logBody.scrollTop = logBody.scrollHeight;
   };
-  const all = () => (drawHead(), drawTasks(), drawSlots(), drawCheckpoints(), drawFailures(), drawTimeline(), drawState(), drawLog(), showTab());
+  // Fit the visible notebook area (the scrolling ancestor, not the window): the graph and the tab
+  // pane share what the status line, toolbar, legend and tabs leave.
+  const graphFrame = graphBox.querySelector(".pfk-graph-frame");
+  const area = () => notebookArea(root);
+  let fitted = null;
+  const fitArea = () => {
+    const a = area();
+    const visible = a ? a.clientHeight : window.innerHeight;
+    const avail = visible - 12;
+    const fixed = root.getBoundingClientRect().height - graphFrame.getBoundingClientRect().height - body.getBoundingClientRect().height;
+    const rest = Math.max(380, avail - fixed);
+    const graphH = Math.max(170, Math.round(rest * 0.42));
+    const bodyH = rest - graphH;
+    const key = `${graphH}/${bodyH}`;
+    if (key === fitted) return;
+    fitted = key;
+    graphFrame.style.height = `${graphH}px`;
+    body.style.height = `${bodyH}px`;
+    root.dataset.fit = `${Math.round(visible)}`;
+  };
+  // After a command: the whole Stepper in the notebook's view (it fits), when it is not.
+  const reveal = () => {
+    if (!follow) return;
+    follow = false;
+    const a = area();
+    if (!a) return;
+    const r = root.getBoundingClientRect();
+    const v = a.getBoundingClientRect();
+    if (r.top < v.top || r.bottom > v.bottom) root.scrollIntoView({ block: r.height <= v.height ? "nearest" : "start" });
+  };
+  const onAnswer = () => requestAnimationFrame(reveal);
+  model.on("change:step_count", onAnswer);
+  model.on("change:seq_body", onAnswer);
+  const all = () => (drawNarration(), drawHead(), drawTasks(), drawSlots(), drawCheckpoints(), drawFailures(), drawTimeline(), drawState(), drawLog(), showTab());
   const handlers = {
     "change:job_status": drawHead, "change:step_count": drawHead, "change:message": drawHead,
     "change:tasks": drawTasks, "change:slots": drawSlots, "change:checkpoints": drawCheckpoints,
     "change:failures": drawFailures, "change:timeline": drawTimeline,
     "change:keyed_state": drawState, "change:events": drawLog, "change:task_managers": fillTms,
-    "change:tab": showTab, "change:layout_mode": applyLayout,
+    "change:tab": showTab, "change:layout_mode": applyLayout, "change:narration": drawNarration,
   };
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
-  const resize = new ResizeObserver(() => applyLayout());
+  const resize = new ResizeObserver(() => (applyLayout(), fitArea()));
   resize.observe(root);
+  requestAnimationFrame(() => {
+    const a = area(); // attached by now: the notebook's scrolling area
+    if (a) resize.observe(a);
+    fitArea();
+  });
   root.addEventListener("keydown", (ev) => {
     if (ev.key === " " && !["INPUT", "SELECT"].includes(ev.target.tagName)) {
       ev.preventDefault();
@@ -625,6 +704,8 @@ function renderStepper(model, root) {
   return () => {
     stopPlay();
     resize.disconnect();
+    model.off("change:step_count", onAnswer);
+    model.off("change:seq_body", onAnswer);
     cleanupGraph();
     cleanupSeq();
     for (const [ev, f] of Object.entries(handlers)) model.off(ev, f);

@@ -1,6 +1,7 @@
 // pyflowkit's sequence diagram (anywidget ES module, no build step). The Python side sends the
 // lifelines' header and the arrows as SVG; this pane keeps the header fixed above the arrows,
-// scrolls to the newest arrow unless the reader scrolled back, and never changes its own size.
+// scrolls (vertically only) to the current step unless the reader scrolled back, and never
+// changes its own size. The kernel lays the lifelines out to the pane's width (seq_width).
 // pyflowkit.js is bundled after this file (assets.widget_bundle), so names here start with `seq`.
 
 function seqPane(model, box) {
@@ -10,11 +11,9 @@ function seqPane(model, box) {
   head.className = "pfk-seq-headbox";
   const body = document.createElement("div");
   body.className = "pfk-seq-bodybox";
-  const hint = document.createElement("div");
-  hint.className = "pfk-seq-hint";
-  hint.textContent = "newest arrow at the bottom · current step on yellow · scroll back for older ones · hover an arrow for its log line";
+  frame.title = "newest arrow at the bottom · current step on yellow · scroll back for older ones · hover an arrow for its log line";
   frame.append(head, body);
-  box.append(frame, hint);
+  box.append(frame);
   let lastHead = null;
   const draw = () => {
     const atEnd = frame.scrollTop + frame.clientHeight >= frame.scrollHeight - 48;
@@ -24,33 +23,58 @@ function seqPane(model, box) {
       lastHead = h;
     }
     body.innerHTML = model.get("seq_body") || "";
-    if (atEnd) {
-      frame.scrollTop = frame.scrollHeight;
-      seqFollow(frame, body);
+    if (atEnd || box.dataset.follow === "1") {
+      box.dataset.follow = "";
+      seqShowCurrent(frame, head, body);
     }
   };
+  // the lifelines are laid out to the pane's width by the kernel: tell it the width
+  let sent = 0;
+  let timer = null;
+  const sendWidth = () => {
+    const w = Math.floor(frame.clientWidth);
+    if (!w || Math.abs(w - sent) < 2 || model.get("seq_width") === undefined) return;
+    sent = w;
+    model.set("seq_width", w);
+    model.save_changes();
+  };
+  const resize = new ResizeObserver(() => {
+    clearTimeout(timer);
+    timer = setTimeout(sendWidth, 120);
+  });
+  resize.observe(frame);
   model.on("change:seq_body", draw);
   model.on("change:seq_head", draw);
   draw();
-  requestAnimationFrame(() => (frame.scrollTop = frame.scrollHeight));
+  requestAnimationFrame(() => (sendWidth(), seqShowCurrent(frame, head, body)));
   return () => {
+    resize.disconnect();
+    clearTimeout(timer);
     model.off("change:seq_body", draw);
     model.off("change:seq_head", draw);
   };
 }
 
-// Scroll sideways so that the newest arrow (its whole span, when it fits) is in view.
-function seqFollow(frame, body) {
-  const rows = body.querySelectorAll("g.pfk-seq-msg");
-  const last = rows[rows.length - 1];
-  if (!last) return;
-  const shape = last.querySelector("line, path");
-  if (!shape || !shape.getBBox) return;
-  const box = shape.getBBox();
-  const left = box.x - 120;
-  const right = box.x + box.width + 220;
-  if (left < frame.scrollLeft || right > frame.scrollLeft + frame.clientWidth) {
-    frame.scrollLeft = Math.max(0, right - frame.clientWidth > left ? left : right - frame.clientWidth);
+// Scroll (vertically only) so that the current step's rows are all in view, under the fixed
+// header; the newest row at the bottom when they do not all fit.
+function seqShowCurrent(frame, head, body) {
+  const current = body.querySelectorAll("rect.pfk-seq-current");
+  if (!current.length) {
+    frame.scrollTop = frame.scrollHeight;
+    return;
+  }
+  const headH = head.getBoundingClientRect().height;
+  const first = current[0].getBoundingClientRect();
+  const last = current[current.length - 1].getBoundingClientRect();
+  const view = frame.getBoundingClientRect();
+  const top = first.top - view.top - headH; // px below the header's bottom
+  const bottom = last.bottom - view.top;
+  const height = frame.clientHeight;
+  if (bottom > height) frame.scrollTop += bottom - height;
+  else if (top < 0) frame.scrollTop += top;
+  const again = current[0].getBoundingClientRect().top - view.top - headH;
+  if (again < 0 && last.bottom - first.top > height - headH) {
+    frame.scrollTop = frame.scrollHeight; // more rows than fit: the newest ones
   }
 }
 

@@ -14,14 +14,32 @@ import traitlets as t
 
 from pyflowkit.notebook.assets import widget_file
 from pyflowkit.render.sequence_model import SequenceModel, channel_producers_of
-from pyflowkit.render.sequence_svg import body_svg, header_svg
+from pyflowkit.render.sequence_svg import (
+    COLUMN,
+    LEFT,
+    MIN_COLUMN,
+    body_svg,
+    column_for,
+    header_svg,
+)
 
 #: Arrows kept in the widget (scroll back over them); the static render can show all.
 SEQUENCE_WINDOW = 60
 
 
+#: Lifelines always drawn first, on the left: who submitted the job and who received it.
+PINNED = ("client", "Dispatcher")
+
+
 class SequencePane:
-    """The sequence diagram of the run being stepped, updated incrementally."""
+    """The sequence diagram of the run being stepped, updated incrementally.
+
+    With a ``width`` (px of the browser's pane), the pane is in *focus mode*: it draws only the
+    lifelines of the newest arrows (client and Dispatcher pinned left), as many arrows as fit that
+    width at ``MIN_COLUMN`` px per lifeline, the columns widened to fill it. It never needs to
+    scroll sideways; the lifelines change only when an arrow reaches one not drawn (a new phase:
+    scheduling, deployment, a checkpoint, a failover).
+    """
 
     def __init__(self, execution_graph: Any = None, window: int = SEQUENCE_WINDOW) -> None:
         self.producers = channel_producers_of(execution_graph) if execution_graph else {}
@@ -29,10 +47,14 @@ class SequencePane:
         self.model: SequenceModel | None = None
         self._run: Any = None
         self._rows: dict[int, str] = {}
-        self._lifelines_seen = 0
+        self._layout: Any = None
         self._head = ""
+        self._focus: list[str] = []
+        #: The lifelines and column of the last update (for tests and the static export).
+        self.lifelines: list[dict[str, Any]] = []
+        self.column = COLUMN
 
-    def update(self, run: Any) -> tuple[str, str]:
+    def update(self, run: Any, width: int | None = None) -> tuple[str, str]:
         """(header SVG, body SVG) after the run's newest events."""
         trace = run.trace
         model = self.model
@@ -40,15 +62,46 @@ class SequencePane:
             task_executors = len(getattr(run, "task_executors", ()) or ())
             model = self.model = SequenceModel(task_executors, self.producers)
             self._run = run
-            self._rows, self._lifelines_seen = {}, -1
+            self._rows, self._layout, self._focus = {}, None, []
         model.add(trace[model.events_seen :])
-        if len(model.lifelines) != self._lifelines_seen:  # columns moved: redraw every row
-            self._lifelines_seen = len(model.lifelines)
-            self._rows = {}
-            self._head = header_svg([line.to_dict() for line in model.lifelines])
-        lifelines = [line.to_dict() for line in model.lifelines]
-        body = body_svg(lifelines, model.messages[-self.window :], run.steps_taken, self._rows)
+        every = [line.to_dict() for line in model.lifelines]
+        messages = model.messages[-self.window :]
+        if width:
+            lifelines, messages = self._focused(every, messages, width)
+            column = column_for(width, len(lifelines))
+        else:
+            lifelines, column = every, COLUMN
+        layout = (tuple(line["id"] for line in lifelines), column)
+        if layout != self._layout:  # columns moved: redraw every row
+            self._layout, self._rows = layout, {}
+            self._head = header_svg(lifelines, column)
+        self.lifelines, self.column = lifelines, column
+        body = body_svg(lifelines, messages, run.steps_taken, self._rows, column)
         return self._head, body
+
+    def _focused(
+        self, every: list[dict[str, Any]], messages: list[dict[str, Any]], width: int
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The lifelines in focus and the newest arrows drawn on them only."""
+        fits = max(len(PINNED) + 2, (width - LEFT) // MIN_COLUMN)
+        known = {line["id"] for line in every}
+        pinned = [p for p in PINNED if p in known]
+        newest = messages[-1] if messages else None
+        focus = set(self._focus)
+        if newest is None or not {newest["from"], newest["to"]} <= focus:
+            focus = set(pinned)  # a new phase: as many of the newest arrows as fit
+            for m in reversed(messages):
+                more = focus | {m["from"], m["to"]}
+                if len(more) > fits:
+                    break
+                focus = more
+        self._focus = [line["id"] for line in every if line["id"] in focus]
+        shown: list[dict[str, Any]] = []
+        for m in reversed(messages):  # the newest arrows on the focused lifelines, no gap
+            if m["from"] not in focus or m["to"] not in focus:
+                break
+            shown.append(m)
+        return [line for line in every if line["id"] in focus], shown[::-1]
 
 
 class SequenceView(anywidget.AnyWidget):
@@ -61,6 +114,8 @@ class SequenceView(anywidget.AnyWidget):
     seq_head = t.Unicode("").tag(sync=True)
     seq_body = t.Unicode("").tag(sync=True)
     step_count = t.Int(0).tag(sync=True)
+    #: The browser pane's width in px (0: unknown, draw every lifeline at full width).
+    seq_width = t.Int(0).tag(sync=True)
 
     def __init__(self, source: Any, window: int = SEQUENCE_WINDOW) -> None:
         super().__init__()
@@ -71,6 +126,7 @@ class SequenceView(anywidget.AnyWidget):
         self.source = source
         if stepper is not None:
             stepper.observe(lambda _: self.refresh(), names=["step_count", "submitted"])
+        self.observe(lambda _: self.refresh(), names="seq_width")
         self.refresh()
 
     @property
@@ -82,6 +138,6 @@ class SequenceView(anywidget.AnyWidget):
         run = self.run
         if run is None:
             return
-        head, body = self.pane.update(run)
+        head, body = self.pane.update(run, self.seq_width or None)
         with self.hold_sync():
             self.seq_head, self.seq_body, self.step_count = head, body, run.steps_taken

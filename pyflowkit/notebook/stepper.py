@@ -27,6 +27,7 @@ from pyflowkit.notebook.stepper_controller import (
     StepperController,
 )
 from pyflowkit.notebook.stepper_html import stepper_html
+from pyflowkit.notebook.stepper_narration import narrate
 from pyflowkit.notebook.stepper_view_model import (
     CHECKPOINT_COLUMNS,
     CHECKPOINT_STATUSES,
@@ -82,8 +83,12 @@ class Stepper(anywidget.AnyWidget):
     message = t.Unicode("").tag(sync=True)
     seed = t.Int(0).tag(sync=True)
     task_managers = t.Int(2).tag(sync=True)
+    #: The current step in plain words (``stepper_narration.narrate``).
+    narration = t.Dict().tag(sync=True)
     seq_head = t.Unicode("").tag(sync=True)
     seq_body = t.Unicode("").tag(sync=True)
+    #: The sequence pane's width in px, sent by the browser (0: draw every lifeline, full width).
+    seq_width = t.Int(0).tag(sync=True)
 
     def __init__(
         self,
@@ -111,6 +116,7 @@ class Stepper(anywidget.AnyWidget):
         )
         self.on_msg(self._on_command)
         self.observe(lambda _: self._refresh_keyed_state(), names="selected")
+        self.observe(lambda _: self._refresh_sequence(), names="seq_width")
         if submit:
             self.submit()
 
@@ -235,10 +241,15 @@ class Stepper(anywidget.AnyWidget):
                 self._checkpoints_key = key
                 self._refresh_checkpoint_progress()
             self.message = short_ids(self.controller.message)
-            self.seq_head, self.seq_body = self.sequence.update(self.run)
+            self._refresh_sequence()
+            self.narration = narrate(self.run, self.sequence.model)
             self.failures = self.failure_pane.update(self.run)
             self.timeline = self.timeline_pane.update(self.run)
             self._refresh_keyed_state()
+
+    def _refresh_sequence(self) -> None:
+        if self.run is not None:
+            self.seq_head, self.seq_body = self.sequence.update(self.run, self.seq_width or None)
 
     def _refresh_checkpoint_progress(self) -> None:
         """History, PendingCheckpoint box, per-subtask table and the graph's subtask badges."""
@@ -277,7 +288,7 @@ class Stepper(anywidget.AnyWidget):
         from pyflowkit.render.sequence_model import SequenceDiagram
 
         self._need_run()
-        self.sequence.update(self.run)
+        self.sequence.update(self.run, self.seq_width or None)
         return SequenceDiagram(self.sequence.model, last)
 
     # -- browser messages -----------------------------------------------------------------------

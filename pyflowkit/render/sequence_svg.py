@@ -11,11 +11,13 @@ from typing import Any
 
 from pyflowkit.render.palette import SEQUENCE_COLOURS
 
-COLUMN = 180  # px between lifelines
+COLUMN = 180  # px between lifelines (the widest; the widget fits its lifelines to its width)
+MIN_COLUMN = 120  # px: the narrowest column the widget lays out (a name box of ~14 characters)
 ROW = 26  # px per arrow
+CHAR = 7.6  # px per character of 14 px system-ui text (an upper estimate for cutting labels)
 HEAD = 64  # px of the header (group band + name boxes of one or two lines)
 FONT = 14  # px, the smallest text drawn
-LEFT = 64  # px for the step numbers
+LEFT = 52  # px for the step numbers
 _SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" class="{cls}" width="{w}" height="{h}" '
     'viewBox="0 0 {w} {h}" font-family="system-ui, sans-serif" font-size="{f}">'
@@ -34,34 +36,40 @@ _MARKERS = (
 
 def _fit(text: str, px: float) -> str:
     """Cut ``text`` to about ``px`` pixels at 14 px (≈ 7.6 px per character)."""
-    limit = max(4, int(px / 7.6))
+    limit = max(4, int(px / CHAR))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _two_lines(label: str, px: float) -> list[str]:
     """The label on one line, or split before its subtask ``(i/n)`` (or a word) onto two."""
-    if len(label) * 7.6 <= px:
+    if len(label) * CHAR <= px:
         return [label]
     cut = label.rfind(" (")
     if cut <= 0:
-        cut = label.rfind(" ", 0, int(px / 7.6))
+        cut = label.rfind(" ", 0, int(px / CHAR))
     if cut <= 0:
         return [_fit(label, px)]
     return [_fit(label[:cut], px), _fit(label[cut + 1 :], px)]
 
 
-def lifeline_x(lifelines: list[dict[str, Any]]) -> dict[str, int]:
+def lifeline_x(lifelines: list[dict[str, Any]], column: int = COLUMN) -> dict[str, int]:
     """The x of each lifeline's centre."""
-    return {line["id"]: LEFT + COLUMN // 2 + i * COLUMN for i, line in enumerate(lifelines)}
+    return {line["id"]: LEFT + column // 2 + i * column for i, line in enumerate(lifelines)}
 
 
-def width_of(lifelines: list[dict[str, Any]]) -> int:
-    return LEFT + COLUMN * len(lifelines)
+def width_of(lifelines: list[dict[str, Any]], column: int = COLUMN) -> int:
+    return LEFT + column * len(lifelines)
 
 
-def header_svg(lifelines: list[dict[str, Any]]) -> str:
+def column_for(width: int, lifelines: int) -> int:
+    """The column width that fits ``lifelines`` into ``width`` px (``COLUMN`` at most)."""
+    return max(1, min(COLUMN, (width - LEFT) // max(lifelines, 1)))
+
+
+def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN) -> str:
     """The lifelines' name boxes, the JobMaster's parts in one labelled band."""
-    x, width = lifeline_x(lifelines), width_of(lifelines)
+    COLUMN = column  # noqa: N806 - the same name as the module's default
+    x, width = lifeline_x(lifelines, column), width_of(lifelines, column)
     out = [_SVG.format(cls="pfk-seq-head", w=width, h=HEAD, f=FONT)]
     out.append(f'<rect width="{width}" height="{HEAD}" fill="#ffffff"/>')
     band = [x[line["id"]] for line in lifelines if line["group"] == "JobMaster"]
@@ -92,8 +100,19 @@ def header_svg(lifelines: list[dict[str, Any]]) -> str:
     return "".join(out)
 
 
-def message_row(m: dict[str, Any], x: dict[str, int], show_step: bool) -> str:
-    """One arrow at row-local coordinates (baseline y = ROW - 9)."""
+def _inside(centre: float, text: str, width: int) -> float:
+    """The x of a middle-anchored ``text`` moved so that it stays between LEFT and ``width``."""
+    half = len(text) * CHAR / 2 + 2
+    return min(max(centre, LEFT + half), width - half)
+
+
+def message_row(
+    m: dict[str, Any], x: dict[str, int], show_step: bool, column: int = COLUMN, width: int = 0
+) -> str:
+    """One arrow at row-local coordinates (baseline y = ROW - 9); its label stays inside
+    ``width`` (the drawing's width), so no pane edge cuts it."""
+    COLUMN = column  # noqa: N806 - the same name as the module's default
+    width = width or LEFT + COLUMN * (len(x) or 1)
     y = ROW - 9
     kind = m["kind"]
     colour = SEQUENCE_COLOURS.get(kind, "#000000")
@@ -107,17 +126,25 @@ def message_row(m: dict[str, Any], x: dict[str, int], show_step: bool) -> str:
     x1, x2 = x[m["from"]], x[m["to"]]
     marker = f'marker-end="url(#pfk-arrow-{kind})"'
     if x1 == x2:
+        room = width - x1 - 36
+        if room >= min(len(m["label"]) * CHAR, COLUMN * 1.6):  # the label right of the loop
+            text = _fit(m["label"], min(room, COLUMN * 2.4))
+            tx, anchor = x1 + 32, "start"
+        else:  # at the right edge: the label left of the lifeline
+            text = _fit(m["label"], min(x1 - LEFT - 8, COLUMN * 2.4))
+            tx, anchor = x1 - 6, "end"
         parts.append(
             f'<path d="M{x1},{y - 9} h26 v11 h-24" fill="none" stroke="{colour}" '
-            f'stroke-width="2" {marker}/><text x="{x1 + 32}" y="{y + 4}" fill="{colour}">'
-            f"{escape(_fit(m['label'], COLUMN * 1.6))}</text>"
+            f'stroke-width="2" {marker}/><text x="{tx}" y="{y + 4}" text-anchor="{anchor}" '
+            f'fill="{colour}">{escape(text)}</text>'
         )
     else:
         mid, span = (x1 + x2) / 2, abs(x2 - x1)
+        text = _fit(m["label"], min(max(span - 10, COLUMN * 2.4), width - LEFT - 8))
         parts.append(
             f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="2" '
-            f'{marker}/><text x="{mid}" y="{y - 5}" text-anchor="middle" fill="{colour}">'
-            f"{escape(_fit(m['label'], max(span - 10, COLUMN * 1.4)))}</text>"
+            f'{marker}/><text x="{_inside(mid, text, width):g}" y="{y - 5}" '
+            f'text-anchor="middle" fill="{colour}">{escape(text)}</text>'
         )
     parts.append("</g>")
     return "".join(parts)
@@ -128,12 +155,13 @@ def body_svg(
     messages: list[dict[str, Any]],
     highlight_step: int | None = None,
     rows: dict[int, str] | None = None,
+    column: int = COLUMN,
 ) -> str:
     """The arrows, one row each, the rows of ``highlight_step`` on a yellow band.
 
     ``rows`` caches each arrow's row SVG by its index (valid while the lifelines stay the same).
     """
-    x, width = lifeline_x(lifelines), width_of(lifelines)
+    x, width = lifeline_x(lifelines, column), width_of(lifelines, column)
     height = ROW * max(len(messages), 1) + 8
     out = [_SVG.format(cls="pfk-seq-body", w=width, h=height, f=FONT), _MARKERS]
     out.append(f'<rect width="{width}" height="{height}" fill="#ffffff"/>')
@@ -154,7 +182,7 @@ def body_svg(
         key = m["i"] * 2 + show_step
         row = rows.get(key) if rows is not None else None
         if row is None:
-            row = message_row(m, x, show_step)
+            row = message_row(m, x, show_step, column, width)
             if rows is not None:
                 rows[key] = row
         out.append(f'<g transform="translate(0,{k * ROW})">{row}</g>')

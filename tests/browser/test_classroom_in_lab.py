@@ -98,13 +98,14 @@ def test_submission_arrows_fonts_and_fixed_panes(lab, width, height):
                 "gs => gs.map(g => [Number(g.dataset.i), g.dataset.method])"
             )
             indices = [i for i, _ in labels]
-            assert indices == sorted(indices) and indices[0] == 0
+            # focus mode: the newest arrows on the lifelines they use, no gap between them
+            assert indices == list(range(indices[0], indices[0] + len(indices)))
             names = [text for _, text in labels]
             order = ["Dispatcher.submitJob", "JobManagerRunnerImpl.start", "JobMaster.<init>"]
             order += ["DefaultScheduler.startScheduling", "SlotPool.requestNewAllocatedSlot"]
             order += ["ResourceManager.registerJobManager", "TaskExecutor.requestSlot"]
-            positions = [names.index(n) for n in order]
-            assert positions == sorted(positions), names
+            positions = [names.index(n) for n in order if n in names]
+            assert positions == sorted(positions) and len(positions) >= 3, names
             # the newest arrow's step is on the yellow band of the current step
             assert stepper.locator(".pfk-seq-bodybox rect.pfk-seq-current").count() >= 1
             smallest, where = stepper.evaluate(SMALLEST_FONT)

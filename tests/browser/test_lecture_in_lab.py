@@ -111,3 +111,137 @@ def test_checkpoint_overlays_readable_and_no_console_error(lab):
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
+
+
+#: After a step: where the current step's arrows and the Stepper are, against the visible notebook
+#: area (the Stepper's scrolling ancestor) and the sequence pane (below its fixed header).
+IN_VIEW = """
+root => {
+  const area = root.closest(".jp-WindowedPanel-outer, .jp-Notebook");
+  const a = area.getBoundingClientRect();
+  const s = root.getBoundingClientRect();
+  const frame = root.querySelector(".pfk-seq-frame");
+  const f = frame.getBoundingClientRect();
+  const headH = root.querySelector(".pfk-seq-headbox").getBoundingClientRect().height;
+  const step = root.querySelector(".pfk-step-no").textContent.split(" ").pop();
+  const inside = (r, top, bottom, left, right) =>
+    r.top >= top - 1 && r.bottom <= bottom + 1 && r.left >= left - 1 && r.right <= right + 1;
+  const problems = [];
+  if (!inside(s, a.top, a.bottom, a.left, a.right))
+    problems.push(`stepper ${s.top}..${s.bottom} outside area ${a.top}..${a.bottom}`);
+  const current = [...root.querySelectorAll(`.pfk-seq-bodybox g.pfk-seq-msg[data-step="${step}"]`)];
+  for (const g of current) {
+    const r = g.getBoundingClientRect();
+    if (!inside(r, Math.max(f.top + headH, a.top), Math.min(f.bottom, a.bottom), f.left, f.right))
+      problems.push(`arrow ${g.dataset.method} at ${Math.round(r.top)}..${Math.round(r.bottom)} not in view`);
+  }
+  for (const t of root.querySelectorAll(".pfk-seq-bodybox g.pfk-seq-msg text, .pfk-seq-headbox text")) {
+    const r = t.getBoundingClientRect();
+    if (r.width && (r.left < f.left - 1 || r.right > f.left + frame.clientWidth + 1))
+      problems.push(`label cut: ${t.textContent}`);
+  }
+  if (frame.scrollWidth > frame.clientWidth + 1)
+    problems.push(`scrolls sideways ${frame.scrollWidth} > ${frame.clientWidth}`);
+  const band = root.querySelector(".pfk-seq-bodybox rect.pfk-seq-current");
+  const rowH = band ? band.getBoundingClientRect().height : 99;
+  if (rowH < 24) problems.push(`rows ${rowH} px`);
+  const pinned = [...root.querySelectorAll(".pfk-seq-headbox g.pfk-lifeline")].slice(0, 2).map(g => g.dataset.id);
+  return { problems, current: current.length, pinned, stepper: Math.round(s.height), area: Math.round(a.height) };
+}
+"""
+
+
+#: The narration strip: its texts and the rendered size of the caption and the sentence.
+NARRATION = """
+root => {
+  const px = (sel) => parseFloat(getComputedStyle(root.querySelector(sel)).fontSize);
+  const text = (sel) => root.querySelector(sel).textContent;
+  return { caption: text(".pfk-caption"), sentence: text(".pfk-sentence"), method: text(".pfk-method"),
+           why: text(".pfk-why"), log: text(".pfk-message"),
+           caption_px: px(".pfk-caption"), sentence_px: px(".pfk-sentence") };
+}
+"""
+
+
+def _click_and_time(page, stepper, button: str) -> tuple[int, float]:
+    """Click a button, wait for the step counter to change; (new step, ms until it did)."""
+    before = stepper.locator(".pfk-step-no").inner_text()
+    t0 = page.evaluate("() => performance.now()")
+    stepper.locator(button).first.click()
+    page.wait_for_function(
+        "b => document.querySelector('.pfk-stepper .pfk-step-no').textContent !== b",
+        arg=before,
+        timeout=30000,
+    )
+    page.wait_for_timeout(0)
+    ms = page.evaluate("t0 => performance.now() - t0", t0)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    return int(stepper.locator(".pfk-step-no").inner_text().split()[-1]), ms
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)], ids=str)
+def test_the_current_step_stays_in_view_through_submission(lab, width, height):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    udd = tempfile.mkdtemp(prefix="pw-udd-")
+    nb = "03_job_submission_step_by_step.ipynb"
+    try:
+        with sync_playwright() as p:
+            ctx, page, stepper = run_all(p, lab, nb, udd, width, height)
+            reset(page, stepper)
+            stepper.locator("button.pfk-tab-sequence").click()
+            stepper.evaluate(TOP)
+            step_and_wait(page, stepper)
+            page.wait_for_function(  # the kernel laid the lifelines out to the pane's width
+                "() => { const f = document.querySelector('.pfk-stepper .pfk-seq-frame');"
+                " return f.scrollWidth <= f.clientWidth + 1; }",
+                timeout=30000,
+            )
+            reset(page, stepper)
+            latencies, steps, narrated = [], 0, []
+            actions = ["button.pfk-step"] * 32 + ["button.pfk-back"] * 3 + ["button.pfk-step"] * 2
+            actions += ["button.pfk-run-to-btn"]
+            for k, button in enumerate(actions):
+                if k % 9 == 4:  # the teacher scrolled the notebook away: a step brings it back
+                    stepper.evaluate(
+                        "e => e.closest('.jp-WindowedPanel-outer, .jp-Notebook').scrollBy(0, -400)"
+                    )
+                steps, ms = _click_and_time(page, stepper, button)
+                latencies.append(ms)
+                seen = stepper.evaluate(IN_VIEW)
+                if seen["problems"]:
+                    page.screenshot(path=str(SHOTS / f"lecture_not_in_view_{width}x{height}.png"))
+                    print("\n".join(seen["problems"]))
+                assert seen["problems"] == [], (k, button, steps, seen)
+                assert seen["pinned"] == ["client", "Dispatcher"]
+                story = stepper.evaluate(NARRATION)
+                assert story["sentence"] and story["sentence"] != story["log"], story
+                assert story["caption_px"] >= 18 and story["sentence_px"] >= 16, story
+                if button == "button.pfk-step":
+                    narrated.append(story)
+                assert seen["current"] >= 1 or button != "button.pfk-step", (steps, seen)
+                if k in (6, 31):
+                    stepper.screenshot(
+                        path=str(SHOTS / f"lecture_step{steps}_{width}x{height}.png")
+                    )
+            assert seen["stepper"] <= seen["area"]
+            captions = [n["caption"] for n in narrated]
+            assert "client → Dispatcher" in captions and "SlotPool → ResourceManager" in captions
+            assert any(
+                n["sentence"].startswith("The SlotPool asks the ResourceManager for a slot")
+                for n in narrated
+            )
+            latencies.sort()
+            median = latencies[len(latencies) // 2]
+            print(
+                f"{width}x{height}: stepper {seen['stepper']} px in a {seen['area']} px area; "
+                f"step latency median {median:.0f} ms, max {latencies[-1]:.0f} ms"
+            )
+            smallest, where = stepper.evaluate(SMALLEST_FONT)
+            assert smallest >= 14, f"{smallest:.2f} px: {where}"
+            assert page.pfk_errors == [], page.pfk_errors
+            page.screenshot(path=str(SHOTS / f"lecture_lab_{width}x{height}.png"))
+            ctx.close()
+    finally:
+        shutil.rmtree(udd, ignore_errors=True)

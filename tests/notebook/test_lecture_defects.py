@@ -95,3 +95,26 @@ def test_timeline_markers_legend_and_the_restart_wait_compressed():
     assert share < 0.1 and (end - start) / now > 0.5  # most of the time, a tenth of the chart
     assert axis.map(start) == start and axis.map(now) < now  # identity before, shifted after
     assert {int(s) for s in re.findall(r'font-size="(\d+)"', svg)} == {14}
+
+
+def test_focus_mode_fits_the_pane_width_with_client_and_dispatcher_pinned():
+    from pyflowkit.notebook.stepper import Stepper
+    from pyflowkit.render.sequence_svg import LEFT, MIN_COLUMN, ROW
+
+    stepper = Stepper(word_count_env(), submit=True)
+    stepper.seq_width = 1100  # what the browser reports for the pane at 1280 x 800
+    widths = set()
+    for _ in range(40):
+        stepper.step()
+        body = stepper.seq_body
+        ids = [line["id"] for line in stepper.sequence.lifelines]
+        assert ids[:2] == ["client", "Dispatcher"]
+        widths.add(int(re.search(r'width="(\d+)"', body).group(1)))
+        assert len(ids) * MIN_COLUMN + LEFT <= 1100
+        for x in re.findall(r'<text x="([\d.]+)" y="\d+" text-anchor="middle"', body):
+            assert LEFT <= float(x) <= 1100
+        # the current step's arrows are drawn (the newest rows)
+        assert f'data-step="{stepper.step_count}"' in body or "pfk-seq-current" not in body
+    assert max(widths) <= 1100 and ROW >= 24
+    stepper.seq_width = 0  # no width known: every lifeline at full width (the static export)
+    assert len(stepper.sequence.lifelines) == len(stepper.sequence.model.lifelines)
