@@ -10,6 +10,7 @@ pyflowkit), so the user API, the graph, operators, state and both hosts share on
 
 from __future__ import annotations
 
+import pickle
 from array import array
 from collections.abc import Hashable
 from struct import Struct
@@ -30,11 +31,14 @@ def key_identity(key: Any) -> Hashable:
     """A dict key equal for two keys exactly when Java's ``equals`` holds for them.
 
     ``str`` and ``int`` keys are their own identity; any other key is paired with its type
-    signature (recursively through tuples), so ``1``, ``True`` and ``1.0`` stay apart.
+    signature (recursively through tuples), so ``1``, ``True`` and ``1.0`` stay apart. A list,
+    dict or set key (plain or ``PickledKey``) is its pickled bytes, as PyFlink keys it.
     """
     tk = type(key)
     if tk is str or tk is int:
         return key
+    if tk.__hash__ is None or tk in _PLAIN_OF:  # PyFlink keys it by its pickled bytes
+        return (PickledKey, pickle.dumps(_plain(key)))
     return (_type_signature(key), key)
 
 
@@ -42,6 +46,90 @@ def _type_signature(key: Any) -> Any:
     if isinstance(key, tuple):
         return (type(key), *(_type_signature(k) for k in key))
     return type(key)
+
+
+# --- Keys of an undeclared key type, as PyFlink 1.20 keys them -------------------------------
+# PyFlink's ``key_by`` without ``key_type`` emits ``Row(key, record)`` typed
+# ``ROW([PICKLED_BYTE_ARRAY, …])``: its ``PickleCoderImpl`` (``coder_impl_fast.pyx``) writes
+# ``pickle.dumps(key)`` and Java keys by those bytes (``KeyByKeySelector`` wraps them in a
+# ``Row``). So a list or a dict is a key there: two keys are one when their pickles are equal.
+
+
+def pickled_key_hash_code(key: Any) -> int:
+    """The Java ``hashCode()`` of the key PyFlink routes an undeclared key type by.
+
+    ``KeyByKeySelector`` keys by ``Row(byte[])``, whose ``hashCode`` is
+    ``RowUtils.deepHashCodeRow``: the RowKind's byte (INSERT: 0) times 31 plus
+    ``Arrays.deepHashCode(new Object[]{bytes})``, i.e. ``31 + Arrays.hashCode(bytes)`` (over
+    signed bytes), then ``KeyGroupRangeAssignment`` murmur-hashes it as any key.
+    """
+    h = 1
+    for b in pickle.dumps(_plain(key)):
+        h = (31 * h + (b - 256 if b > 127 else b)) & 0xFFFFFFFF
+    h = (31 + h) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+class PickledKey:
+    """A key PyFlink would key by its pickled bytes: equal and hashed by ``pickle.dumps`` of its
+    plain form; it is still the list, dict or set the key selector returned (a subclass)."""
+
+    __slots__ = ()
+
+    def _pickled(self) -> bytes:
+        return pickle.dumps(_plain(self))
+
+    def __hash__(self) -> int:
+        return hash(self._pickled())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PickledKey):
+            return self._pickled() == other._pickled()
+        return _PLAIN_OF[type(self)].__eq__(self, other)  # type: ignore[no-any-return]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __repr__(self) -> str:
+        return _PLAIN_OF[type(self)].__repr__(self)  # type: ignore[no-any-return]
+
+    def __reduce__(self) -> Any:
+        return (pickled_key, (_plain(self),))
+
+    def java_hash_code(self) -> int:
+        return pickled_key_hash_code(self)
+
+
+class PickledList(PickledKey, list):  # type: ignore[misc]
+    __slots__ = ()
+
+
+class PickledDict(PickledKey, dict):  # type: ignore[misc]
+    __slots__ = ()
+
+
+class PickledSet(PickledKey, set):  # type: ignore[misc]
+    __slots__ = ()
+
+
+_PLAIN_OF: dict[type, type] = {
+    PickledList: list,
+    PickledDict: dict,
+    PickledSet: set,
+}
+_PICKLED_OF = {plain: wrapped for wrapped, plain in _PLAIN_OF.items()}
+
+
+def _plain(key: Any) -> Any:
+    plain = _PLAIN_OF.get(type(key))
+    return key if plain is None else plain(key)
+
+
+def pickled_key(key: Any) -> Any:
+    """``key`` as a usable key of an undeclared key type: a list, dict or set as its
+    ``PickledKey`` subclass, keyed by its pickled bytes as in PyFlink; anything else as it is."""
+    wrapper = _PICKLED_OF.get(type(key))
+    return key if wrapper is None else wrapper(key)
 
 
 # --- Numbers as PyFlink 1.20 serialises them ------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from pyflowkit.datastream.functions import resolve_method
 from pyflowkit.datastream.state import ValueStateDescriptor
 from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.java_semantics import pickled_key
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
@@ -106,6 +107,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             tk = type(key)
             m = str_get(key) if tk is str else int_get(key) if tk is int else None
             if m is None:
+                if tk.__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
+                    key = pickled_key(key)
                 m = map_for(key)
             current = m.get(key)
             if current is not None:
@@ -136,6 +139,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             key = select(v)  # type: ignore[misc]
             m = str_get(key)
             if m is None:
+                if type(key).__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
+                    key = pickled_key(key)
                 m = map_for(key)
             current = m.get(key)
             if current is not None:

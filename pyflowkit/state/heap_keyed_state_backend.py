@@ -14,7 +14,7 @@ from operator import itemgetter
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
-from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity, pickled_key
 from pyflowkit.state.heap_states import STATE_CLASSES
 from pyflowkit.state.key_groups import KeyGroupRange, assign_to_key_group
 from pyflowkit.state.time import VOID_NAMESPACE
@@ -390,6 +390,8 @@ class HeapKeyedStateBackend:
         """``setCurrentKey``: later state accesses read/write this key's entries."""
         kg = self._kg_cache.get(key) if type(key) in SELF_IDENTIFYING_KEY_TYPES else None
         if kg is None:
+            if type(key).__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
+                key = pickled_key(key)
             kg = self.checked_key_group(key)
         self.current_key = key
         self.current_key_group = kg

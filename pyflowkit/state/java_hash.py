@@ -7,9 +7,15 @@ import struct
 from typing import Any
 
 from pyflowkit.errors import InvalidTypesException
-from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE
+from pyflowkit.java_semantics import (
+    INT_MAX_VALUE,
+    INT_MIN_VALUE,
+    PickledKey,
+    pickled_key_hash_code,
+)
 
 _MASK = 0xFFFFFFFF
+_PICKLED_KEY_TYPES = (list, dict, set)
 
 
 def to_int32(value: int) -> int:
@@ -55,6 +61,8 @@ def java_hash_code(key: Any) -> int:
     """
     if isinstance(key, str):
         return string_hash(key)
+    if isinstance(key, PickledKey) or type(key) in _PICKLED_KEY_TYPES:
+        return pickled_key_hash_code(key)  # PyFlink keys an undeclared key type by its pickle
     if isinstance(key, bool):
         return 1231 if key else 1237
     if isinstance(key, int):
@@ -83,6 +91,7 @@ def java_hash_code(key: Any) -> int:
         return to_int32(java_hash())
     raise InvalidTypesException(
         f"Type {type(key).__name__} cannot be used as key: Flink needs a key with a stable "
-        "hashCode() (str, int, float, bool, tuple or Row); a mutable "
-        f"{type(key).__name__} has none. Return a tuple instead of a list."
+        "hashCode() (str, int, float, bool, tuple or Row; a list, dict or set is keyed by its "
+        f"pickled bytes); a {type(key).__name__} has none. Return one of those, or give it a "
+        "java_hash_code() method."
     )
