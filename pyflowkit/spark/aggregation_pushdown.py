@@ -16,7 +16,14 @@ vertex's chain then folds those few records with Flink's ``SumAggregator`` /
 Records whose key or field does not have the declared type exactly are not combined: they travel
 at their own positions and the chain folds them in order (sum is associative and commutative on
 integers, so does min/max on strings and booleans). Floating-point fields are not pushed down (a
-float sum depends on the fold order), nor keys without a declared basic key type.
+float sum depends on the fold order).
+
+Without a declared key type (``key_by(lambda t: t[0])``, PyFlink's usual shape) the key type is
+inferred per chunk from the keys themselves: a chunk whose keys are all ``str`` (with a UTF-8
+form), all ``int`` (never ``bool``, within a Java long) or all ``bool`` is combined with that Arrow
+key type; any other chunk (mixed types, ``None``, tuples, floats, lone surrogates) travels
+uncombined as a whole. Partial records are still routed by Flink's hash of the real key
+(``KeyGroupRangeAssignment``) and kept apart by Java's ``equals`` (``1``, ``True`` never merge).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
 
+from pyflowkit.java_semantics import key_identity
 from pyflowkit.spark.typed_columns import TypedLayout, column_check
 
 _INTS = ("Byte", "Short", "Integer", "Long")
@@ -56,7 +64,7 @@ class Pushdown:
     kind: str  # sum, min, max, min_by, max_by
     field: int  # position in the tuple/Row
     field_type: str  # BasicType value of the field
-    key_type: str  # BasicType value of the declared key type
+    key_type: str | None  # BasicType value of the declared key type; None: inferred per chunk
     layout: TypedLayout  # the edge's typed layout (the partial records travel typed)
 
     def describe(self) -> str:
@@ -100,8 +108,11 @@ def find_pushdowns(
                 why = "the input has no declared Tuple/Row type of basic fields"
             elif not isinstance(position, int) or position >= len(layout.basic):
                 why = f"field {position!r} is not a position of the declared type"
-            elif key_type not in _KEY_TYPES:
-                why = "no declared basic key type (key_by(..., key_type=Types.STRING()/INT()…))"
+            elif head.state_key_type is not None and key_type not in _KEY_TYPES:
+                why = (
+                    f"the declared key type {head.state_key_type} is not a Byte…Long, String or "
+                    "Boolean (declare one, or none to infer it from the keys)"
+                )
             else:
                 field_type = layout.basic[position]
                 allowed = _INTS if kind == "sum" else _COMPARABLE
@@ -126,6 +137,19 @@ _ARROW.update(String="string", Boolean="bool_")
 _positions_cache: list[Any] = []
 
 
+_arrow_types: dict[str, Any] = {}
+
+
+def _arrow_type(basic: str) -> Any:
+    """The Arrow type of a BasicType value (one object per type, so blocks compare by identity)."""
+    arrow_type = _arrow_types.get(basic)
+    if arrow_type is None:
+        import pyarrow as pa
+
+        arrow_type = _arrow_types[basic] = getattr(pa, _ARROW[basic])()
+    return arrow_type
+
+
 def _positions(n: int) -> Any:
     """The int64 Arrow array 0, 1, …, n-1 (built once per worker)."""
     import pyarrow as pa
@@ -133,6 +157,23 @@ def _positions(n: int) -> Any:
     if not _positions_cache or len(_positions_cache[0]) < n:
         _positions_cache[:] = [pa.array(range(max(n, _BLOCK)), pa.int64())]
     return _positions_cache[0].slice(0, n)
+
+
+_INFERRED = (("String", str), ("Long", int), ("Boolean", bool))
+_INFER_CHECKS = {basic: column_check(basic) for basic, _ in _INFERRED}
+
+
+def infer_key_type(keys: list[Any]) -> str | None:
+    """The BasicType value every key of a non-empty chunk has exactly (String with a UTF-8 form,
+    Long for ints in range, Boolean), or None for a mixed chunk or any other key."""
+    kinds = set(map(type, keys))
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    for basic, exact in _INFERRED:
+        if kind is exact:
+            return basic if _INFER_CHECKS[basic](keys) else None
+    return None
 
 
 def _java_wrap(total: int, field_type: str) -> int:
@@ -155,9 +196,10 @@ class KeyedCombiner:
         self.pushdown = pushdown
         self.select_key = key_selector
         self.get_field = itemgetter(pushdown.field)
-        self.check_key = column_check(pushdown.key_type)
+        self.inferred = pushdown.key_type is None  # the key type comes from each chunk
+        self.check_key = None if self.inferred else column_check(pushdown.key_type)
         self.check_field = column_check(pushdown.field_type)
-        self.key_type = getattr(pa, _ARROW[pushdown.key_type])()
+        self.key_type = None if self.inferred else getattr(pa, _ARROW[pushdown.key_type])()
         self.field_type = getattr(pa, _ARROW[pushdown.field_type])()
         # an int field collects in a C array of its Java width (range checked on the way in);
         # keys and other fields become Arrow arrays per call (no Python list of the whole block)
@@ -167,6 +209,7 @@ class KeyedCombiner:
         self.values: list[list[Any]] = []  # the records, as taken
         self.offsets: list[int] = []  # block index of each values[c][0]
         self.size = 0  # records in the block
+        self.block_type = self.key_type  # the Arrow type of the block's keys
         self.start = 0  # the position of the block's first record
         # key → [first position, first record, aggregate] (sum/min/max) or
         #        [first position, first record, best position, best record, best field] (*_by)
@@ -182,7 +225,15 @@ class KeyedCombiner:
         except (TypeError, IndexError, KeyError):
             return False
         keys = list(map(self.select_key, values))
-        if not self.check_key(keys):
+        key_type = self.key_type
+        if self.inferred:
+            if not keys:
+                return True
+            basic = infer_key_type(keys)
+            if basic is None:
+                return False
+            key_type = _arrow_type(basic)
+        elif not self.check_key(keys):
             return False
         if self.code:  # exactly ints (no bools) of the field's Java width
             if fields and set(map(type, fields)) != {int}:
@@ -193,11 +244,12 @@ class KeyedCombiner:
                 return False
         elif not self.check_field(fields):
             return False
-        key_array = pa.array(keys, self.key_type)
+        key_array = pa.array(keys, key_type)
         if not self.code:
             fields = pa.array(fields, self.field_type)
-        if self.size and self.start + self.size != position:
+        if self.size and (self.start + self.size != position or self.block_type != key_type):
             self._combine()
+        self.block_type = key_type
         if not self.size:
             self.start = position
         self.keys.append(key_array)
@@ -259,6 +311,7 @@ class KeyedCombiner:
             ):
                 b = best[key]
                 field = field_at(b)
+                key = key_identity(key)  # a bool key never merges with an int one
                 entry = partials.get(key)
                 if entry is None:
                     partials[key] = [start + i, record(i), start + b, record(b), field]
@@ -269,6 +322,7 @@ class KeyedCombiner:
             agg = table.group_by("k", use_threads=False).aggregate([("i", "min"), ("v", op)])
             columns = (agg.column(c).to_pylist() for c in ("k", "i_min", f"v_{op}"))
             for key, i, v in zip(*columns, strict=True):
+                key = key_identity(key)  # a bool key never merges with an int one
                 entry = partials.get(key)
                 if entry is None:
                     partials[key] = [start + i, record(i), v]

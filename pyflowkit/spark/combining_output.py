@@ -66,7 +66,11 @@ class CombiningRecordWriterOutput(RecordWriterOutput):
 
     def _take(self, values: list[Any]) -> None:
         add, position = self.combiner.add, self.count
-        if not add(values, position):  # one by one: only the odd records pass uncombined
+        if add(values, position):
+            pass
+        elif self.combiner.inferred:  # a chunk of mixed/other keys passes as a whole
+            self.passed.extend(enumerate(values, position))
+        else:  # one by one: only the odd records pass uncombined
             for i, value in enumerate(values, position):
                 if not add([value], i):
                     self.passed.append((i, value))

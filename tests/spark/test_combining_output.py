@@ -13,7 +13,7 @@ import pytest
 from pyflowkit.common import Types
 from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner
 from pyflowkit.graph.routing import ChannelSelector
-from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE
+from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE, key_identity
 from pyflowkit.operators.window_aggregators import aggregator_for
 from pyflowkit.spark import aggregation_pushdown, records
 from pyflowkit.spark.aggregation_pushdown import Pushdown
@@ -34,7 +34,12 @@ PRODUCERS = 2
 
 
 def _ship(
-    writer_kind: str, batches: list[list[Any]], kind: str, field: int = 1, field_type="Integer"
+    writer_kind: str,
+    batches: list[list[Any]],
+    kind: str,
+    field: int = 1,
+    field_type="Integer",
+    key_type: str | None = "String",
 ) -> list[tuple]:
     """Rows (target, seq, producer, values, watermark) two producer subtasks ship for
     ``batches`` (batch i is producer i % 2's, one batch per step of its own)."""
@@ -48,7 +53,7 @@ def _ship(
         if writer_kind == "plain":
             writer = records.RecordWriterOutput(0, selector, sink, None, True, encode)
         else:
-            pushdown = Pushdown("agg", 0, kind, field, field_type, "String", LAYOUT)
+            pushdown = Pushdown("agg", 0, kind, field, field_type, key_type, LAYOUT)
             writer = CombiningRecordWriterOutput(0, selector, sink, pushdown, None, encode)
         for i, batch in enumerate(batches[producer::PRODUCERS]):
             sink.advance()
@@ -99,7 +104,7 @@ def _consumed(
         for _, _, producer, values, watermark in mine:
             assert not (producer in ended and values), "a record after the MAX watermark"
             for v in values:
-                k = _key(v)
+                k = key_identity(_key(v))  # Java's equals: 1, True and 1.0 are three keys
                 state[k] = v if k not in state else reduce(state[k], v)
             if watermark == MAX_WATERMARK:
                 ended.add(producer)
@@ -165,3 +170,63 @@ def test_string_fields_and_fields_without_utf8_form(monkeypatch, kind, block) ->
     assert (
         sum(len(r[3]) for r in combined) <= PRODUCERS * 2 * 30 + 2
     )  # partial records + the two odd ones
+
+
+# keys a PyFlink program may return without a declared key type: each chunk of one of these kinds
+# is combined (its Arrow key type inferred), a chunk mixing them or of the others travels whole
+_UNIFORM = {
+    "str": lambda rng: f"k{rng.randrange(20)}",
+    "int": lambda rng: rng.randrange(-3, 20),
+    "bool": lambda rng: rng.random() < 0.5,
+}
+_ODD = [None, ("a", 1), ("a", True), 1.0, 0.0, "lone \ud800", 2**70, -(2**63) - 1, 1, True, "k1"]
+
+
+def _untyped_batches(n_batches: int, seed: int) -> list[list[Any]]:
+    rng = random.Random(seed)
+    batches, i = [], 0
+    for _ in range(n_batches):
+        size = rng.choice([1, 3, 50, 400, 2048])
+        shape = rng.choice([*_UNIFORM, "mixed", "odd"])
+        batch = []
+        for _ in range(size):
+            if shape == "mixed":
+                key = rng.choice([*_UNIFORM.values(), lambda r: r.choice(_ODD)])(rng)
+            elif shape == "odd":
+                key = rng.choice(_ODD)
+            else:
+                key = _UNIFORM[shape](rng)
+            batch.append((key, rng.choice([rng.randrange(-5, 6), INT_MAX_VALUE]), f"t{i}"))
+            i += 1
+        batches.append(batch)
+    return batches
+
+
+@pytest.mark.parametrize("kind", ["sum", "min", "max", "min_by", "max_by"])
+@pytest.mark.parametrize("block", [5, 1 << 16])
+def test_untyped_keys_fold_to_the_plain_writers_results(monkeypatch, kind, block) -> None:
+    """No declared key type: the key type is inferred per chunk (str, int or bool chunks are
+    combined, mixed ones and None/tuple/float/lone-surrogate/beyond-long keys travel whole), routed
+    by Flink's hash of the real key; 1, True and 1.0 stay three keys, as Java's equals says."""
+    monkeypatch.setattr(aggregation_pushdown, "_BLOCK", block)
+    batches = _untyped_batches(60, seed=len(kind) * 7 + block)
+    plain = _ship("plain", batches, kind, key_type=None)
+    combined = _ship("combined", batches, kind, key_type=None)
+    assert _consumed(combined, kind) == _consumed(plain, kind)
+    assert sum(len(r[3]) for r in combined) < sum(len(r[3]) for r in plain) // 2
+
+
+def test_untyped_bool_and_int_keys_stay_apart() -> None:
+    """A chunk of bool keys and a chunk of int keys: True and 1 (equal in Python) are combined as
+    two keys, each routed by its own Java hashCode (1231 vs 1)."""
+    batches = [[(1, 2, "a"), (0, 5, "b"), (1, 3, "c")], [(True, 7, "d"), (False, 1, "e")]]
+    combined = _consumed(_ship("combined", batches, "sum", key_type=None), "sum")
+    assert sorted(
+        ((type(v[0]).__name__, v) for per_target in combined.values() for _, v in per_target),
+        key=repr,
+    ) == [
+        ("bool", (False, 1, "e")),
+        ("bool", (True, 7, "d")),
+        ("int", (0, 5, "b")),
+        ("int", (1, 5, "a")),
+    ]
