@@ -156,13 +156,67 @@ def test_explain_says_what_is_not_pushed_down(spark) -> None:
     env.from_collection([("a", 0.1)], type_info=floats).key_by(
         lambda t: t[0], key_type=Types.STRING()
     ).sum(1).print()
-    env.from_collection(DATA, type_info=TUPLE).key_by(lambda t: t[0]).min(1).print()
+    env.from_collection(DATA, type_info=TUPLE).key_by(
+        lambda t: (t[0], t[1]), key_type=Types.TUPLE([Types.STRING(), Types.INT()])
+    ).min(1).print()
     lines = _pushdown_lines(spark, env)
     assert any("sum on a Double field stays a Python fold" in line for line in lines)
-    assert any("no declared basic key type" in line for line in lines)
+    assert any("is not a Byte…Long, String or Boolean" in line for line in lines)
     env = _env("STREAMING")
     _keyed(env).sum(1).print()
     assert any("STREAMING mode" in line for line in _pushdown_lines(spark, env))
     on_spark, simulated = _both(spark, env)
     assert on_spark == simulated
     assert sum(map(len, on_spark.values())) == len(DATA)  # running updates stay
+
+
+# keys without a declared key type: str, int and bool chunks are combined (type inferred per
+# chunk); None, tuples, floats, lone surrogates and mixed chunks travel uncombined
+_UNTYPED = Types.TUPLE([Types.INT(), Types.STRING()])
+_UNTYPED_KEYS = ["a", "b", 1, 2, True, False, None, ("a", 1), 1.0, "\ud800", 2**70]
+
+
+def _untyped_key(i: int) -> object:
+    block = i // 1000  # uniform str / int / bool blocks, then mixed ones
+    if block == 0:
+        return "abc"[i % 3]
+    if block == 1:
+        return i % 4
+    if block == 2:
+        return i % 3 == 0
+    return _UNTYPED_KEYS[(i * 7) % len(_UNTYPED_KEYS)]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("kind", ["sum", "min_by", "max"])
+def test_untyped_keys_are_pushed_down_and_match_the_python_fold(spark, kind) -> None:
+    """``key_by(selector)`` with no key_type: pushed down, same records per subtask and in the
+    same order as the simulated cluster, with mixed keys, None, tuples, floats, lone surrogates
+    and ints beyond a Java long."""
+    env = _env()
+    data = [(i * 37 % 11 - 5, f"t{i}") for i in range(6000)]
+    keys = [_untyped_key(i) for i in range(len(data))]
+    source = env.from_collection(data, type_info=_UNTYPED)
+    getattr(source.key_by(lambda t, keys=keys: keys[int(t[1][1:])]), kind)(0).print()
+    assert any(
+        "pushed down to the producers' Arrow stage" in line for line in _pushdown_lines(spark, env)
+    )
+    on_spark, simulated = _both(spark, env)
+    assert on_spark == simulated
+    assert sum(map(len, on_spark.values())) >= len(_UNTYPED_KEYS) + 3
+
+
+@pytest.mark.spark
+def test_untyped_string_keys_by_lambda_and_by_row_field(spark) -> None:
+    """The word-count shape without key_type (tuple position) and a Row field by name."""
+    env = _env()
+    _set_pushdown(env, "true")
+    env.from_collection(DATA, type_info=TUPLE).key_by(lambda t: t[0]).sum(1).print()
+    row_type = Types.ROW_NAMED(["k", "v"], [Types.STRING(), Types.INT()])
+    rows = [Row(k=f"k{i % 5}", v=i % 9 - 4) for i in range(3000)]
+    env.from_collection(rows, type_info=row_type).key_by(lambda r: r.k).min_by("v").print()
+    lines = _pushdown_lines(spark, env)
+    assert sum("pushed down to the producers' Arrow stage" in line for line in lines) == 2
+    on_spark, simulated = _both(spark, env)
+    assert on_spark == simulated
+    assert sum(map(len, on_spark.values())) == 3 + 5
