@@ -2,7 +2,8 @@
 
 The wheel is downloaded (``pip download --no-deps``) into a temporary directory and never installed:
 its sources are parsed, not imported. The listing (module paths, classes, public methods, parameter
-names, kinds and defaults, enum members, whether a class is ``Generic``, package ``__all__``) is
+names, kinds and defaults, enum members, public UPPER_CASE class constants with their source,
+whether a class is ``Generic``, package ``__all__``) is
 written as JSON to ``tests/api/data/pyflink_api.json``, which ``tests/api/test_pyflink_parity.py``
 checks pyflowkit against.
 
@@ -86,6 +87,11 @@ def _is_public_method(name: str) -> bool:
     return not name.startswith("_") or name == "__init__"
 
 
+def _is_public_constant(target: ast.expr) -> bool:
+    """A public UPPER_CASE class attribute (``DEFAULT_TIMEOUT = …``)."""
+    return isinstance(target, ast.Name) and target.id.isupper() and not target.id.startswith("_")
+
+
 def _type_params(node: ast.ClassDef, typevars: set[str]) -> list[str]:
     """The TypeVars a class is generic over, in order of first appearance in its bases."""
     found: list[str] = []
@@ -105,6 +111,7 @@ def _class(node: ast.ClassDef, prefix: str, typevars: set[str]) -> list[dict[str
     type_params = _type_params(node, typevars)
     methods: dict[str, dict[str, Any]] = {}
     members: list[str] = []
+    constants: list[dict[str, str]] = []
     nested: list[dict[str, Any]] = []
     for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -116,12 +123,18 @@ def _class(node: ast.ClassDef, prefix: str, typevars: set[str]) -> list[dict[str
             for target in item.targets:
                 if isinstance(target, ast.Name) and not target.id.startswith("_"):
                     members.append(target.id)
+        elif isinstance(item, (ast.Assign, ast.AnnAssign)) and item.value is not None:
+            targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+            for target in targets:
+                if _is_public_constant(target):
+                    constants.append({"name": target.id, "value": ast.unparse(item.value)})
     entry = {
         "name": qualname,
         "bases": bases,
         "generic": generic,
         "type_params": type_params,
         "enum_members": members,
+        "constants": constants,
         "methods": list(methods.values()),
     }
     return [entry, *nested]
@@ -191,9 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(listing, indent=1, sort_keys=False) + "\n")
     n_classes = sum(len(m["classes"]) for m in listing["modules"])
     n_methods = sum(len(c["methods"]) for m in listing["modules"] for c in m["classes"])
+    n_constants = sum(len(c["constants"]) for m in listing["modules"] for c in m["classes"])
+    n_members = sum(len(c["enum_members"]) for m in listing["modules"] for c in m["classes"])
     print(
         f"PyFlink {listing['pyflink_version']}: {len(listing['modules'])} modules, "
-        f"{n_classes} classes, {n_methods} methods -> {args.out}"
+        f"{n_classes} classes, {n_methods} methods, {n_constants} class constants, "
+        f"{n_members} enum members -> {args.out}"
     )
     return 0
 

@@ -67,6 +67,9 @@ class ExecutionConfig:
     nothing else -- as in a PyFlink job whose records are all Python objects.
     """
 
+    PARALLELISM_DEFAULT = PARALLELISM_DEFAULT  # -1: the environment's default parallelism
+    PARALLELISM_UNKNOWN = -2  # not known yet (Flink's ExecutionConfig.PARALLELISM_UNKNOWN)
+
     def __init__(self) -> None:
         self._parallelism = PARALLELISM_DEFAULT
         self._max_parallelism = -1

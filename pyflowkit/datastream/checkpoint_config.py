@@ -38,12 +38,17 @@ def _check_int(value: Any, what: str) -> int:
 class CheckpointConfig:
     """Flink's ``CheckpointConfig``: interval, mode, timeout, pauses, retention."""
 
+    DEFAULT_MODE = CheckpointingMode.EXACTLY_ONCE
+    DEFAULT_TIMEOUT = 10 * 60 * 1000  # ms
+    DEFAULT_MIN_PAUSE_BETWEEN_CHECKPOINTS = 0
+    DEFAULT_MAX_CONCURRENT_CHECKPOINTS = 1
+
     def __init__(self) -> None:
         self._interval = -1
-        self._mode = CheckpointingMode.EXACTLY_ONCE
-        self._timeout = 600_000
-        self._min_pause = 0
-        self._max_concurrent = 1
+        self._mode = self.DEFAULT_MODE
+        self._timeout = self.DEFAULT_TIMEOUT
+        self._min_pause = self.DEFAULT_MIN_PAUSE_BETWEEN_CHECKPOINTS
+        self._max_concurrent = self.DEFAULT_MAX_CONCURRENT_CHECKPOINTS
         self._tolerable_failures: int | None = None
         self._unaligned = False
         # an ExternalizedCheckpointRetention name (1.20's default: none retained)
@@ -172,7 +177,9 @@ class CheckpointConfig:
         return self._set_retention(retention_mode, ExternalizedCheckpointRetention)
 
     def _set_retention(self, mode: Any, kind: type[Enum]) -> CheckpointConfig:
-        if not isinstance(mode, kind):
+        # PyFlink converts either enum by its member name (``_to_j_externalized_checkpoint_*``
+        # read ``self.name``): an ExternalizedCheckpointRetention works for the cleanup setters
+        if not isinstance(mode, (ExternalizedCheckpointCleanup, ExternalizedCheckpointRetention)):
             names = ", ".join(f"{kind.__name__}.{m}" for m in kind.__members__)
             raise IllegalArgumentException(
                 f"Externalized checkpoint retention must be one of {names}, got {mode!r}."
@@ -218,22 +225,10 @@ class CheckpointConfig:
         return self.set_checkpoint_storage(FileSystemCheckpointStorage(checkpoint_path))
 
     def get_checkpoint_storage(self) -> Any:
-        """The storage set, else the one the options name (``JobManagerCheckpointStorage`` by
-        default, ``FileSystemCheckpointStorage`` when ``state.checkpoints.dir`` is set)."""
-        from pyflowkit.datastream.checkpoint_storage import (
-            CHECKPOINT_STORAGE,
-            CHECKPOINTS_DIR,
-            FileSystemCheckpointStorage,
-            JobManagerCheckpointStorage,
-        )
-
-        storage = getattr(self, "_storage", None)
-        if storage is not None:
-            return storage
-        path = self._options().get_string(CHECKPOINTS_DIR)
-        if self._options().get_string(CHECKPOINT_STORAGE) == "jobmanager" or not path:
-            return JobManagerCheckpointStorage(path)
-        return FileSystemCheckpointStorage(path)
+        """The storage set with ``set_checkpoint_storage``/``set_checkpoint_storage_dir``, or None
+        (PyFlink 1.20: Java's ``getCheckpointStorage()``, null unless set; the options
+        ``state.checkpoint-storage``/``state.checkpoints.dir`` alone set none)."""
+        return getattr(self, "_storage", None)
 
     def is_externalized_checkpoints_enabled(self) -> bool:
         return self._externalized != "NO_EXTERNALIZED_CHECKPOINTS"

@@ -59,6 +59,7 @@ class JobManagerCheckpointStorage(CheckpointStorage):
     ``checkpoint_path`` their metadata is persisted there too."""
 
     name = "jobmanager"
+    DEFAULT_MAX_STATE_SIZE = 5 * 1024 * 1024  # bytes
 
     def __init__(
         self,
@@ -74,7 +75,7 @@ class JobManagerCheckpointStorage(CheckpointStorage):
                 f"got {max_state_size!r}."
             )
         self._path = directory(checkpoint_path, "JobManagerCheckpointStorage")
-        self._max_state_size = max_state_size or 5 * 1024 * 1024  # Flink's DEFAULT_MAX_STATE_SIZE
+        self._max_state_size = max_state_size or self.DEFAULT_MAX_STATE_SIZE
 
     def get_checkpoint_path(self) -> str | None:
         return self._path
@@ -91,6 +92,7 @@ class FileSystemCheckpointStorage(CheckpointStorage):
     ``checkpoint_path``; savepoints default to the same directory."""
 
     name = "filesystem"
+    MAX_FILE_STATE_THRESHOLD = 1024 * 1024  # bytes: the largest fs.memory-threshold
 
     def __init__(
         self,

@@ -155,6 +155,8 @@ class MemoryStateBackend(_LegacyStateBackend):
     """Flink 1.11's ``MemoryStateBackend``: ``HashMapStateBackend`` plus
     ``JobManagerCheckpointStorage(checkpoint_path)`` and a savepoint directory."""
 
+    DEFAULT_MAX_STATE_SIZE = 5 * 1024 * 1024  # bytes
+
     def __init__(
         self,
         checkpoint_path: str | None = None,

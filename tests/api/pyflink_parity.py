@@ -12,6 +12,7 @@ import ast
 import importlib
 import inspect
 import json
+import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,7 @@ class Report:
     methods: list[int] = field(default_factory=lambda: [0, 0])
     functions: list[int] = field(default_factory=lambda: [0, 0])
     members: list[int] = field(default_factory=lambda: [0, 0])
+    constants: list[int] = field(default_factory=lambda: [0, 0])
     generics: list[int] = field(default_factory=lambda: [0, 0])
     exports: list[int] = field(default_factory=lambda: [0, 0])
     excluded: dict[str, int] = field(default_factory=dict)
@@ -140,7 +142,8 @@ class Report:
         return (
             f"PyFlink {self.version} parity: methods {pct(self.methods)}, classes "
             f"{pct(self.classes)}, module functions {pct(self.functions)}, enum members "
-            f"{pct(self.members)}, generic classes {pct(self.generics)}, package exports "
+            f"{pct(self.members)}, class constants {pct(self.constants)}, generic classes "
+            f"{pct(self.generics)}, package exports "
             f"{pct(self.exports)}; excluded {sum(self.excluded.values())} names"
         )
 
@@ -181,6 +184,34 @@ def _literal(source: str) -> tuple[bool, Any]:
 
 
 _POSITIONAL = ("positional_only", "positional_or_keyword")
+
+
+def _arithmetic(node: ast.expr) -> Any:
+    """The value of a constant written as arithmetic on numbers (``5 * 1024 * 1024``), else
+    raises ValueError (nothing is evaluated but numbers and + - * / // ** unary minus)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_arithmetic(node.operand)
+    ops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+    ops |= {ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow}
+    if isinstance(node, ast.BinOp) and type(node.op) in ops:
+        return ops[type(node.op)](_arithmetic(node.left), _arithmetic(node.right))
+    raise ValueError(ast.unparse(node))
+
+
+def constant_gap(source: str, ours: Any) -> str:
+    """How our class constant differs from PyFlink's ``source``: a number must be equal, an enum
+    member (``CheckpointingMode.EXACTLY_ONCE``) must be the member of that name; other
+    expressions (computed at import) are checked for presence only."""
+    node = ast.parse(source, mode="eval").body
+    try:
+        value = _arithmetic(node)
+    except ValueError:
+        if isinstance(node, ast.Attribute) and getattr(ours, "name", None) != node.attr:
+            return f"PyFlink {source}, ours {ours!r}"
+        return ""
+    return "" if ours == value and type(ours) is type(value) else f"PyFlink {value}, ours {ours!r}"
 
 
 def signature_gaps(theirs: list[dict[str, Any]], ours: inspect.Signature) -> list[str]:
@@ -317,6 +348,12 @@ def compare(listing: dict[str, Any] | None = None) -> Report:
             for member in cls["enum_members"]:
                 ok = present and hasattr(mine, member)
                 count(report.members, ok, "member", f"{where}.{member}", "missing")
+            for constant in cls.get("constants", []):
+                name = constant["name"]
+                detail = "missing" if not (present and hasattr(mine, name)) else ""
+                if not detail:
+                    detail = constant_gap(constant["value"], getattr(mine, name))
+                count(report.constants, detail == "", "constant", f"{where}.{name}", detail)
             if cls["type_params"]:
                 ok = present and _is_subscriptable(mine, len(cls["type_params"]))
                 count(report.generics, ok, "generic", where, "not subscriptable")

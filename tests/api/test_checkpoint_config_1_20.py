@@ -73,11 +73,27 @@ def test_cleanup_setter_and_retention_setter_are_one_setting() -> None:
     assert not cp.is_externalized_checkpoints_enabled()
     with pytest.raises(IllegalArgumentException, match="ExternalizedCheckpointRetention.RETAIN"):
         cp.set_externalized_checkpoint_retention("RETAIN_ON_CANCELLATION")  # type: ignore[arg-type]
-    with pytest.raises(IllegalArgumentException, match="ExternalizedCheckpointCleanup"):
-        cp.set_externalized_checkpoint_cleanup(
-            ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION  # type: ignore[arg-type]
-        )
     assert not cp.is_externalized_checkpoints_enabled()
+    # PyFlink converts either enum by member name (``_to_j_externalized_checkpoint_cleanup`` reads
+    # ``self.name``), so the cleanup setters take an ExternalizedCheckpointRetention, and back
+    cp.set_externalized_checkpoint_cleanup(
+        ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION  # type: ignore[arg-type]
+    )
+    assert cp.get_externalized_checkpoint_cleanup() is (
+        ExternalizedCheckpointCleanup.RETAIN_ON_CANCELLATION
+    )
+    cp.enable_externalized_checkpoints(
+        ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION  # type: ignore[arg-type]
+    )
+    assert cp.get_externalized_checkpoint_retention() is (
+        ExternalizedCheckpointRetention.DELETE_ON_CANCELLATION
+    )
+    cp.set_externalized_checkpoint_retention(
+        ExternalizedCheckpointCleanup.NO_EXTERNALIZED_CHECKPOINTS  # type: ignore[arg-type]
+    )
+    assert not cp.is_externalized_checkpoints_enabled()
+    with pytest.raises(IllegalArgumentException, match="ExternalizedCheckpointCleanup.RETAIN"):
+        cp.enable_externalized_checkpoints("RETAIN_ON_CANCELLATION")  # type: ignore[arg-type]
 
 
 def test_coordinator_and_checkpoint_view_apply_the_1_20_settings() -> None:
@@ -162,3 +178,28 @@ def test_chaining_of_different_max_parallelism_is_reported_and_false_is_refused(
         )
     assert env.get_parallelism() != 3
     assert env.is_chaining_of_operators_with_different_max_parallelism_enabled() is True
+
+
+def test_get_checkpoint_storage_is_none_until_one_is_set() -> None:
+    """PyFlink 1.20: ``getCheckpointStorage()`` is null unless set on the CheckpointConfig; the
+    options alone (``state.checkpoints.dir``) set none."""
+    from pyflowkit.common import Configuration
+    from pyflowkit.datastream.checkpoint_storage import (
+        FileSystemCheckpointStorage,
+        JobManagerCheckpointStorage,
+    )
+    from pyflowkit.datastream.state_backend import MemoryStateBackend
+
+    conf = Configuration().set_string("state.checkpoints.dir", "/tmp/chk")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    cp = env.get_checkpoint_config()
+    assert cp.get_checkpoint_storage() is None
+    cp.set_checkpoint_storage_dir("file:///tmp/chk2")
+    storage = cp.get_checkpoint_storage()
+    assert isinstance(storage, FileSystemCheckpointStorage)
+    assert storage.get_checkpoint_path() == "/tmp/chk2"
+    assert FileSystemCheckpointStorage.MAX_FILE_STATE_THRESHOLD == 1024 * 1024
+    size = JobManagerCheckpointStorage().get_max_state_size()
+    assert size == JobManagerCheckpointStorage.DEFAULT_MAX_STATE_SIZE == 5 * 1024 * 1024
+    assert MemoryStateBackend.DEFAULT_MAX_STATE_SIZE == size
+    assert cp.DEFAULT_TIMEOUT == cp.get_checkpoint_timeout() == 600_000

@@ -19,6 +19,7 @@ from tests.api.pyflink_parity import (
     JAVA_ONLY_HOOKS,
     LISTING,
     compare,
+    constant_gap,
     signature_gaps,
 )
 
@@ -45,6 +46,55 @@ def test_parity_figure_at_least_the_floor() -> None:
     print(report.summary())
     assert report.methods[1] > 900  # the non-excluded core methods of PyFlink 1.20
     assert report.method_parity >= METHOD_PARITY_FLOOR, report.summary()
+    # enum members and public UPPER_CASE class constants (with their values): all of them
+    assert report.members[1] > 70 and report.members[0] == report.members[1], report.summary()
+    assert report.constants[1] >= 12, report.summary()
+    assert report.constants[0] == report.constants[1], [
+        g for g in report.gaps if g.what == "constant"
+    ]
+
+
+def test_class_constants_are_listed_with_their_values_and_compared() -> None:
+    listing = json.loads(LISTING.read_text())
+    modules = {m["module"]: m for m in listing["modules"]}
+    storage = {c["name"]: c for c in modules["pyflink.datastream.checkpoint_storage"]["classes"]}
+    assert storage["JobManagerCheckpointStorage"]["constants"] == [
+        {"name": "DEFAULT_MAX_STATE_SIZE", "value": "5 * 1024 * 1024"}
+    ]
+    assert constant_gap("5 * 1024 * 1024", 5 * 1024 * 1024) == ""
+    assert constant_gap("10 * 60 * 1000", 600_000.0) == "PyFlink 600000, ours 600000.0"
+    assert constant_gap("-2", -1) == "PyFlink -2, ours -1"
+    from pyflowkit.datastream import CheckpointingMode
+
+    assert constant_gap("CheckpointingMode.EXACTLY_ONCE", CheckpointingMode.EXACTLY_ONCE) == ""
+    assert constant_gap("CheckpointingMode.EXACTLY_ONCE", CheckpointingMode.AT_LEAST_ONCE) != ""
+    # a listing without a constant that pyflowkit lacks counts it as a gap
+    fake = {
+        "pyflink_version": "1.20.0",
+        "modules": [
+            {
+                "module": "pyflink.common.execution_config",
+                "all": None,
+                "functions": [],
+                "classes": [
+                    {
+                        "name": "ExecutionConfig",
+                        "bases": [],
+                        "generic": False,
+                        "type_params": [],
+                        "enum_members": [],
+                        "constants": [{"name": "NOT_THERE", "value": "1"}],
+                        "methods": [],
+                    }
+                ],
+            }
+        ],
+    }
+    report = compare(fake)
+    assert report.constants == [0, 1]
+    assert [(g.name, g.detail) for g in report.gaps] == [
+        ("pyflink.common.execution_config.ExecutionConfig.NOT_THERE", "missing")
+    ]
 
 
 def test_every_exclusion_names_a_listed_module_class_or_method_and_a_reason() -> None:
