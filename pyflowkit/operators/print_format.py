@@ -160,6 +160,63 @@ def value_formatter(type_info: TypeInformation | None) -> Callable[[Any], str]:
     return str  # PyFlink's str(); a str value is returned as it is
 
 
+# a declared field whose Java text is a ``%`` conversion of the exact Python type: String's is
+# the str itself (``%s``), Byte…Long and BigInteger's the decimal digits (``%d``)
+_COLUMN_CONVERSION = {BasicType.STRING: ("%s", str)} | {t: ("%d", int) for t in _INT_TYPES}
+
+
+def _typed_batch_formatter(
+    type_info: TypeInformation | None, prefix: str
+) -> Callable[[Sequence[Any]], list[str]] | None:
+    """The batch formatter of a declared Tuple of String/integer fields or of a String/integer
+    basic type, checked per column (every value of a column of its exact Python type) and
+    rendered by one ``%`` template per record, in C; None for other declared types. A batch that
+    fails the check (a subclass, a bool in an int field, a tuple of another arity) is rendered
+    value by value by ``value_formatter`` (the same text)."""
+    text = value_formatter(type_info)
+    escaped = prefix.replace("%", "%%")
+    if isinstance(type_info, TupleTypeInfo):
+        conversions = [
+            _COLUMN_CONVERSION.get(getattr(t, "basic_type", None)) for t in type_info.field_types
+        ]
+        if not conversions or None in conversions:
+            return None
+        arity = len(conversions)
+        template = (escaped + "(" + ",".join(c for c, _ in conversions) + ")").__mod__
+        exact = [{kind} for _, kind in conversions]
+
+        def exact_columns(values: Sequence[Any]) -> bool:
+            columns = zip(*values, strict=True)
+            return all(set(map(type, c)) == k for c, k in zip(columns, exact, strict=True))
+
+        def tuples(values: Sequence[Any]) -> list[str]:
+            if (
+                values
+                and set(map(type, values)) == {tuple}
+                and set(map(len, values)) == {arity}
+                and exact_columns(values)
+            ):
+                return list(map(template, values))
+            return [prefix + text(v) for v in values]
+
+        return tuples
+    conversion = _COLUMN_CONVERSION.get(getattr(type_info, "basic_type", None))
+    if not isinstance(type_info, BasicTypeInfo) or conversion is None:
+        return None
+    kind = {conversion[1]}
+    if conversion[1] is str:
+        as_text = prefix.__add__ if prefix else None
+    else:
+        as_text = (escaped + "%d").__mod__
+
+    def basics(values: Sequence[Any]) -> list[str]:
+        if values and set(map(type, values)) == kind:
+            return list(map(as_text, values)) if as_text is not None else list(values)
+        return [prefix + text(v) for v in values]
+
+    return basics
+
+
 def _tuple_template(prefix: str, arity: int) -> str:
     """``prefix`` + ``repr`` of a plain tuple of ``arity`` fields as one ``%`` template."""
     fields = ", ".join(["%r"] * arity) + ("," if arity == 1 else "")
@@ -180,8 +237,10 @@ def print_batch_formatter(
     add_prefix = prefix.__add__
     if text is not str:
         if prefix:
-            return lambda values: list(map(add_prefix, map(text, values)))
-        return lambda values: list(map(text, values))
+            per_record = lambda values: list(map(add_prefix, map(text, values)))  # noqa: E731
+        else:
+            per_record = lambda values: list(map(text, values))  # noqa: E731
+        return _typed_batch_formatter(type_info, prefix) or per_record
     templates: dict[int, Callable[[Any], str]] = {}
 
     def untyped(values: Sequence[Any]) -> list[str]:

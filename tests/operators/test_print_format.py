@@ -157,3 +157,42 @@ def test_declared_types_print_as_java() -> None:
     ]
     row = Types.ROW([Types.STRING(), Types.DOUBLE()])
     assert print_batch_formatter(row, "")([Row("x", 1e7), Row("y", 0.5)]) == ["x,1.0E7", "y,0.5"]
+
+
+_COLUMN_TYPED = [
+    (Types.TUPLE([Types.STRING(), Types.INT()]), st.tuples(st.text(max_size=5), st.integers())),
+    (
+        Types.TUPLE([Types.LONG(), Types.STRING(), Types.SHORT()]),
+        st.tuples(st.integers(), st.text(max_size=3), st.integers(-(2**15), 2**15 - 1)),
+    ),
+    (Types.TUPLE([Types.STRING()]), st.tuples(st.text(max_size=3))),
+    (Types.STRING(), st.text(max_size=5)),
+    (Types.LONG(), st.integers()),
+]
+
+
+@given(
+    st.integers(0, len(_COLUMN_TYPED) - 1).flatmap(
+        lambda i: st.tuples(
+            st.just(_COLUMN_TYPED[i][0]),
+            st.lists(_COLUMN_TYPED[i][1], max_size=20),
+            st.lists(values, max_size=2),  # odd values mixed in: the batch falls back per value
+        )
+    ),
+    prefixes,
+)
+def test_typed_batches_rendered_per_column_equal_the_per_value_text(case, prefix: str) -> None:
+    """A declared Tuple of String/integer fields (or such a basic type) is checked per column and
+    rendered by one template; any batch prints exactly what value_formatter gives per value."""
+    type_info, batch, odd = case
+    text = value_formatter(type_info)
+    fmt = print_batch_formatter(type_info, prefix)
+    for b in (batch, batch + odd, odd + batch):
+        assert fmt(b) == [prefix + text(v) for v in b]
+
+
+def test_typed_tuple_batch_keeps_java_text_of_odd_fields() -> None:
+    fmt = print_batch_formatter(Types.TUPLE([Types.STRING(), Types.INT()]), "%d> ")
+    assert fmt([("a", 1), ("b%s", -2)]) == ["%d> (a,1)", "%d> (b%s,-2)"]
+    assert fmt([("a", 1), ("b", True), ("c", 2.5)]) == ["%d> (a,1)", "%d> (b,true)", "%d> (c,2.5)"]
+    assert print_batch_formatter(Types.INT(), "")([1, False, None]) == ["1", "false", "null"]
