@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.datastream.functions import CheckpointListener
+from pyflowkit.state.user_types import job_state_classes
 from pyflowkit.task.chain import operator_ids
 
 _COMMITTERS = frozenset({"StreamingCommitterOperator"})
@@ -59,6 +60,7 @@ def commit_stopped_sinks(
     for spec in specs:
         spec.typed = {}  # as the streaming plan: chunks travel pickled
     ids = {i: set(operator_ids(job_graph.vertices[i])) for i in indices}
+    classes = job_state_classes(job_graph)
     meta = session.read.format("state-metadata").load(checkpoint_location).collect()
     notified = 0
     for operator in sorted({int(_field(r, "operatorId", 0)) for r in meta}):
@@ -77,7 +79,7 @@ def commit_stopped_sinks(
                 continue
             value = _field(row, "value", 1)
             blob = value[0] if not isinstance(value, (bytes, bytearray)) else value
-            snapshot = SubtaskSnapshot.join(bytes(blob), [])
+            snapshot = SubtaskSnapshot.join(bytes(blob), [], classes, checkpoint_location)
             if snapshot.finished or not snapshot.operators:
                 continue  # a finished task committed at its end of input
             ops = set(snapshot.operators)

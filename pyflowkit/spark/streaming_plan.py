@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyflowkit.spark.plan import stage_specs
+from pyflowkit.spark.state_files import attach_state_classes
 from pyflowkit.spark.streaming_processor import OUTPUT_DDL, grouping_columns, vertex_processor
 from pyflowkit.spark.streaming_source import FORMAT, encode_object, register
 from pyflowkit.spark.streaming_spark_source import (
@@ -208,6 +209,7 @@ def build_streaming_frame(
     frames = []
     for index, (vertex, spec) in enumerate(zip(job_graph.vertices, specs, strict=True)):
         spec.typed = {}  # streaming chunks travel pickled
+        attach_state_classes(spec, job_graph)  # what its state files may name (driver-side)
         if not _is_source(vertex):
             continue
         kind = spark_source_kind(vertex)

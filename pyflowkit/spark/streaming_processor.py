@@ -4,8 +4,9 @@ Stands for Flink's ``StreamTask`` of one vertex with its ``CheckpointedStreamOpe
 grouping key is ``(0, subtask)`` for rows of the vertex's in-edges (their ``target`` is the Flink
 subtask the routing chose: key group → subtask for HASH), so one Spark group is one Flink subtask
 and its state variables hold that subtask's Flink state: ``flink_keyed_state`` maps each key group
-to its keyed state and timers (pickled, as PyFlink's ``PICKLED_BYTE_ARRAY``: no Spark type fits
-user values), ``flink_task`` holds operator state and in-memory watermarks. Processing-time
+to its keyed state and timers (pyflowkit's schema codec: user objects by class name and fields,
+rebuilt only from the vertex's own classes; no pickle unless the job trusts its state files),
+``flink_task`` holds operator state and in-memory watermarks. Processing-time
 timers and periodic callbacks become one Spark processing-time timer per subtask (the earliest);
 Flink's event time travels in-band as in the batch executor (each chunk's watermark through the
 subtask's ``StatusWatermarkValve``), so no row is ever dropped by Spark's own watermark.
@@ -20,6 +21,7 @@ from typing import Any
 
 from pyflowkit.spark import records
 from pyflowkit.spark.stage import ERROR_BEGIN, ERROR_END, StageSpec, user_traceback
+from pyflowkit.spark.state_files import spec_state_classes
 from pyflowkit.spark.streaming_task import (
     STREAM_FIELDS,
     StreamingSubtask,
@@ -116,10 +118,10 @@ class VertexProcessor:
             return None
         task = bytes(self.task_state.get()[0])
         self.loaded = {int(k[0]): bytes(v[0]) for k, v in self.key_groups.iterator()}
-        return SubtaskSnapshot.join(task, self.loaded.items())
+        return SubtaskSnapshot.join(task, self.loaded.items(), spec_state_classes(self.spec))
 
     def _store(self, snapshot: SubtaskSnapshot) -> None:
-        task, key_groups = snapshot.split()
+        task, key_groups = snapshot.split(spec_state_classes(self.spec).trust_pickled)
         self.task_state.update((task,))
         for kg, blob in key_groups.items():
             if self.loaded.get(kg) != blob:

@@ -3,8 +3,12 @@
 Stands for Flink's savepoint (``SavepointV2`` ``_metadata``) and its restore check
 (``Checkpoints.loadAndValidateCheckpoint``): a savepoint is a copy of the Structured Streaming
 checkpoint (offsets, commits, RocksDB state) taken at a micro-batch boundary, with
-``_pyflowkit_savepoint.json`` naming the job and its operators; resuming copies it into the new
-job's checkpoint location after checking every operator with state exists in the new program.
+``_pyflowkit_savepoint.json`` naming the job and its operators and the SHA-256 of every file
+(its manifest); resuming verifies every file against the manifest, checks the source offsets
+decode with the job's own classes, checks every operator with state exists in the new program,
+and only then copies it into the new job's checkpoint location. A retained checkpoint (the query's
+checkpoint location, as Flink's ``-s`` of a retained checkpoint) is checked against the CRC32
+files Hadoop wrote beside its files and resumed the same way.
 """
 
 from __future__ import annotations
@@ -17,11 +21,15 @@ import shutil
 import time
 from typing import Any, NoReturn
 
+from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.spark.state_files import manifest, verify_crc_files, verify_manifest
+from pyflowkit.state.user_types import job_state_classes
 from pyflowkit.task.chain import operator_ids
 
 METADATA = "_pyflowkit_savepoint.json"
 FORMAT = "pyflowkit-spark-streaming-savepoint"
-VERSION = 1
+VERSION = 2  # 2: a SHA-256 per file and schema-encoded state (1 held pickles)
+CONTROL_MARKERS = ("_pyflowkit_pause", "_pyflowkit_drain")  # streaming_source's PAUSE, DRAIN
 
 
 def job_operators(job_graph: Any) -> list[list[str]]:
@@ -91,6 +99,7 @@ def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str)
     if os.path.exists(path) and os.listdir(path):
         raise ValueError(f"Savepoint directory {path!r} exists and is not empty; choose a new one.")
     shutil.copytree(checkpoint_dir, path, dirs_exist_ok=True)
+    _remove_control_markers(path)  # the stopping job's control files are not state
     relocate(path)  # self-contained: the job's checkpoints may be discarded
     metadata = {
         "format": FORMAT,
@@ -103,6 +112,7 @@ def write_savepoint(checkpoint_dir: str, path: str, job_graph: Any, job_id: str)
         "parallelism": [v.parallelism for v in job_graph.vertices],
         "last_batch": last_batch(checkpoint_dir),
         "timestamp": int(time.time() * 1000),
+        "files": manifest(path, skip=(METADATA,)),
     }
     with open(os.path.join(path, METADATA), "w") as f:
         json.dump(metadata, f, indent=2)
@@ -156,10 +166,21 @@ def check_metadata(path: str, text: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         m.refuse(f"holds {_describe(doc)}, not a JSON object")
     if doc.get("format") != FORMAT or doc.get("version") != VERSION:
+        older = (
+            "; version 1 savepoints hold pickled state, which pyflowkit no longer loads: take a "
+            "new savepoint"
+            if doc.get("format") == FORMAT and doc.get("version") == 1
+            else ""
+        )
         m.refuse(
             f"has an unknown format {doc.get('format')!r} version {doc.get('version')!r} "
-            f"(expected {FORMAT!r} version {VERSION})"
+            f"(expected {FORMAT!r} version {VERSION}{older})"
         )
+    files = m.key(doc, "files", "a map of file → SHA-256 (the manifest)")
+    if not isinstance(files, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in files.items()
+    ):
+        m.fail("files", "a map of file → SHA-256 (the manifest)", files)
     for key in ("job_id", "job_name"):
         if not isinstance(m.key(doc, key, "a string"), str):
             m.fail(key, "a string", doc[key])
@@ -199,7 +220,8 @@ def read_metadata(path: str) -> dict[str, Any]:
         raise ValueError(
             f"Failed to restore from savepoint {path!r}: it has no {METADATA}, so it is not a "
             "savepoint of a pyflowkit streaming job on Spark (stop_with_savepoint or "
-            "trigger_savepoint write one)."
+            "trigger_savepoint write one) nor a retained checkpoint (a query's checkpoint "
+            "location, with offsets/ and commits/)."
         )
     try:
         with open(meta, encoding="utf-8") as f:
@@ -235,7 +257,12 @@ def restore_into(
     restores only into the very chains it was saved from, so operators added or removed are
     refused with that rule named.
     """
+    if is_retained_checkpoint(path):
+        return restore_checkpoint_into(path, checkpoint_dir, job_graph)
     data = read_metadata(path)
+    what = f"savepoint {path!r}"
+    verify_manifest(path, data["files"], what, skip=(METADATA,))
+    check_offsets(path, job_graph, what)
     new = job_operators(job_graph)
     new_names = {
         op: node.operator_name
@@ -291,6 +318,76 @@ def restore_into(
     os.remove(os.path.join(checkpoint_dir, METADATA))
     relocate(checkpoint_dir)
     return data
+
+
+def _remove_control_markers(directory: str) -> None:
+    for marker in CONTROL_MARKERS:
+        if os.path.exists(os.path.join(directory, marker)):
+            os.remove(os.path.join(directory, marker))
+
+
+def is_retained_checkpoint(path: str) -> bool:
+    """A Structured Streaming checkpoint location (what a job's checkpoints are on Spark)."""
+    return (
+        not os.path.isfile(os.path.join(path, METADATA))
+        and os.path.isdir(os.path.join(path, "offsets"))
+        and os.path.isfile(os.path.join(path, "metadata"))
+    )
+
+
+def check_offsets(path: str, job_graph: Any, what: str) -> int:
+    """Every planned batch's source offsets in ``path``'s offset log parse, and the source
+    state in pyflowkit's offsets decodes with the job's own classes; the batches checked."""
+    from pyflowkit.spark.streaming_source import _decode_state
+
+    classes = job_state_classes(job_graph)
+    folder = os.path.join(path, "offsets")
+    names = os.listdir(folder) if os.path.isdir(folder) else []
+    for batch in sorted(int(n) for n in names if n.isdigit()):
+        file = os.path.join(folder, str(batch))
+        with open(file, "rb") as f:
+            raw = f.read()
+        try:
+            lines = raw.decode("utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise IllegalArgumentException(
+                f"Cannot restore {what}: offsets file {file} is not UTF-8 text (corrupted)."
+            ) from None
+        if len(lines) < 3 or lines[0] != "v1":
+            raise IllegalArgumentException(
+                f"Cannot restore {what}: offsets file {file} is truncated or not a Spark offset "
+                "log entry (version line, batch metadata, one offset per source)."
+            )
+        for line in lines[1:]:
+            if not line.strip() or line == "-":
+                continue
+            try:
+                doc = json.loads(line)
+            except ValueError as exc:
+                raise IllegalArgumentException(
+                    f"Cannot restore {what}: offsets file {file} is truncated or edited: {exc}."
+                ) from None
+            for i, sub in enumerate(doc.get("subtasks", []) if isinstance(doc, dict) else []):
+                state = sub.get("state") if isinstance(sub, dict) else None
+                if not isinstance(state, str):
+                    raise IllegalArgumentException(
+                        f"Cannot restore {what}: offsets file {file}: subtask {i} has no state."
+                    )
+                _decode_state(state, classes, f"{what}: offsets file {file}, subtask {i}")
+    return len(names)
+
+
+def restore_checkpoint_into(path: str, checkpoint_dir: str, job_graph: Any) -> dict[str, Any]:
+    """Resume from a retained checkpoint (Flink's ``-s`` of a retained checkpoint): its files
+    are checked against Hadoop's CRC32 files and its offsets decoded, then it is copied into the
+    new job's checkpoint location. Spark's own plan check refuses another job's checkpoint."""
+    what = f"retained checkpoint {path!r}"
+    verify_crc_files(path, what)
+    check_offsets(path, job_graph, what)
+    shutil.copytree(path, checkpoint_dir, dirs_exist_ok=True)
+    _remove_control_markers(checkpoint_dir)  # the old job's stop/drain files are not state
+    relocate(checkpoint_dir)
+    return {"job_name": job_graph.job_name, "last_batch": last_batch(checkpoint_dir)}
 
 
 def _check_parallelism(path: str, data: dict[str, Any], job_graph: Any, new: list) -> None:

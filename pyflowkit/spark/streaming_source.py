@@ -20,7 +20,9 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
+from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.spark import records
+from pyflowkit.spark.state_files import decode_state, encode_state, spec_state_classes
 from pyflowkit.spark.streaming_task import (
     STREAM_FIELDS,
     StreamingSubtask,
@@ -28,6 +30,7 @@ from pyflowkit.spark.streaming_task import (
     now_ms,
 )
 from pyflowkit.state.snapshot import OperatorSnapshot
+from pyflowkit.state.user_types import NO_CLASSES, StateClasses
 
 FORMAT = "pyflowkit-flink-source"
 PAUSE = "_pyflowkit_pause"  # while this file is in the control dir, sources read nothing
@@ -43,14 +46,21 @@ def decode_object(text: str) -> Any:
     return records.loads(base64.b64decode(text))
 
 
-def _encode_state(operators: dict[str, OperatorSnapshot]) -> str:
-    return encode_object({k: v.to_dict() for k, v in operators.items()})
+def _encode_state(operators: dict[str, OperatorSnapshot], trust_pickled: bool = False) -> str:
+    """A source chain's Flink snapshot in the offset (schema JSON, no pickle unless trusted)."""
+    value = {k: v.to_dict() for k, v in operators.items()}
+    return encode_state(value, "the source state of an offset", trust_pickled).decode("utf-8")
 
 
-def _decode_state(text: str) -> dict[str, OperatorSnapshot] | None:
+def _decode_state(
+    text: str, classes: StateClasses = NO_CLASSES, what: str = "a source offset"
+) -> dict[str, OperatorSnapshot] | None:
     if not text:
         return None
-    return {k: OperatorSnapshot.from_dict(v) for k, v in decode_object(text).items()}
+    data = decode_state(text, classes, what)
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise IllegalArgumentException(f"Cannot restore {what}: expected operator id → state.")
+    return {k: OperatorSnapshot.from_dict(v) for k, v in data.items()}
 
 
 class FlinkSourceStreamReader:
@@ -89,7 +99,11 @@ class FlinkSourceStreamReader:
             if entry["ended"]:
                 tasks.append(None)
                 continue
-            restored = _decode_state(entry["state"])  # None: the source's first batch
+            what = (
+                f"the offset of source '{self.spec.vertex.name}' ({i + 1}/{len(start['subtasks'])})"
+            )
+            # None: the source's first batch
+            restored = _decode_state(entry["state"], spec_state_classes(self.spec), what)
             snapshot = None if restored is None else SubtaskSnapshot(operators=restored)
             try:
                 task = StreamingSubtask(self.spec, i, snapshot, now)
@@ -130,6 +144,7 @@ class FlinkSourceStreamReader:
         entries = []
         batch = start["batch"] + 1
         now = now_ms()
+        trust = spec_state_classes(self.spec).trust_pickled
         for i, task in enumerate(self.tasks):
             entry = start["subtasks"][i]
             if task is None or task.finished:
@@ -155,7 +170,9 @@ class FlinkSourceStreamReader:
             rows.extend(zip(*(columns[f] for f in STREAM_FIELDS), strict=True))
             entries.append(
                 {
-                    "state": "" if task.finished else _encode_state(task.snapshot(batch).operators),
+                    "state": ""
+                    if task.finished
+                    else _encode_state(task.snapshot(batch).operators, trust),
                     "pos": task.position(),
                     "ended": task.finished,
                     **({"drained": True} if drained else {}),

@@ -29,6 +29,7 @@ from pyflowkit.operators.socket_source import SocketTextStreamFunction
 from pyflowkit.operators.sources import Source, SourceReader
 from pyflowkit.spark import records
 from pyflowkit.spark.stage import ERROR_BEGIN, ERROR_END, user_traceback
+from pyflowkit.spark.state_files import spec_state_classes
 from pyflowkit.spark.streaming_processor import OWN, output_frame
 from pyflowkit.spark.streaming_task import StreamingSubtask, SubtaskSnapshot, now_ms
 
@@ -288,7 +289,8 @@ class SparkSourceProcessor:
 
     def _run_subtask(self, subtask: int, items: list[Any], now: int) -> tuple[Any, int | None]:
         blob = self.tasks.getValue((subtask,)) if self.tasks.containsKey((subtask,)) else None
-        restored = SubtaskSnapshot.from_bytes(bytes(blob[0])) if blob is not None else None
+        classes = spec_state_classes(self.spec)
+        restored = SubtaskSnapshot.from_bytes(bytes(blob[0]), classes) if blob else None
         if restored is not None and restored.finished:
             return None, None
         task = StreamingSubtask(self.spec, subtask, restored, now)
@@ -306,7 +308,7 @@ class SparkSourceProcessor:
             checkpoint = restored.checkpoint + 1 if restored is not None else 1
             columns = task.drain(checkpoint)
             snapshot = task.snapshot(checkpoint)
-            self.tasks.updateValue((subtask,), (snapshot.to_bytes(),))
+            self.tasks.updateValue((subtask,), (snapshot.to_bytes(classes.trust_pickled),))
             next_timer = task.next_timer()
         except BaseException:
             task.dispose(after_failure=True)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyflowkit.spark import records
+from pyflowkit.spark.state_files import decode_state
 from pyflowkit.spark.streaming_processor import KEYED_STATE
 from pyflowkit.state.time import VOID_NAMESPACE
+from pyflowkit.state.user_types import vertex_state_classes
 from pyflowkit.task.chain import operator_ids
 
 
@@ -35,6 +36,7 @@ def read_keyed_state(
         zip(operator_ids(vertex), (n.operator_name for n in vertex.stream_nodes), strict=False)
     )
     meta = session.read.format("state-metadata").load(checkpoint_location).collect()
+    classes = vertex_state_classes([vertex])
     out: dict[str, Any] = {}
     for operator in sorted({int(_field(r, "operatorId", 0)) for r in meta}):
         reader = (
@@ -52,7 +54,8 @@ def read_keyed_state(
         for row in rows:
             blob = _field(row, "user_map_value", 2)
             blob = blob[0] if not isinstance(blob, (bytes, bytearray)) else blob
-            for op_id, (states, _timers) in records.loads(bytes(blob)).items():
+            what = f"the keyed state of '{vertex.name}' in {checkpoint_location}"
+            for op_id, (states, _timers) in decode_state(bytes(blob), classes, what).items():
                 name = wanted.get(op_id)
                 if name is None:
                     continue

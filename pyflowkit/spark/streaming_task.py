@@ -13,18 +13,23 @@ also after a failure.
 
 from __future__ import annotations
 
-import pickle
+import json
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.spark import records
 from pyflowkit.spark.stage import StageSpec, SubtaskRunner
+from pyflowkit.spark.state_files import decode_state, encode_state
 from pyflowkit.state.snapshot import OperatorSnapshot
+from pyflowkit.state.user_types import NO_CLASSES, StateClasses
 
 STREAM_FIELDS = records.FIELDS  # edge, target, producer, seq, payload
 _WATERMARK_FIELDS = ("current_watermark", "input1_watermark", "input2_watermark")
+TASK_STATE_NAME = "flink_task"  # the state variables a vertex's transformWithState keeps
+KEYED_STATE_NAME = "flink_keyed_state"
 
 
 def now_ms() -> int:
@@ -47,8 +52,9 @@ class SubtaskSnapshot:
     checkpoint: int = 0  # id of the last snapshot (the micro-batches this subtask took part in)
     metrics: dict[str, Any] = field(default_factory=dict)  # the user metrics, carried over
 
-    def split(self) -> tuple[bytes, dict[int, bytes]]:
-        """(task part, key group → that key group's keyed state and timers), pickled."""
+    def split(self, trust_pickled: bool = False) -> tuple[bytes, dict[int, bytes]]:
+        """(task part, key group → that key group's keyed state and timers), each in the schema
+        codec (no pickle unless ``trust_pickled``: the job trusts its state files)."""
         by_kg: dict[int, dict[str, Any]] = {}
         for op_id, snap in self.operators.items():
             for kg, states in snap.keyed_state.items():
@@ -65,17 +71,35 @@ class SubtaskSnapshot:
             "checkpoint": self.checkpoint,
             "metrics": self.metrics,
         }
-        return records.dumps(task), {kg: records.dumps(v) for kg, v in by_kg.items()}
+        t = trust_pickled
+        return (
+            encode_state(task, "the task state of a subtask", t),
+            {
+                kg: encode_state(v, f"the keyed state of key group {kg}", t)
+                for kg, v in by_kg.items()
+            },
+        )
 
     @classmethod
-    def join(cls, task: bytes | None, key_groups: Iterable[tuple[int, bytes]]) -> SubtaskSnapshot:
-        """The inverse of ``split``."""
+    def join(
+        cls,
+        task: bytes | None,
+        key_groups: Iterable[tuple[int, bytes]],
+        classes: StateClasses = NO_CLASSES,
+        where: str = "the Spark state store",
+    ) -> SubtaskSnapshot:
+        """The inverse of ``split``: user objects are rebuilt only from ``classes`` (the
+        restoring vertex's); a blob that is not schema JSON is refused naming ``where``."""
         snap = cls()
-        data = records.loads(task) if task is not None else {}
+        what = f"the task state ({TASK_STATE_NAME}) in {where}"
+        data = decode_state(task, classes, what) if task is not None else {}
+        if not isinstance(data, dict):
+            raise IllegalArgumentException(f"Cannot restore {what}: expected a JSON object.")
         for op_id, op_state in data.get("operator_state", {}).items():
             snap.operators[op_id] = OperatorSnapshot(operator_state=op_state)
         for kg, blob in key_groups:
-            for op_id, (states, timers) in records.loads(blob).items():
+            kg_what = f"key group {kg} ({KEYED_STATE_NAME}) in {where}"
+            for op_id, (states, timers) in decode_state(blob, classes, kg_what).items():
                 op = snap.operators.setdefault(op_id, OperatorSnapshot())
                 if states:
                     op.keyed_state[int(kg)] = states
@@ -90,13 +114,35 @@ class SubtaskSnapshot:
         snap.metrics = data.get("metrics", {})
         return snap
 
-    def to_bytes(self) -> bytes:
-        return pickle.dumps(self.split(), protocol=5)
+    def to_bytes(self, trust_pickled: bool = False) -> bytes:
+        task, kgs = self.split(trust_pickled)
+        return json.dumps(
+            {
+                "task": task.decode("utf-8"),
+                "key_groups": {str(k): v.decode() for k, v in kgs.items()},
+            }
+        ).encode("utf-8")
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> SubtaskSnapshot:
-        task, kgs = pickle.loads(data)
-        return cls.join(task, kgs.items())
+    def from_bytes(
+        cls, data: bytes, classes: StateClasses = NO_CLASSES, where: str = "the Spark state store"
+    ) -> SubtaskSnapshot:
+        what = f"a subtask snapshot in {where}"
+        try:  # plain JSON: the task part and each key group's part, schema JSON text each
+            doc = json.loads(data)
+        except ValueError as exc:
+            raise IllegalArgumentException(
+                f"Cannot restore {what}: it is not pyflowkit's schema-encoded state: {exc}"
+            ) from None
+        if (
+            not isinstance(doc, dict)
+            or not isinstance(doc.get("task"), str)
+            or not isinstance(doc.get("key_groups"), dict)
+            or not all(isinstance(v, str) for v in doc["key_groups"].values())
+        ):
+            raise IllegalArgumentException(f"Cannot restore {what}: expected task and key groups.")
+        kgs = [(int(k), v.encode("utf-8")) for k, v in doc["key_groups"].items()]
+        return cls.join(doc["task"].encode("utf-8"), kgs, classes, where)
 
 
 class StreamingSubtask:

@@ -110,8 +110,18 @@ def read_savepoint(
         raise IllegalArgumentException(f"Cannot read {what}: no such directory.")
     meta_file = p / METADATA_FILE
     if not meta_file.is_file():
+        retained = sorted(
+            (c for c in p.glob("chk-*") if (c / METADATA_FILE).is_file()),
+            key=lambda c: int(c.name[4:]) if c.name[4:].isdigit() else -1,
+        )
+        hint = (
+            f" It holds retained checkpoints ({', '.join(c.name for c in retained)}): point "
+            f"at one of them, e.g. {retained[-1]} (Flink's -s of a retained checkpoint)."
+            if retained
+            else ""
+        )
         raise IllegalArgumentException(
-            f"Cannot read {what}: no {METADATA_FILE} file in that directory."
+            f"Cannot read {what}: no {METADATA_FILE} file in that directory.{hint}"
         )
     meta_schema = FileSchema(what, METADATA_FILE)
     metadata = check_metadata(meta_schema, meta_schema.parse(meta_schema.read_bytes(meta_file)))
