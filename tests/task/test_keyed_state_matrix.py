@@ -136,8 +136,8 @@ keys = st.lists(st.sampled_from(KEYS[:5]), min_size=1, max_size=24)
 @settings(max_examples=6, deadline=None)
 @given(
     left=keys,
-    right=st.lists(st.sampled_from(KEYS[:5]), max_size=8),
-    rules=st.lists(st.sampled_from("xyz"), max_size=2),
+    right=st.lists(st.sampled_from(KEYS[:5]), min_size=1, max_size=8),
+    rules=st.lists(st.sampled_from("xyz"), min_size=1, max_size=2),
     mode=st.sampled_from((STREAMING, BATCH)),
     p=st.sampled_from(PARALLELISMS),
     seed=st.integers(0, 2**16),
