@@ -454,6 +454,7 @@ function renderStepper(model, root) {
   seed.title = "seed";
   button("Reset", "pfk-reset", () => send({ cmd: "reset", seed: Number(seed.value) || 0 }), "a fresh run with this seed");
   bar.appendChild(seed);
+  const presentBtn = button("Present", "pfk-present", () => (presenting ? leavePresenter() : enterPresenter(true)), "presenter mode: the whole window, large text (Escape leaves)");
 
   // the current step in plain words: a large "sender → receiver", one sentence, the method, why
   const story = el("div", "pfk-narration");
@@ -650,12 +651,21 @@ function renderStepper(model, root) {
   const area = () => notebookArea(root);
   let fitted = null;
   const fitArea = () => {
-    const a = area();
-    const visible = a ? a.clientHeight : window.innerHeight;
+    const a = presenting ? null : area();
+    const zoom = presenting ? Number(root.style.zoom) || 1 : 1;
+    const visible = (a ? a.clientHeight : window.innerHeight) / zoom;
     const avail = visible - 12;
-    const fixed = root.getBoundingClientRect().height - graphFrame.getBoundingClientRect().height - body.getBoundingClientRect().height;
-    const rest = Math.max(380, avail - fixed);
-    const graphH = Math.max(170, Math.round(rest * 0.42));
+    // the children's heights (not the root's: a presenting root is as tall as the window)
+    let content = 0;
+    for (const child of root.children) {
+      const cs = getComputedStyle(child);
+      if (cs.position === "absolute" || cs.position === "fixed" || cs.display === "none") continue;
+      content += child.offsetHeight + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom);
+    }
+    const pad = presenting ? 14 : 0;
+    const fixed = content + pad - graphFrame.offsetHeight - body.offsetHeight;
+    const rest = Math.max(presenting ? 280 : 380, avail - fixed);
+    const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42));
     const bodyH = rest - graphH;
     const key = `${graphH}/${bodyH}`;
     if (key === fitted) return;
@@ -664,9 +674,41 @@ function renderStepper(model, root) {
     body.style.height = `${bodyH}px`;
     root.dataset.fit = `${Math.round(visible)}`;
   };
+  // Presenter mode: the Stepper over the whole browser window (the Fullscreen API when the browser
+  // allows it, else a fixed overlay that hides the notebook's chrome), everything scaled so that
+  // the smallest text is at least 18 px; Escape leaves.
+  let presenting = false;
+  const presenterZoom = () => Math.max(18.2 / MIN_FONT_PX, Math.min(2.2, window.innerWidth / 1100));
+  const enterPresenter = (gesture) => {
+    presenting = true;
+    root.classList.add("pfk-presenting");
+    root.style.zoom = String(presenterZoom());
+    presentBtn.textContent = "Leave";
+    if (gesture && root.requestFullscreen) root.requestFullscreen().catch(() => {});
+    fitted = null;
+    requestAnimationFrame(fitArea);
+  };
+  const leavePresenter = () => {
+    presenting = false;
+    root.classList.remove("pfk-presenting");
+    root.style.removeProperty("zoom");
+    presentBtn.textContent = "Present";
+    if (document.fullscreenElement === root) document.exitFullscreen().catch(() => {});
+    fitted = null;
+    requestAnimationFrame(fitArea);
+  };
+  const onKey = (ev) => presenting && ev.key === "Escape" && leavePresenter();
+  const onFullscreen = () => presenting && !document.fullscreenElement && leavePresenter();
+  document.addEventListener("keydown", onKey);
+  document.addEventListener("fullscreenchange", onFullscreen);
+  const onCustom = (msg) => {
+    if (msg && msg.event === "present") enterPresenter(false);
+    if (msg && msg.event === "leave") leavePresenter();
+  };
+  model.on("msg:custom", onCustom);
   // After a command: the whole Stepper in the notebook's view (it fits), when it is not.
   const reveal = () => {
-    if (!follow) return;
+    if (!follow || presenting) return;
     follow = false;
     const a = area();
     if (!a) return;
@@ -704,6 +746,9 @@ function renderStepper(model, root) {
   return () => {
     stopPlay();
     resize.disconnect();
+    document.removeEventListener("keydown", onKey);
+    document.removeEventListener("fullscreenchange", onFullscreen);
+    model.off("msg:custom", onCustom);
     model.off("change:step_count", onAnswer);
     model.off("change:seq_body", onAnswer);
     cleanupGraph();

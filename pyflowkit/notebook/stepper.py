@@ -27,6 +27,10 @@ from pyflowkit.notebook.stepper_controller import (
     StepperController,
 )
 from pyflowkit.notebook.stepper_html import stepper_html
+from pyflowkit.notebook.stepper_lesson import LessonRecorder
+from pyflowkit.notebook.stepper_lesson import dumps as lesson_dumps
+from pyflowkit.notebook.stepper_lesson import load as load_lesson
+from pyflowkit.notebook.stepper_lesson import replay as replay_lesson
 from pyflowkit.notebook.stepper_narration import narrate
 from pyflowkit.notebook.stepper_view_model import (
     CHECKPOINT_COLUMNS,
@@ -111,6 +115,7 @@ class Stepper(anywidget.AnyWidget):
         self.timeline_pane = TimelinePane()
         self.progress = CheckpointProgress(job_graph)
         self._checkpoints_key: Any = None
+        self.lesson_recorder = LessonRecorder()
         self.controller = StepperController(
             job_graph, task_managers, slots, seed, savepoint_path, allow_non_restored_state
         )
@@ -157,6 +162,7 @@ class Stepper(anywidget.AnyWidget):
         """``MiniCluster.submitJob``: a fresh run with the current seed (nothing stepped yet)."""
         self.controller.seed = self.seed
         self.controller.task_managers = self.task_managers
+        self.lesson_recorder.record("submit")
         self.controller.submit()
         self.submitted = True
         self.refresh()
@@ -164,19 +170,42 @@ class Stepper(anywidget.AnyWidget):
     def step(self, n: int = 1) -> list[Any]:
         """Deliver ``n`` messages/mails (``JobRun.step``)."""
         self._need_run()
+        self.lesson_recorder.record("step", n=n)
         events = self.controller.step(n)
         self.refresh()
         return events
 
+    def step_until(
+        self, condition: Any, what: str = "the condition holds", max_steps: int = 2000
+    ) -> str:
+        """Step until ``condition(stepper)`` is true, the job ends, or ``max_steps`` steps: a wait
+        loop with a bound. Returns (and the notebook prints) why it stopped; raises
+        ``RuntimeError`` with that reason when the condition never held."""
+        self._need_run()
+        for taken in range(max_steps + 1):
+            if condition(self):
+                return f"{what} after {taken} step(s) (now at step {self.step_count})"
+            if self.finished:
+                break
+            self.step()
+        reason = (
+            f"the job ended ({self.job_status}) at step {self.step_count}"
+            if self.finished
+            else f"{max_steps} steps"
+        )
+        raise RuntimeError(f"stopped waiting for {what}: {reason}, and it never happened")
+
     def back(self) -> None:
         """Rewind one step (``JobRun.rewind``: a deterministic replay from the seed)."""
         self._need_run()
+        self.lesson_recorder.record("back")
         self.controller.back()
         self.refresh()
 
     def run_to(self, target: str) -> None:
         """Step until the next state change, JobStatus change, completed checkpoint, or the end."""
         self._need_run()
+        self.lesson_recorder.record("run_to", target=target)
         try:
             self.controller.run_to(target)
         finally:
@@ -185,30 +214,36 @@ class Stepper(anywidget.AnyWidget):
     def trigger_checkpoint(self) -> None:
         """``CheckpointCoordinator.triggerCheckpoint`` (when the runtime has checkpoints)."""
         self._need_run()
+        self.lesson_recorder.record("checkpoint")
         self.controller.trigger_checkpoint()
         self.refresh()
 
     def trigger_savepoint(self) -> None:
         """``JobMaster.triggerSavepoint`` (when the runtime has savepoints)."""
         self._need_run()
+        self.lesson_recorder.record("savepoint")
         self.controller.trigger_savepoint()
         self.refresh()
 
     def fail_selected_task(self) -> None:
         """``JobRun.fail_task`` on the subtask selected in the graph."""
         self._need_run()
-        self.controller.fail_task(*self.selected_subtask())
+        vertex, subtask = self.selected_subtask()
+        self.lesson_recorder.record("fail_task", vertex=vertex, subtask=subtask)
+        self.controller.fail_task(vertex, subtask)
         self.refresh()
 
     def fail_task_manager(self, index: int) -> None:
         """``JobRun.fail_task_manager``: kill TaskExecutor ``index``."""
         self._need_run()
+        self.lesson_recorder.record("fail_tm", index=index)
         self.controller.fail_task_manager(index)
         self.refresh()
 
     def cancel(self) -> None:
         """``JobMaster.cancel``."""
         self._need_run()
+        self.lesson_recorder.record("cancel")
         self.controller.cancel()
         self.refresh()
 
@@ -216,7 +251,67 @@ class Stepper(anywidget.AnyWidget):
         """A new run from scratch, with ``seed`` (or the current one)."""
         if seed is not None:
             self.seed = seed
-        self.submit()
+        self.lesson_recorder.record("reset", seed=self.seed)
+        self.lesson_recorder.paused = True
+        try:
+            self.submit()
+        finally:
+            self.lesson_recorder.paused = False
+
+    def present(self) -> None:
+        """Presenter mode: the Stepper takes the whole browser window, its text at least 18 px
+        (the Present button also asks for full screen; Escape or ``leave_presenter()`` leaves)."""
+        self.send({"event": "present"})
+
+    def leave_presenter(self) -> None:
+        self.send({"event": "leave"})
+
+    # -- lesson scripts ---------------------------------------------------------------------------
+    def bookmark(self, name: str) -> None:
+        """Remember the current step as ``name`` (saved with the lesson; ``go_to`` returns)."""
+        self.lesson_recorder.bookmarks[name] = self.step_count
+
+    def go_to(self, name_or_step: str | int) -> None:
+        """Rewind or step to a bookmark (or a step number): a deterministic replay from the seed."""
+        target = self.lesson_recorder.bookmarks.get(name_or_step, name_or_step)  # type: ignore[call-overload]
+        if not isinstance(target, int):
+            known = ", ".join(self.lesson_recorder.bookmarks) or "none"
+            raise KeyError(f"no bookmark {name_or_step!r} (bookmarks: {known})")
+        while self.step_count > target:
+            self.back()
+        if self.step_count < target:
+            self.step(target - self.step_count)
+
+    def narrate_step(self, step: int, text: str) -> None:
+        """The teacher's own sentence for ``step`` (shown instead of the derived one, saved)."""
+        self.lesson_recorder.narration[step] = text
+        if step == self.step_count:
+            self.refresh()
+
+    def lesson(self) -> dict[str, Any]:
+        """This session as a lesson script (a dict; ``save_lesson`` writes it as JSON)."""
+        return self.lesson_recorder.to_dict(self)
+
+    def save_lesson(self, path: str) -> str:
+        """Write the lesson script to ``path`` (small JSON, one action per line); the path."""
+        from pathlib import Path
+
+        Path(path).write_text(lesson_dumps(self.lesson()))
+        return str(path)
+
+    def play_lesson(self, source: Any) -> Stepper:
+        """Replay a lesson script (a path, JSON text or dict) from a fresh session: the same
+        seed and actions give the same trace as when it was recorded."""
+        lesson = load_lesson(source)
+        if lesson["job"] != self.job_graph.job_name:
+            raise ValueError(
+                f"the lesson is for job {lesson['job']!r}, this Stepper runs "
+                f"{self.job_graph.job_name!r}"
+            )
+        self.lesson_recorder = LessonRecorder()
+        replay_lesson(self, lesson)
+        self.refresh()
+        return self
 
     def _need_run(self) -> None:
         if self.controller.run is None:
@@ -243,6 +338,9 @@ class Stepper(anywidget.AnyWidget):
             self.message = short_ids(self.controller.message)
             self._refresh_sequence()
             self.narration = narrate(self.run, self.sequence.model)
+            override = self.lesson_recorder.narration.get(self.step_count)
+            if override and self.narration:
+                self.narration = {**self.narration, "sentence": override, "override": True}
             self.failures = self.failure_pane.update(self.run)
             self.timeline = self.timeline_pane.update(self.run)
             self._refresh_keyed_state()

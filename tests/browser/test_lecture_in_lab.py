@@ -245,3 +245,77 @@ def test_the_current_step_stays_in_view_through_submission(lab, width, height):
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
+
+
+#: The smallest rendered text in the Stepper, CSS zoom included (presenter mode zooms the widget):
+#: HTML text by its font size times the element's effective zoom, SVG text by its on-screen height
+#: ratio (font size times the screen transform's scale, times the zoom when the CTM leaves it out).
+SMALLEST_ZOOMED_FONT = """
+root => {
+  let smallest = Infinity, where = "";
+  for (const e of root.querySelectorAll("*")) {
+    if (e.closest("option, select, title, defs")) continue;
+    const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    const r = e.getBoundingClientRect();
+    if (!own || !r.width || !r.height || getComputedStyle(e).visibility === "hidden") continue;
+    const zoom = e.currentCSSZoom || 1;
+    let px = parseFloat(getComputedStyle(e).fontSize) * zoom;
+    if (e instanceof SVGElement) {
+      const m = e.getScreenCTM();
+      const ctm = Math.hypot(m.a, m.b);
+      px = parseFloat(getComputedStyle(e).fontSize) * Math.max(ctm, ctm * (ctm < zoom * 0.99 ? zoom : 1));
+    }
+    if (px < smallest) { smallest = px; where = e.tagName + " " + e.textContent.slice(0, 40); }
+  }
+  return [smallest, where];
+}
+"""
+
+
+def test_presenter_mode_takes_the_window_with_large_text(lab):
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    udd = tempfile.mkdtemp(prefix="pw-udd-")
+    nb = "03_job_submission_step_by_step.ipynb"
+    try:
+        with sync_playwright() as p:
+            ctx, page, stepper = run_all(p, lab, nb, udd, 1280, 800)
+            reset(page, stepper)
+            stepper.locator("button.pfk-present").click()
+            page.wait_for_function(
+                "() => document.querySelector('.pfk-stepper.pfk-presenting')", timeout=10000
+            )
+            for _ in range(8):
+                step_and_wait(page, stepper)
+            page.wait_for_timeout(300)
+            box = stepper.bounding_box()
+            assert box["x"] <= 1 and box["y"] <= 1, box
+            assert box["width"] >= 1270 and 780 <= box["height"] <= 801, box
+            smallest, where = stepper.evaluate(SMALLEST_ZOOMED_FONT)
+            print(f"presenter 1280x800: smallest text {smallest:.1f} px ({where!r})")
+            assert smallest >= 18, f"{smallest:.2f} px: {where}"
+            seen = stepper.evaluate(
+                "root => { const f = root.querySelector('.pfk-seq-frame').getBoundingClientRect();"
+                " const step = root.querySelector('.pfk-step-no').textContent.split(' ').pop();"
+                " return [...root.querySelectorAll(`g.pfk-seq-msg[data-step='${step}']`)].map(g =>"
+                " { const r = g.getBoundingClientRect(); return r.top >= f.top - 1 &&"
+                " r.bottom <= Math.min(f.bottom, innerHeight) + 1; }); }"
+            )
+            page.screenshot(path=str(SHOTS / "lecture_presenter_1280x800.png"))
+            debug = stepper.evaluate(
+                "root => [root.style.zoom, innerHeight, root.offsetHeight,"
+                " root.querySelector('.pfk-graph-frame').style.height,"
+                " root.querySelector('.pfk-graph-frame').offsetHeight,"
+                " root.querySelector('.pfk-tab-body').style.height, root.dataset.fit,"
+                " root.getBoundingClientRect().height, !!document.fullscreenElement]"
+            )
+            assert seen and all(seen), (seen, debug)
+            page.keyboard.press("Escape")
+            page.wait_for_function(
+                "() => !document.querySelector('.pfk-stepper.pfk-presenting')", timeout=10000
+            )
+            assert page.pfk_errors == [], page.pfk_errors
+            ctx.close()
+    finally:
+        shutil.rmtree(udd, ignore_errors=True)

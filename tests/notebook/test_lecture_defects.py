@@ -118,3 +118,32 @@ def test_focus_mode_fits_the_pane_width_with_client_and_dispatcher_pinned():
     assert max(widths) <= 1100 and ROW >= 24
     stepper.seq_width = 0  # no width known: every lifeline at full width (the static export)
     assert len(stepper.sequence.lifelines) == len(stepper.sequence.model.lifelines)
+
+
+def test_step_until_is_a_bounded_wait_that_says_why_it_stopped():
+    import pytest
+
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(word_count_env(), submit=True)
+    reason = stepper.step_until(
+        lambda s: set(s.states.values()) == {"RUNNING"}, "every subtask RUNNING"
+    )
+    assert re.fullmatch(r"every subtask RUNNING after \d+ step\(s\) \(now at step \d+\)", reason)
+    assert set(stepper.states.values()) == {"RUNNING"}
+    with pytest.raises(RuntimeError, match=r"a blocked channel: the job ended \(FINISHED\)"):
+        stepper.step_until(lambda s: "blocked" in s.edge_marks.values(), "a blocked channel")
+    stepper.reset()
+    with pytest.raises(RuntimeError, match="a FAILED job: 3 steps, and it never happened"):
+        stepper.step_until(lambda s: s.job_status == "FAILED", "a FAILED job", max_steps=3)
+
+
+def test_present_asks_the_front_end_for_presenter_mode():
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(word_count_env())
+    sent = []
+    stepper.send = sent.append  # the comm message the widget's front end handles
+    stepper.present()
+    stepper.leave_presenter()
+    assert sent == [{"event": "present"}, {"event": "leave"}]
