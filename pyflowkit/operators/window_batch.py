@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.window import MAX_LONG_VALUE, MIN_LONG_VALUE, TimeWindow
-from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity, pickled_key
 from pyflowkit.operators.window_functions import InternalWindowFunction, PassThroughWindowFunction
 
 if TYPE_CHECKING:
@@ -105,6 +105,8 @@ class TumblingBatchProcessor:
                 ck = key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
                 g = window_groups.get(ck)
                 if g is None:
+                    if type(key).__hash__ is None:  # a list key: keyed by its pickle (PyFlink)
+                        key = pickled_key(key)
                     kg = cached_key_group(ck)
                     if kg is None:
                         kg = backend.checked_key_group(key)

@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pyflowkit.common import Types
+from pyflowkit.common import Time, Types
+from pyflowkit.common.watermark_strategy import WatermarkStrategy
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import KeyedProcessFunction, MapFunction, RuntimeContext
 from pyflowkit.datastream.state import ValueStateDescriptor
+from pyflowkit.datastream.window import TumblingEventTimeWindows
 
 RECORDS = [(1, "a"), (2, "b"), (1, "c"), (3, "d"), (2, "e"), (1, "f")]
+NAMES = ("map", "process", "reduce", "dict key", "count window", "event-time window", "timers")
 
 
 class CountMap(MapFunction):
@@ -45,6 +48,10 @@ def expected_counts() -> set[tuple[str, int]]:
 
 def jobs(env: StreamExecutionEnvironment) -> dict[str, Any]:
     keyed = lambda: env.from_collection(RECORDS).key_by(lambda t: [t[0]])  # noqa: E731
+    stamps = WatermarkStrategy.for_monotonous_timestamps().with_timestamp_assigner(
+        lambda v, _: RECORDS.index(v)  # event time: the record's position, 0..5
+    )
+    timed = lambda: env.from_collection(RECORDS).assign_timestamps_and_watermarks(stamps)  # noqa: E731
     return {
         "map": keyed().map(CountMap()),
         "process": keyed().process(CountProcess()),
@@ -52,6 +59,12 @@ def jobs(env: StreamExecutionEnvironment) -> dict[str, Any]:
         "dict key": env.from_collection(RECORDS)
         .key_by(lambda t: {"k": t[0]})
         .reduce(lambda a, b: (a[0], a[1] + b[1])),
+        "count window": keyed().count_window(2).reduce(lambda a, b: (a[0], a[1] + b[1])),
+        "event-time window": timed()
+        .key_by(lambda t: [t[0]])
+        .window(TumblingEventTimeWindows.of(Time.milliseconds(3)))
+        .reduce(lambda a, b: (a[0], a[1] + b[1])),
+        "timers": timed().key_by(lambda t: {"k": t[0]}).process(TimerOnKey()),
     }
 
 
@@ -65,6 +78,26 @@ def check(results: dict[str, list[Any]], mode: str) -> None:
         assert last == {1: "acf", 2: "be", 3: "d"}, (name, results[name])
         if mode == "BATCH":  # BATCH emits each key's final value only
             assert sorted(results[name]) == [(1, "acf"), (2, "be"), (3, "d")]
+    assert sorted(results["count window"]) == [(1, "ac"), (2, "be")]
+    # windows [0, 3) and [3, 6): key 1 has a, c then f; key 2 b then e; key 3 d
+    assert sorted(results["event-time window"]) == [
+        (1, "ac"),
+        (1, "f"),
+        (2, "b"),
+        (2, "e"),
+        (3, "d"),
+    ]
+    # one timer per record at its time + 10, fired with the dict key it was set for
+    assert sorted(results["timers"]) == sorted((i + 10, k) for i, (k, _) in enumerate(RECORDS))
+
+
+class TimerOnKey(KeyedProcessFunction):
+    def process_element(self, value: Any, ctx: Any) -> Any:
+        ctx.timer_service().register_event_time_timer(ctx.timestamp() + 10)
+        return iter(())
+
+    def on_timer(self, timestamp: int, ctx: Any) -> Any:
+        yield (timestamp, ctx.get_current_key()["k"])
 
 
 class SubtaskOf(KeyedProcessFunction):

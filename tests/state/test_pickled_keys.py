@@ -14,7 +14,7 @@ from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironmen
 from pyflowkit.java_semantics import PickledList, key_identity, pickled_key, pickled_key_hash_code
 from pyflowkit.state.java_hash import java_hash_code
 from pyflowkit.state.key_groups import assign_key_to_parallel_operator
-from tests.spark.pickled_key_jobs import RECORDS, SubtaskOf, check, jobs
+from tests.spark.pickled_key_jobs import NAMES, RECORDS, SubtaskOf, check, jobs
 
 
 def arrays_hash_code(data: bytes) -> int:
@@ -43,7 +43,7 @@ def test_the_key_hash_is_pyflinks_row_of_pickled_bytes() -> None:
 @pytest.mark.parametrize("parallelism", [1, 2, 4])
 def test_list_and_dict_keys_on_the_simulated_cluster(mode: str, parallelism: int) -> None:
     results = {}
-    for name in ("map", "process", "reduce", "dict key"):
+    for name in NAMES:
         conf = Configuration().set_string("execution.target", "local")
         env = StreamExecutionEnvironment.get_execution_environment(conf)
         env.set_parallelism(parallelism)
@@ -70,7 +70,7 @@ def test_records_go_to_the_subtask_of_the_pickled_key_group() -> None:
 @pytest.mark.parametrize("mode", ["STREAMING", "BATCH"])
 def test_list_and_dict_keys_on_spark(spark: Any, mode: str) -> None:
     results = {}
-    for name in ("map", "process", "reduce", "dict key"):
+    for name in NAMES:
         env = StreamExecutionEnvironment.get_execution_environment()
         env.set_parallelism(2)
         env.set_runtime_mode(getattr(RuntimeExecutionMode, mode))
