@@ -114,6 +114,29 @@ def master_address(master: str) -> tuple[str, int] | None:
     return None
 
 
+_LOCAL_MASTER = re.compile(
+    r"local(\[(\*|[1-9]\d*)(,\s*[1-9]\d*)?\])?$|local-cluster\[\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\]$"
+)
+
+
+def check_master_url(master: str) -> None:
+    """Spark's own master URL rules, checked before a JVM starts (spark-submit would print them
+    with a stack trace and exit, and PySpark then raise ``[JAVA_GATEWAY_EXITED]``)."""
+    if master.startswith("sc://"):
+        return
+    if not master.startswith(("yarn", "spark", "k8s", "local")):
+        raise SparkEnvironmentError(
+            f"Invalid spark.master {master!r}: Master must either be yarn or start with spark, "
+            "k8s, or local (e.g. local[*], spark://host:7077, k8s://https://host:443, yarn), or "
+            "be sc://host:port for Spark Connect."
+        )
+    if master.startswith("local") and not _LOCAL_MASTER.match(master):
+        raise SparkEnvironmentError(
+            f"Invalid spark.master {master!r}: Could not parse Master URL: '{master}' (local, "
+            "local[N], local[*], local[N,F] or local-cluster[N,C,M])."
+        )
+
+
 def check_master_reachable(master: str, timeout: float = 3.0) -> None:
     """Raise ``SparkEnvironmentError`` if a standalone/Connect master refuses connections."""
     address = master_address(master)

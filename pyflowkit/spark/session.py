@@ -152,6 +152,7 @@ def _embedded_session(master: str, conf: dict[str, str], jvm_stderr: Path | None
     try:
         if _embedded is not None:
             _stop_embedded()  # a different master/conf: getOrCreate would silently reuse the old one
+        preflight.check_master_url(master)
         if not master.startswith("sc://"):
             preflight.check_java()
         preflight.check_master_reachable(master)
