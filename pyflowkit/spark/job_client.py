@@ -34,10 +34,17 @@ class SparkJobClient(JobClient):
         return JobID(self.job.job_id)
 
     def get_job_status(self) -> CompletableFuture:
-        """``RUNNING`` while the query runs; ``FINISHED`` / ``CANCELED`` / ``FAILED`` after."""
+        """``RUNNING`` while the query runs, ``RESTARTING`` while it restarts after a failure
+        (``last_failure`` names it); ``FINISHED`` / ``CANCELED`` / ``FAILED`` after."""
         if self.job.status == "RUNNING":
             self.job.poll(0)
         return CompletableFuture(JobStatus(self.job.status))
+
+    @property
+    def last_failure(self) -> str:
+        """pyflowkit's: the failure the job last restarted after (exception and subtask), as
+        Flink's web UI shows under Exceptions; empty if it never failed."""
+        return self.job.last_failure
 
     def cancel(self) -> CompletableFuture:
         """Flink's ``cancel``: stop the query; the job ends CANCELED."""
@@ -107,7 +114,10 @@ class SparkJobClient(JobClient):
         return os.path.join(base, name)
 
     def __repr__(self) -> str:
-        return f"SparkJobClient({self.job.job_name!r}, {self.job.job_id}, {self.job.status})"
+        failure = f", last failure: {self.job.last_failure}" if self.job.last_failure else ""
+        return (
+            f"SparkJobClient({self.job.job_name!r}, {self.job.job_id}, {self.job.status}{failure})"
+        )
 
 
 def _path_argument(method: str, path: Any) -> str | None:

@@ -44,6 +44,34 @@ from pyflowkit.spark.streaming_source import DRAIN, PAUSE
 
 CHECKPOINTS_DIR = "state.checkpoints.dir"
 SAVEPOINT_PATH = "execution.savepoint.path"
+# the restart guard on Spark (the simulated cluster's is pyflowkit.local.max-restarts): restarts
+# in a row without a completed micro-batch before the job fails; "none" turns it off
+MAX_RESTARTS_KEY = "pyflowkit.spark.max-restarts"
+DEFAULT_MAX_RESTARTS = 10
+
+
+def max_restarts_setting(configuration: dict[str, str]) -> int | None:
+    """``pyflowkit.spark.max-restarts``: an int >= 0, or ``none`` (no guard)."""
+    value = str(configuration.get(MAX_RESTARTS_KEY, DEFAULT_MAX_RESTARTS)).strip()
+    if value.lower() == "none":
+        return None
+    if not value.isdigit():
+        raise ValueError(f"'{MAX_RESTARTS_KEY}' must be an int >= 0 or 'none', got {value!r}.")
+    return int(value)
+
+
+def failure_line(error: BaseException) -> str:
+    """One line for a query failure: the user's exception and the subtask it failed in, else
+    the first line of Spark's error."""
+    from pyflowkit.spark.executor import user_error_message
+
+    carried = user_error_message(error)
+    if carried is None:
+        return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    tb, where = carried
+    return f"{tb.strip().splitlines()[-1]} in {where}"
+
+
 IGNORE_UNCLAIMED = "execution.savepoint.ignore-unclaimed-state"  # --allowNonRestoredState
 DEFAULT_TRIGGER_MS = 1000
 _END = object()  # end of the collect queue
@@ -129,11 +157,18 @@ class StreamingJob:
         self.started = 0.0
         self.ended = 0.0
         self._lock = threading.Lock()
+        self._poll_lock = threading.Lock()
         self._nodes = {n.id: n for v in job_graph.vertices for n in v.stream_nodes}
         self.checkpoint_location = settings.checkpoint_location or ""
         self.temporary_checkpoints = False
         self.restarts = 0
         self.failure_note = ""
+        # the last failure the query restarted after: one line (exception, subtask) and the error
+        self.last_failure = ""
+        self.last_error: BaseException | None = None
+        self._restarts_without_progress = 0
+        self._batches_at_restart = 0
+        self.max_restarts = max_restarts_setting(configuration)
         self.printed = 0
         self._watermarks: dict[str, dict[int, int]] = {}  # vertex → subtask → input watermark
         self.listeners: list[Any] = []  # called with a StreamingProgress while waiting
@@ -401,7 +436,18 @@ class StreamingJob:
         )
 
     def poll(self, timeout: float) -> str:
-        """Wait up to ``timeout`` s for the job to end; returns the job status."""
+        """Wait up to ``timeout`` s for the job to end; returns the job status. One thread at a
+        time drives the query (a restart, with its back-off, happens once)."""
+        if self.status in ("FINISHED", "CANCELED", "FAILED"):
+            return self.status
+        if not self._poll_lock.acquire(timeout=max(timeout, 0.001)):
+            return self.status  # another thread polls (or restarts) the query right now
+        try:
+            return self._poll(timeout)
+        finally:
+            self._poll_lock.release()
+
+    def _poll(self, timeout: float) -> str:
         if self.status in ("FINISHED", "CANCELED", "FAILED"):
             return self.status
         query = self.query
@@ -430,7 +476,7 @@ class StreamingJob:
         deadline = None if timeout is None else time.monotonic() + timeout
         reported = 0.0
         try:
-            while self.poll(0.2) in ("RUNNING", "CREATED"):
+            while self.poll(0.2) in ("RUNNING", "CREATED", "RESTARTING"):
                 if self.listeners and time.monotonic() - reported >= 0.5:
                     reported = time.monotonic()
                     self._report()
@@ -438,7 +484,7 @@ class StreamingJob:
                     break
         except KeyboardInterrupt:
             self.cancel()
-        if self.listeners and self.status not in ("RUNNING", "CREATED"):
+        if self.listeners and self.status not in ("RUNNING", "CREATED", "RESTARTING"):
             self._report()
         return self.status
 
@@ -505,28 +551,55 @@ class StreamingJob:
 
     def _restart(self, error: BaseException) -> bool:
         """The restart strategy decides (Flink's ``RestartBackoffTimeStrategy``): restart the
-        query from its last checkpoint after the back-off, or let the job fail."""
+        query from its last checkpoint after the back-off, or let the job fail. While it waits
+        the job is RESTARTING and ``last_failure`` names the cause (exception, subtask); the
+        restart guard fails a job that keeps failing without completing a micro-batch."""
         strategy = self.restart_strategy
         strategy.notify_failure(int(time.time() * 1000))
         name = f"{self.job_name} ({self.job_id})"
+        self.last_error, self.last_failure = error, failure_line(error)
         if not strategy.can_restart():
             self.failure_note = f"Recovery is suppressed by {strategy}"
             print(f"Job {name} switched from state RUNNING to FAILED.", file=sys.stderr)
             return False
-        from pyflowkit.spark.executor import user_error_message
-
-        carried = user_error_message(error)
-        cause = carried[0].strip().splitlines()[-1] if carried else str(error).splitlines()[0]
-        print(f"Job {name} switched from state RUNNING to RESTARTING ({cause}).", file=sys.stderr)
+        if self.batches > self._batches_at_restart:
+            self._restarts_without_progress = 0  # it got further since the last restart
+        self._batches_at_restart = self.batches
+        if self.max_restarts is not None and self._restarts_without_progress >= self.max_restarts:
+            self.failure_note = self._guard_note(strategy)
+            print(f"Job {name} switched from state RUNNING to FAILED.", file=sys.stderr)
+            return False
+        self.status = "RESTARTING"
+        print(
+            f"Job {name} switched from state RUNNING to RESTARTING ({self.last_failure}).",
+            file=sys.stderr,
+        )
+        if self.listeners:
+            self._report()
         time.sleep(strategy.backoff_time / 1000)
+        if self.status != "RESTARTING":  # cancelled meanwhile
+            return True
         self.query = self._writer.start()
         self.restarts += 1
+        self._restarts_without_progress += 1
+        self.status = "RUNNING"
         print(
             f"Job {name} switched from state RESTARTING to RUNNING (restored from the checkpoint "
             f"of batch {last_batch(self.checkpoint_location)}).",
             file=sys.stderr,
         )
         return True
+
+    def _guard_note(self, strategy: Any) -> str:
+        """Why the restart guard stopped the job, and how to change that."""
+        return (
+            f"The restart guard stopped it after {self._restarts_without_progress} restarts "
+            f"without a completed micro-batch (each failed with {self.last_failure}). Its "
+            f"restart strategy is {strategy}; with checkpointing enabled and no restart strategy "
+            "set, Flink restarts a failing job forever. Set a restart strategy, e.g. "
+            "env.set_restart_strategy(RestartStrategies.fixed_delay_restart(3, 1000)), or allow "
+            f"more restarts with '{MAX_RESTARTS_KEY}'"
+        )
 
     def _end(self, status: str) -> None:
         self.status = status

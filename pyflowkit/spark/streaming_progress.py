@@ -66,6 +66,7 @@ class StreamingProgress:
     printed_lines: int = 0
     latest_lines: list[str] = field(default_factory=list)
     restarts: int = 0
+    last_failure: str = ""  # the failure it last restarted after (exception in subtask)
     checkpoint_location: str = ""
     # subtask ("Map (1/2)") → user metrics (identifier → value), as the batch result's metrics
     metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -74,6 +75,7 @@ class StreamingProgress:
     def of(cls, job: Any) -> StreamingProgress:
         """Read ``job``'s query progress and sink bookkeeping."""
         p = cls(job.job_name, job.job_id, job.status, batches=job.batches, restarts=job.restarts)
+        p.last_failure = getattr(job, "last_failure", "")
         p.checkpoint_location = job.checkpoint_location
         progress = None
         if job.query is not None:
@@ -113,6 +115,8 @@ class StreamingProgress:
         parts.append(f"{self.printed_lines:,} lines printed")
         if self.restarts:
             parts.append(f"{self.restarts} restart(s)")
+        if self.last_failure and (self.status == "RESTARTING" or self.restarts):
+            parts.append(f"last failure: {self.last_failure}")
         return " · ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
