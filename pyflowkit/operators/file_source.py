@@ -197,7 +197,16 @@ class FileSourceReader(SourceReader):
         split = self.splits[0]
         out: list[tuple[Any, int | None]] = []
         while len(out) < max_records:
-            record = next(records, _END)
+            try:
+                record = next(records, _END)
+            except UnicodeDecodeError as exc:  # the file and the line, not only the byte
+                line = split.records_to_skip + len(out) + 1
+                raise IllegalArgumentException(
+                    f"FileSource cannot decode split {split.split_id} ({split.path!r}) at line "
+                    f"{line}: {exc}. The file is not "
+                    f"{getattr(self.source.stream_format, 'charset_name', 'UTF-8')}: give its "
+                    "charset, e.g. StreamFormat.text_line_format('ISO-8859-1')."
+                ) from exc
             if record is _END:
                 self._close_current()
                 self._finished.append(split.split_id)
