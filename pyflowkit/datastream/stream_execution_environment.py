@@ -16,6 +16,12 @@ from typing import Any
 from pyflowkit.common import python_dependencies as deps
 from pyflowkit.common.configuration import Configuration
 from pyflowkit.common.execution_config import ExecutionConfig, check_max_parallelism
+from pyflowkit.common.flink_version import (
+    DEFAULT_VERSION,
+    FLINK_VERSION_KEY,
+    FlinkVersionProfile,
+    profile_for,
+)
 from pyflowkit.common.job_client import JobClient
 from pyflowkit.common.job_execution_result import JobExecutionResult
 from pyflowkit.common.restart_strategy import (
@@ -83,7 +89,9 @@ class StreamExecutionEnvironment:
         self._all_transformations: list[Transformation] = []  # incl. sources, for uid checks
         self._requested_side_outputs: dict[int, dict[str, TypeInformation]] = {}
         self._chaining_enabled = True
-        self._time_characteristic = TimeCharacteristic.ProcessingTime
+        self._profile = profile_for(DEFAULT_VERSION)
+        self._time_characteristic_set = False  # the program chose one: a profile keeps it
+        self._apply_time_defaults()
         self._runtime_mode = RuntimeExecutionMode.STREAMING
         self._buffer_timeout = 100
         self._capture = None
@@ -147,12 +155,24 @@ class StreamExecutionEnvironment:
                 f"set_stream_time_characteristic() needs a TimeCharacteristic, got "
                 f"{characteristic!r}."
             )
+        self._time_characteristic_set = True
         self._time_characteristic = characteristic
         interval = 0 if characteristic == TimeCharacteristic.ProcessingTime else 200
         self._config.set_auto_watermark_interval(interval)
 
     def get_stream_time_characteristic(self) -> TimeCharacteristic:
         return self._time_characteristic
+
+    # --- the Flink version profile (pyflowkit.flink-version) -----------------------------------
+    def get_flink_version_profile(self) -> FlinkVersionProfile:
+        """The rules of the Flink version this environment follows (``pyflowkit.flink-version``)."""
+        return self._profile
+
+    def _apply_time_defaults(self) -> None:
+        """The profile's time characteristic and auto-watermark interval (FLINK-19317)."""
+        defaults = self._profile.time_defaults
+        self._time_characteristic = TimeCharacteristic[defaults.time_characteristic]
+        self._config.set_auto_watermark_interval(defaults.auto_watermark_interval)
 
     def set_buffer_timeout(self, timeout_millis: int) -> StreamExecutionEnvironment:
         if isinstance(timeout_millis, bool) or not isinstance(timeout_millis, int):
@@ -265,6 +285,8 @@ class StreamExecutionEnvironment:
             )
         c = configuration
         updates: list[tuple[str, Any]] = []
+        if c.contains_key(FLINK_VERSION_KEY):
+            updates.append(("profile", profile_for(c.get_string(FLINK_VERSION_KEY) or "")))
         if c.contains_key("parallelism.default"):
             p = c.get_integer("parallelism.default")
             if p < 1:
@@ -322,7 +344,11 @@ class StreamExecutionEnvironment:
         # --- everything validated: apply ---
         self._checkpoint_config._restore_state(new_cp_state)
         for what, value in updates:
-            if what == "parallelism":
+            if what == "profile":
+                self._profile = value
+                if not self._time_characteristic_set:
+                    self._apply_time_defaults()
+            elif what == "parallelism":
                 self._config.set_parallelism(value)
             elif what == "max_parallelism":
                 self._config.set_max_parallelism(value)
@@ -827,6 +853,13 @@ class StreamExecutionEnvironment:
     def get_transformations(self) -> list[Transformation]:
         return list(self._transformations)
 
+    def _retained_checkpoints(self) -> int:
+        """The retained-checkpoints option under the profile's key(s) (FLIP-406 in 1.20)."""
+        for key in self._profile.checkpoint_keys.num_retained:
+            if self._configuration.contains_key(key):
+                return self._configuration.get_integer(key, 1)
+        return 1
+
     def _settings(self) -> Any:
         from pyflowkit.graph.settings import EnvironmentSettings
 
@@ -840,13 +873,12 @@ class StreamExecutionEnvironment:
             auto_watermark_interval=self._config.get_auto_watermark_interval(),
             buffer_timeout=self._buffer_timeout,
             auto_generated_uids=self._config.has_auto_generated_uids_enabled(),
-            checkpoint=self._checkpoint_config.to_settings(
-                self._configuration.get_integer("state.checkpoints.num-retained", 1)
-            ),
+            checkpoint=self._checkpoint_config.to_settings(self._retained_checkpoints()),
             restart_strategy=(
                 None if isinstance(restart, FallbackRestartStrategyConfiguration) else restart
             ),
             configuration=self._configuration.to_dict(),
+            flink_version=self._profile.version,
         )
 
     def get_stream_graph(

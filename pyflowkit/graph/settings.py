@@ -48,3 +48,4 @@ class EnvironmentSettings:
     checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
     restart_strategy: Any = None  # pyflowkit.common.RestartStrategyConfiguration or None (fallback)
     configuration: dict[str, str] = field(default_factory=dict)  # every Configuration key as set
+    flink_version: str = "1.11"  # the environment's pyflowkit.flink-version profile

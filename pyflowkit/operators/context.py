@@ -109,6 +109,7 @@ class StreamConfig:
     is_chain_start: bool = True
     is_chain_end: bool = True
     runtime_mode: str = "STREAMING"  # the job's resolved RuntimeExecutionMode: STREAMING / BATCH
+    flink_version: str = "1.11"  # the job's pyflowkit.flink-version (common.flink_version)
     cached_files: dict[str, tuple[str, bool]] = field(default_factory=dict)  # name → (path, exec)
 
     @property
@@ -154,6 +155,7 @@ class StreamConfig:
             time_characteristic=getattr(settings, "time_characteristic", "ProcessingTime"),
             auto_watermark_interval=getattr(settings, "auto_watermark_interval", 0),
             chain_index=chain_index,
+            flink_version=getattr(settings, "flink_version", "1.11"),
             cached_files=parse_cached_files(
                 (getattr(settings, "configuration", None) or {}).get(CACHED_FILES)
             ),

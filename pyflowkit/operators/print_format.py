@@ -3,7 +3,8 @@
 Choice (documented): PyFlink prints untyped (pickled) streams via Python's ``str()`` (its
 ``DataStream._align_output_type`` maps them to strings with ``str``), so ``('a', 1)`` prints as
 ``('a', 1)``. A stream declared with ``Types.TUPLE`` prints as Flink's ``Tuple.toString``:
-``(a,1)``; ``Types.ROW`` as Flink 1.11's ``Row.toString``: ``a,1``; basic types as Java's
+``(a,1)``; ``Types.ROW`` as ``Row.toString`` of the job's Flink version (the profile's
+``RowPrint`` rule, FLINK-18090): 1.11 ``a,1``, 1.20 ``+I[a, 1]``; basic types as Java's
 ``toString`` (``true``, ``1.0``, ``1.0E10``, ``null``).
 """
 
@@ -14,6 +15,7 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
+from pyflowkit.common.flink_version import RowPrint
 from pyflowkit.common.typeinfo import (
     BasicType,
     BasicTypeInfo,
@@ -102,6 +104,18 @@ def java_to_string(value: Any) -> str:
     return str(value)
 
 
+def row_to_string(value: Any, row_print: RowPrint) -> str:
+    """``Row.toString`` under ``row_print``; nested Rows follow the same rule (``RowUtils``)."""
+    if not row_print.kind_prefixed:
+        return java_to_string(value)
+    fields = [
+        row_to_string(f, row_print) if hasattr(f, "_flink_row_fields") else java_to_string(f)
+        for f in value._flink_row_fields()
+    ]
+    kind = value.get_row_kind().short_string() if hasattr(value, "get_row_kind") else "+I"
+    return row_print.text(kind, fields)
+
+
 def _uses_java_text(type_info: TypeInformation | None) -> bool:
     return isinstance(type_info, TupleTypeInfo | RowTypeInfo | BasicTypeInfo | ListTypeInfo)
 
@@ -130,8 +144,18 @@ def _field_text(type_info: TypeInformation) -> Callable[[Any], str]:
     return java_to_string
 
 
-def value_formatter(type_info: TypeInformation | None) -> Callable[[Any], str]:
-    """``format_value`` compiled for one declared type: the per-record text function."""
+def value_formatter(
+    type_info: TypeInformation | None, row_print: RowPrint | None = None
+) -> Callable[[Any], str]:
+    """``format_value`` compiled for one declared type: the per-record text function.
+
+    ``row_print`` is the profile's ``Row.toString`` rule; None (or 1.11's) keeps ``a,1``."""
+    if row_print is not None and row_print.kind_prefixed and isinstance(type_info, RowTypeInfo):
+        return lambda value: (
+            row_to_string(value, row_print)
+            if hasattr(value, "_flink_row_fields")
+            else java_to_string(value)
+        )
     if isinstance(type_info, TupleTypeInfo):
         fields = [_field_text(t) for t in type_info.field_types]
         arity = len(fields)
@@ -224,7 +248,7 @@ def _tuple_template(prefix: str, arity: int) -> str:
 
 
 def print_batch_formatter(
-    type_info: TypeInformation | None, prefix: str
+    type_info: TypeInformation | None, prefix: str, row_print: RowPrint | None = None
 ) -> Callable[[Sequence[Any]], list[str]]:
     """The lines a print sink writes for a batch of values (``prefix`` + text), compiled once.
 
@@ -233,7 +257,7 @@ def print_batch_formatter(
     ``%`` template, which is ``tuple.__repr__`` field by field, and a batch of strings is the
     strings themselves.
     """
-    text = value_formatter(type_info)
+    text = value_formatter(type_info, row_print)
     add_prefix = prefix.__add__
     if text is not str:
         if prefix:

@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from pyflowkit.common.flink_version import profile_for
 from pyflowkit.datastream.functions import SinkFunction
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
@@ -137,7 +138,8 @@ class StreamSink(AbstractUdfStreamOperator):
         in_type = self.config.input_types[0] if self.config.input_types else None
         if isinstance(fn, PrintSinkFunction):
             to_err, write = fn.print_to_err, env.print_lines
-            lines_of = print_batch_formatter(in_type, fn.prefix)
+            row_print = profile_for(self.config.flink_version).row_print
+            lines_of = print_batch_formatter(in_type, fn.prefix, row_print)
 
             def print_batch(values: Sequence[Any]) -> None:  # one write per batch
                 if values:
