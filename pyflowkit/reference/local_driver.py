@@ -27,6 +27,7 @@ from pyflowkit.operators.stream_source import InputStatus
 from pyflowkit.state.snapshot import OperatorSnapshot
 from pyflowkit.task.chain import OperatorChain, non_chained_out_edges
 from pyflowkit.task.input_processor import StreamInputProcessor, input_channels
+from pyflowkit.task.record_writer_output import RecordWriterOutput
 
 _RECORD, _WATERMARK, _END = 0, 1, 2
 
@@ -58,27 +59,21 @@ class _Subtask:
         return f"{self.vertex.name} ({self.index + 1}/{self.vertex.parallelism})"
 
 
-class _RecordWriterOutput(Output):
-    """Flink's ``RecordWriterOutput``: the edge's partitioner picks the consumer channel(s)."""
+class _RecordWriterOutput(RecordWriterOutput):
+    """The task core's ``RecordWriterOutput`` over the driver's FIFO queue."""
 
     def __init__(
         self,
         driver: LocalDriver,
         selector: ChannelSelector,
-        targets: list[tuple[_Subtask, int, int]],
+        targets: list[tuple[_Subtask, Any]],
     ) -> None:
+        super().__init__(selector)
         self.driver = driver
-        self.selector = selector
         self.targets = targets  # per subpartition: (consumer, its channel id)
-        self.broadcast = selector.is_broadcast
 
-    def collect(self, value: Any, timestamp: int | None) -> None:
-        push = self.driver.queue.append
-        if self.broadcast:
-            for target in self.targets:
-                push((_RECORD, target, value, timestamp))
-        else:
-            push((_RECORD, self.targets[self.selector.select_channel(value)], value, timestamp))
+    def write(self, channel: int, value: Any, timestamp: int | None) -> None:
+        self.driver.queue.append((_RECORD, self.targets[channel], value, timestamp))
 
     def emit_watermark(self, watermark: int) -> None:
         for target in self.targets:

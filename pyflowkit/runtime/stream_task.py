@@ -18,6 +18,7 @@ from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGa
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.task.execution_mode import job_runtime_mode
 from pyflowkit.task.input_processor import StreamInputProcessor, input_channels
+from pyflowkit.task.record_writer_output import RecordWriterOutput as TaskRecordWriterOutput
 
 if TYPE_CHECKING:
     from pyflowkit.runtime.checkpoint.task_checkpoint_driver import TaskCheckpointDriver
@@ -46,18 +47,20 @@ def is_end_of_input(status: Any) -> bool:
     return getattr(status, "name", status) == "END_OF_INPUT"
 
 
-class RecordWriterOutput:
-    """Flink's ``RecordWriterOutput``: the chain's exit towards one non-chained StreamEdge."""
+class RecordWriterOutput(TaskRecordWriterOutput):
+    """The task core's ``RecordWriterOutput`` over a ``RecordWriter`` (buffers of a
+    ``ResultPartition`` with credits): the writer routes with the same ``ChannelSelector``, a
+    record at a time or a batch in one routing pass."""
 
-    def __init__(self, writer: RecordWriter, output_tag: Any = None) -> None:
+    def __init__(self, writer: RecordWriter) -> None:
+        super().__init__(writer.selector)
         self.writer = writer
-        self.output_tag = output_tag
-        self.collect = writer.emit
-        self.collect_batch = writer.emit_batch
+        self.collect = writer.emit  # type: ignore[method-assign]
+        self.collect_batch = writer.emit_batch  # type: ignore[method-assign]
 
-    def collect_side(self, output_tag: Any, value: Any, timestamp: int | None) -> None:
-        if output_tag == self.output_tag:
-            self.writer.emit(value, timestamp)
+    def write(self, channel: int, value: Any, timestamp: int | None) -> None:
+        self.writer.records_out += 1
+        self.writer._append(channel, (value, timestamp))
 
     def emit_watermark(self, watermark: int) -> None:
         self.writer.emit_watermark(watermark)
@@ -89,9 +92,7 @@ class StreamTask:
         for writer, rpdd in zip(
             self.task.record_writers, self.task.tdd.produced_partitions, strict=True
         ):
-            outputs[rpdd.edge.stream_edge] = RecordWriterOutput(
-                writer, rpdd.edge.stream_edge.output_tag
-            )
+            outputs[rpdd.edge.stream_edge] = RecordWriterOutput(writer)
         self.record_writers = list(self.task.record_writers)
         tdd = self.task.tdd
         jm = self.task.task_executor.job_master

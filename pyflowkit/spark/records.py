@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from pyflowkit.graph.routing import ChannelSelector
-from pyflowkit.operators.output import Output
 from pyflowkit.state.time import MAX_WATERMARK
+from pyflowkit.task.record_writer_output import RecordWriterOutput as TaskRecordWriterOutput
 
 # Row layout of every stage's output (a Spark/Arrow schema); typed edges add one column each.
 SCHEMA_DDL = "edge int, target int, producer int, seq long, payload binary"
@@ -132,11 +132,10 @@ class RowSink:
         return out
 
 
-class RecordWriterOutput(Output):
-    """Flink's ``RecordWriterOutput``: a chain's non-chained output on one JobEdge.
-
-    ``collect`` routes a record with the edge's ``ChannelSelector`` into per-target buffers;
-    ``emit_watermark`` flushes and sends the watermark to every connected target.
+class RecordWriterOutput(TaskRecordWriterOutput):
+    """The task core's ``RecordWriterOutput`` over Arrow rows: records routed into per-target
+    buffers, written as chunks; ``emit_watermark`` flushes and sends the watermark to every
+    connected target.
     """
 
     def __init__(
@@ -148,21 +147,17 @@ class RecordWriterOutput(Output):
         only_max_watermark: bool = False,
         encode: Any = None,
     ) -> None:
+        super().__init__(selector)
         self.edge_index = edge_index
         self.encode = encode  # typed_columns.encoder of the edge's declared type, or None
-        self.selector = selector
         self.sink = sink
         self.output_tag = output_tag
         self.only_max_watermark = only_max_watermark  # BATCH: the watermark jumps to the end
         self.buffers: dict[int, tuple[list[Any], list[Any]]] = {}
         self.buffered = 0
 
-    def collect(self, value: Any, timestamp: int | None = None) -> None:
-        if self.selector.is_broadcast:
-            for target in self.selector.targets:
-                self._append(target, value, timestamp)
-        else:
-            self._append(self.selector.select(value), value, timestamp)
+    def write(self, channel: int, value: Any, timestamp: int | None) -> None:
+        self._append(self.selector.consumers[channel], value, timestamp)
         if self.buffered >= CHUNK_RECORDS:
             self.flush()
 

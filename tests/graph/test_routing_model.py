@@ -149,7 +149,7 @@ def local_routing(graph: Any, producer: Any, edge: Any, values: list, seed: int)
         for v in values:
             writer.collect(v, None)
         got: dict[int, list[Any]] = defaultdict(list)
-        for _kind, (sub, _input, _channel), value, _ts in driver.queue:
+        for _kind, (sub, _channel), value, _ts in driver.queue:
             got[sub.index].append(value)
         out[p] = dict(got)
     return out
