@@ -101,8 +101,8 @@ class _KeyBuckets:
 
 def operators_only(job: Any, lines: list[str], batch: int = 1024) -> None:
     """The job's operator chains driven directly in batches: the operators' share of the cost."""
-    from pyflowkit.task.chain import OperatorChain
     from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
+    from pyflowkit.task.chain import OperatorChain
 
     _source, mapper, reducer = job.vertices
     p = mapper.parallelism
