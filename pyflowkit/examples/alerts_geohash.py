@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyflowkit.cep import CEP, Pattern
-from pyflowkit.common import Time
+from pyflowkit.common import Configuration, Time
+from pyflowkit.common.flink_version import FLINK_VERSION_KEY, V1_11
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import SourceFunction, WindowFunction
 
@@ -220,7 +221,10 @@ def check_printed(lines: list[str]) -> bool:
 
 
 def main() -> None:
-    env = StreamExecutionEnvironment.get_execution_environment()
+    """The seed job runs on Flink 1.11 (the classroom's version): pinned, whatever the default."""
+    env = StreamExecutionEnvironment.get_execution_environment(
+        Configuration().set_string(FLINK_VERSION_KEY, V1_11)
+    )
     build(env)
     env.execute(JOB_NAME)
 

@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from pyflowkit.common.flink_version import ContinuousTriggerFire, profile_for
 from pyflowkit.datastream.functions import KeyedStateStore, NullByteKeySelector
 from pyflowkit.datastream.state import (
     AggregatingStateDescriptor,
@@ -208,6 +209,11 @@ class _TriggerContext(Trigger.OnMergeContext):
         self._operator = operator
         self.window: Window | None = None
         self.merged_windows: list[Window] = []
+
+    @property
+    def continuous_trigger_fire(self) -> ContinuousTriggerFire:
+        """The job's version rule for continuous triggers' next fire (FLINK-20443)."""
+        return profile_for(self._operator.config.flink_version).continuous_trigger
 
     def get_current_processing_time(self) -> int:
         return self._operator.current_processing_time()

@@ -214,3 +214,68 @@ def test_retained_checkpoints_key_follows_the_profile() -> None:
     legacy_only = Configuration().set_string("state.checkpoints.num-retained", "4")
     legacy_only.set_string(FLINK_VERSION_KEY, "1.20")
     assert _env_from(legacy_only)._settings().checkpoint.num_retained == 4
+
+
+# --- continuous triggers (FLINK-20443) ------------------------------------------------------
+
+
+class _Ctx:
+    """A trigger context recording event-time timers, with or without the profile's rule."""
+
+    def __init__(self, version: str | None) -> None:
+        self.timers: list[int] = []
+        if version is not None:
+            self.continuous_trigger_fire = profile_for(version).continuous_trigger
+
+    def register_event_time_timer(self, time: int) -> None:
+        self.timers.append(time)
+
+
+class _State:
+    def __init__(self) -> None:
+        self.values: list[int] = []
+
+    def add(self, value: int) -> None:
+        self.values.append(value)
+
+
+@pytest.mark.parametrize(("version", "expected"), [(None, 1_200), ("1.11", 1_200), ("1.20", 999)])
+def test_continuous_trigger_next_fire_is_capped_at_the_window_end_from_1_15(
+    version: str | None, expected: int
+) -> None:
+    from pyflowkit.datastream.window.triggers import ContinuousEventTimeTrigger
+    from pyflowkit.datastream.window.windows import TimeWindow
+
+    trigger = ContinuousEventTimeTrigger.of(Time.milliseconds(300))
+    ctx, state = _Ctx(version), _State()
+    trigger.register_next_fire_timestamp(900, TimeWindow(0, 1_000), ctx, state)
+    assert state.values == [expected]
+    assert ctx.timers == [expected]
+
+
+def test_under_1_20_event_time_firing_stops_at_the_window_end_in_the_operator() -> None:
+    import dataclasses
+
+    from pyflowkit.datastream.window.triggers import ContinuousEventTimeTrigger
+    from tests.windows.harness import WindowHarness
+
+    def run(version: str) -> WindowHarness:
+        h = WindowHarness(
+            window_assigner=TumblingEventTimeWindows.of(Time.milliseconds(100)),
+            trigger=ContinuousEventTimeTrigger.of(Time.milliseconds(30)),
+            function=lambda a, b: (a[0], a[1] + b[1]),
+            window_function_kind="reduce",
+            allowed_lateness=200,
+        )
+        h.operator.config = dataclasses.replace(h.operator.config, flink_version=version)
+        h.element(("a", 1), 5)
+        h.watermark(99)
+        assert [ts for _, ts in h.records] == [99, 99, 99, 99]  # 30, 60, 90 and the end
+        h.watermark(250)
+        return h
+
+    assert len(run("1.11").records) == 9  # 1.11: 120, 150, 180, 210, 240 fire in the lateness
+    new = run("1.20")
+    assert len(new.records) == 4  # 1.20: the next fire was capped at 99, nothing more
+    new.element(("a", 2), 50)  # a late element within the lateness still fires at once
+    assert new.values[-1] == ("a", 3)

@@ -351,11 +351,15 @@ class _ContinuousTrigger(Trigger[T, TimeWindow]):
         self, time: int, window: TimeWindow, ctx: Trigger.TriggerContext, fire_timestamp_state: Any
     ) -> None:
         """The next fire an interval after ``time``: stored in ``fire_timestamp_state`` and
-        registered as a timer. PyFlink 1.20's method name with Flink 1.11's rule: 1.11 does not
-        cap the next fire at the window's end (FLINK-20443 added the cap in 1.15), so event-time
-        firing goes on through allowed lateness and a processing-time window does not fire at
-        its end."""
+        registered as a timer. The cap is the job's version profile (the window operator's
+        context hands it over as ``continuous_trigger_fire``): 1.11 does not cap the next fire at
+        the window's end, so event-time firing goes on through allowed lateness and a
+        processing-time window does not fire at its end; 1.15+ (FLINK-20443) registers
+        ``min(time + interval, window.maxTimestamp())``. A context without the rule is 1.11."""
         next_fire = time + self.interval
+        rule = getattr(ctx, "continuous_trigger_fire", None)
+        if rule is not None:
+            next_fire = rule.next_fire(next_fire, window.max_timestamp())
         fire_timestamp_state.add(next_fire)
         self._register_timer(ctx, next_fire)
 
