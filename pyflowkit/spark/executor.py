@@ -19,6 +19,7 @@ from typing import Any
 from pyflowkit.errors import JobExecutionException
 from pyflowkit.spark import python_dependencies as python_deps
 from pyflowkit.spark import records
+from pyflowkit.spark.interrupt import CancelOnInterrupt, cancel_job_group
 from pyflowkit.spark.plan import SparkPlan, build_plan
 from pyflowkit.spark.progress import ProgressTracker, SparkProgress
 from pyflowkit.spark.session import get_session
@@ -132,7 +133,9 @@ def execute(
             job.listeners.append(progress)
         elif configuration.get("pyflowkit.spark.progress") == "text":
             job.listeners.append(TextProgressLine())
-        job.wait()  # Ctrl-C cancels the job; its result then says CANCELED
+        with CancelOnInterrupt(job.cancel) as ctrl_c:
+            job.wait()
+        ctrl_c.raise_if_pressed(f"Job '{job.job_name}' ({job.job_id})")
         return job.result()
     session = get_session({**python_deps.session_settings(configuration), **configuration}, spark)
     python_deps.ship(session, configuration)
@@ -145,10 +148,15 @@ def execute(
     clear_group = _set_job_group(session, group, f"pyflowkit job {name}")
     tracker = ProgressTracker(session, group, listeners).start()
     started = time.perf_counter()
+    ctrl_c = CancelOnInterrupt(lambda: cancel_job_group(session, group))
     try:
-        df, plan = build_plan(session, job_graph, _settings(job_graph))
-        table = df.toArrow()
+        with ctrl_c:
+            df, plan = build_plan(session, job_graph, _settings(job_graph))
+            table = df.toArrow()
     except Exception as exc:
+        if ctrl_c.pressed.is_set():  # the job group was cancelled: Spark's error says so
+            tracker.finish("CANCELED")
+            ctrl_c.raise_if_pressed(f"Job '{name}' ({job_id})")
         tracker.finish("FAILED")
         carried = user_error_message(exc)
         if carried is None:
@@ -163,6 +171,9 @@ def execute(
         ) from None
     finally:
         clear_group()
+    if ctrl_c.pressed.is_set():  # pressed as the last stage ended: still the user's interrupt
+        tracker.finish("CANCELED")
+        ctrl_c.raise_if_pressed(f"Job '{name}' ({job_id})")
     net_runtime = int((time.perf_counter() - started) * 1000)
     # the final snapshot costs a round of Spark status calls: taken now for listeners, else
     # when ``result.progress`` is first read
