@@ -166,13 +166,21 @@ def _entry(case: dict[str, Any]) -> Any:
     return getattr(module, case["entry"])
 
 
+PYTHON_ERROR = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b(: |$)")
+
+
 def _error_text(exc: BaseException) -> str:
-    """The exception as PyFlink raised it: Python type and message, Java cause lines kept short."""
-    text = str(exc).strip()
-    lines = [line for line in text.splitlines() if line.strip()]
-    causes = [line.strip() for line in lines if "Exception" in line or "Error" in line]
+    """The exception as PyFlink raised it: the Python type and first line, Java's ``Caused by``
+    chain (no stack frames) and the Python worker's own exception line(s), if any."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
     head = f"{type(exc).__name__}: {lines[0] if lines else ''}"
-    return "\n".join([head] + [c for c in causes[:6] if c not in head])
+    causes = [line for line in lines[1:] if line.startswith(("Caused by:", ": "))][:4]
+    python = [line for line in lines[1:] if PYTHON_ERROR.match(line)]
+    kept = [head]
+    for line in causes + python[-2:]:
+        if line not in kept:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def inner(tmp: str) -> int:

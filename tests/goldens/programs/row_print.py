@@ -15,7 +15,6 @@ def build(env) -> None:
         type_info=Types.ROW_NAMED(["name", "n"], [Types.STRING(), Types.INT()]),
     ).print("named")
     env.from_collection(
-        [("t", 1.5, True, None)],
+        [("t", 1.5, True, 7)],
         type_info=Types.TUPLE([Types.STRING(), Types.DOUBLE(), Types.BOOLEAN(), Types.LONG()]),
     ).print("tuple")
-    env.from_collection([[1, 2], [3]], type_info=Types.BASIC_ARRAY(Types.INT())).print("array")
