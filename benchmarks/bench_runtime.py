@@ -26,9 +26,11 @@ from pyflowkit.runtime import JobStatus, MiniCluster
 VOCABULARY = [f"w{i}" for i in range(1000)]
 
 
-def make_lines(n_words: int, words_per_line: int = 10, seed: int = 1) -> list[str]:
+def make_lines(
+    n_words: int, words_per_line: int = 10, seed: int = 1, vocabulary: list[str] = VOCABULARY
+) -> list[str]:
     rng = random.Random(seed)
-    words = rng.choices(VOCABULARY, k=n_words)
+    words = rng.choices(vocabulary, k=n_words)
     return [" ".join(words[i : i + words_per_line]) for i in range(0, n_words, words_per_line)]
 
 
@@ -59,12 +61,23 @@ def plain_loop(lines: list[str]) -> dict[str, tuple[str, int]]:
     return counts
 
 
-def word_count_job(lines: list[str], parallelism: int, sink: str = "discard") -> Any:
+def word_count_job(
+    lines: list[str], parallelism: int, sink: str = "discard", typed: bool = False
+) -> Any:
+    """The word count; ``typed``: as a PyFlink user declares it (``map`` to
+    ``Types.TUPLE([STRING, INT])``, ``key_type=Types.STRING()``), printed as Flink's Tuple2."""
+    from pyflowkit.common import Types
+
     conf = Configuration()
     conf.set_string("execution.target", "local")
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(parallelism)
-    counts = env.from_collection(lines).flat_map(split).map(pair).key_by(key).reduce(add)
+    words = env.from_collection(lines).flat_map(split)
+    if typed:
+        pairs = words.map(pair, output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        counts = pairs.key_by(key, key_type=Types.STRING()).reduce(add)
+    else:
+        counts = words.map(pair).key_by(key).reduce(add)
     if sink == "print":
         counts.print()
     else:
@@ -207,6 +220,79 @@ def memory_table(records: int) -> None:
     )
 
 
+def _run_captured(job: Any, parallelism: int, stdout: str) -> Any:
+    """Run ``job`` in fast mode with stdout captured in memory (as a notebook cell), written to
+    a real file descriptor (``os.devnull`` through a text file, as a terminal or pipe gets it), or
+    not echoed at all (``"none"``: the discarding-sink and ``echo_print=False`` runs)."""
+    import os
+
+    cluster = MiniCluster(
+        task_managers=1, slots_per_task_manager=parallelism, echo_print=stdout != "none"
+    )
+    if stdout == "real":
+        with open(os.devnull, "w") as out, contextlib.redirect_stdout(out):
+            return cluster.submit(job).run()
+    with contextlib.redirect_stdout(io.StringIO()):
+        return cluster.submit(job).run()
+
+
+def shapes_table(n_words: int, parallelism: int, runs: int) -> None:
+    """Issue 25 §2/§3/§6: the word count in the shapes users write, each against its baseline in
+    the same run (best CPU time of alternating rounds): fast mode with a discarding sink vs the
+    plain loop; typed records (declared Tuple2 + key type) printed vs discarded; 15- and
+    1,000-word vocabularies; stdout captured in memory and written to a real file descriptor."""
+    import os
+
+    print(f"\nShapes: word count over {n_words:,} words, p={parallelism}, fast mode; {_load()}")
+    header = f"| {'vocabulary / run':<52} | {'CPU time':>9} | {'ratio':>6} | {'vs':<22} |"
+    print(header)
+    print(f"|{'-' * 54}|{'-' * 11}|{'-' * 8}|{'-' * 24}|")
+    for size in (15, 1000):
+        lines = make_lines(n_words, vocabulary=VOCABULARY[:size])
+        jobs = {
+            ("untyped", "discard"): word_count_job(lines, parallelism),
+            ("typed", "discard"): word_count_job(lines, parallelism, typed=True),
+            ("typed", "print"): word_count_job(lines, parallelism, "print", typed=True),
+        }
+        fns = {
+            "loop": lambda lines=lines: plain_loop(lines),
+            "fast": lambda j=jobs[("untyped", "discard")]: _run_captured(j, parallelism, "none"),
+            "typed": lambda j=jobs[("typed", "discard")]: _run_captured(j, parallelism, "none"),
+            "captured": lambda j=jobs[("typed", "print")]: _run_captured(j, parallelism, "mem"),
+            "real": lambda j=jobs[("typed", "print")]: _run_captured(j, parallelism, "real"),
+        }
+        measured = timed(fns, runs)
+        for name, (_, run) in measured.items():
+            if name != "loop":
+                assert run.job_status is JobStatus.FINISHED, run.failure_traceback
+        t = {name: seconds for name, (seconds, _) in measured.items()}
+        rows = [
+            ("fast mode, discarding sink", t["fast"], "loop"),
+            ("typed Tuple2, discarding sink", t["typed"], "loop"),
+            ("typed Tuple2, .print(), stdout captured", t["captured"], "typed discard"),
+            ("typed Tuple2, .print(), real stdout (devnull)", t["real"], "typed discard"),
+        ]
+        print(
+            f"| {f'{size} words: plain loop (same functions)':<52} | {t['loop']:>7.3f} s | "
+            f"{'1.00x':>6} | {'':<22} |"
+        )
+        for label, seconds, base in rows:
+            ratio = seconds / (t["loop"] if base == "loop" else t["typed"])
+            print(
+                f"| {f'{size} words: {label}':<52} | {seconds:>7.3f} s | {ratio:>5.2f}x | "
+                f"{base:<22} |"
+            )
+    print(
+        f"{_load()}; goals: fast mode ≤ 1.5x the loop, typed print ≤ 1.5x typed discard "
+        f"({os.cpu_count()} cores, CPU time of this process)"
+    )
+
+
+def _load() -> str:
+    with open("/proc/loadavg") as f:
+        return "load average " + " ".join(f.read().split()[:3])
+
+
 def main() -> None:
     if len(sys.argv) == 5 and sys.argv[1] == "--memory-child":
         memory_child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
@@ -221,7 +307,13 @@ def main() -> None:
     parser.add_argument(
         "--memory-records", type=int, default=10_000_000, help="0 skips the memory table"
     )
+    parser.add_argument(
+        "--shapes-only", action="store_true", help="only the table of issue 25's shapes"
+    )
     args = parser.parse_args()
+    if args.shapes_only:
+        shapes_table(args.words, args.parallelism, args.runs)
+        return
 
     lines = make_lines(args.words)
     job = word_count_job(lines, args.parallelism)
@@ -322,6 +414,7 @@ def main() -> None:
         f".print() ≤ 1.5× the discarding sink ({print_s / fast_s:.2f}x captured, "
         f"{quiet_s / fast_s:.2f}x echo_print=False): {'met' if ok_print else 'NOT met'}"
     )
+    shapes_table(args.words, args.parallelism, args.runs)
     if args.memory_records:
         memory_table(args.memory_records)
 
