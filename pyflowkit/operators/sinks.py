@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pyflowkit.common.flink_version import profile_for
 from pyflowkit.datastream.functions import SinkFunction
 from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.java_semantics import java_float_to_string
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.print_format import print_batch_formatter, print_prefix
@@ -159,8 +160,11 @@ class StreamSink(AbstractUdfStreamOperator):
             self._write = cache_record
         elif isinstance(fn, CollectSinkFunction):
             node_id, collect = self.config.node_id, env.collect
+            as_float = _is_float(in_type)  # PyFlink hands a collected Java float back by its text
 
             def collect_record(value: Any, timestamp: int | None) -> None:
+                if as_float and type(value) is float:
+                    value = float(java_float_to_string(value))
                 collect(node_id, value)
 
             self._write = collect_record
@@ -206,3 +210,10 @@ class StreamSink(AbstractUdfStreamOperator):
 
 
 register_operator("StreamSink", StreamSink)
+
+
+def _is_float(type_info: Any) -> bool:
+    """A declared ``Types.FLOAT()``: PyFlink 1.20's ``execute_and_collect`` returns such a value as
+    the Python float of Java's ``Float.toString`` (110.1, not the 32-bit 110.0999984741211)."""
+    basic = getattr(type_info, "basic_type", None)
+    return getattr(basic, "value", None) == "Float"

@@ -72,12 +72,6 @@ COUNT_EVICTOR = (
     "not yet explained: count_window(3, 2) with a CountEvictor gives other window contents: "
     "PyFlink cw> (k,7), (k,28), (k,112); pyflowkit cw> (k,3), (k,14), (k,56)"
 )
-FLOAT_COLLECT = (
-    "DataStream.execute_and_collect() of 110.1 declared FLOAT: PyFlink 1.20 returns 110.1 "
-    "(its collect path hands back the value as a Python float from Java's float text), "
-    "pyflowkit returns the 32-bit value 110.0999984741211"
-)
-
 # (golden id, target) → the difference. Target "*" means every target the golden runs on.
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("catalog__connect_keyed_co_process_p2__BATCH", "local"): ADAPTIVE_BATCH_120,
@@ -108,7 +102,6 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("catalog__print_no_identifier_p2_keyed_prefixes__STREAMING", "local"): KEY_GROUPS_120,
     ("example__word_count__BATCH", "*"): ADAPTIVE_BATCH_120,
     ("example__word_count__STREAMING", "*"): KEY_GROUPS_120,
-    ("program__execute_and_collect_types__STREAMING", "local"): FLOAT_COLLECT,
     ("program__notebook01_wc__STREAMING", "*"): KEY_GROUPS_120,
     ("program__notebook02_parallelism__STREAMING", "*"): KEY_GROUPS_120,
     ("program__notebook03_job__STREAMING", "*"): KEY_GROUPS_120,
