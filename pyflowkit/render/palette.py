@@ -4,6 +4,8 @@ darkened where they carry text on white). No Flink counterpart.
 
 from __future__ import annotations
 
+from pyflowkit.render.states import EXECUTION_STATES
+
 #: Arrow colours of the sequence diagram, one per kind of message.
 SEQUENCE_COLOURS: dict[str, str] = {
     "call": "#000000",
@@ -40,19 +42,7 @@ STATE_PALETTE: dict[str, str] = {
     "SUSPENDED": "#b4b0a0",
 }
 #: The states drawn on the graph and the timeline: the palette's guarantees hold among these.
-DISTINCT_STATES: tuple[str, ...] = (
-    "CREATED",
-    "SCHEDULED",
-    "DEPLOYING",
-    "INITIALIZING",
-    "RUNNING",
-    "FINISHED",
-    "CANCELING",
-    "CANCELED",
-    "FAILED",
-    "RECONCILING",
-    "RESTARTING",
-)
+DISTINCT_STATES: tuple[str, ...] = (*EXECUTION_STATES, "RESTARTING")
 
 
 def _relative_luminance(hex_colour: str) -> float:
