@@ -56,12 +56,15 @@ class RowPrint:
     """How ``Row.toString`` renders a typed ``Row`` (Flink's ``Row`` / ``RowUtils``)."""
 
     rule: VersionedRule
-    kind_prefixed: bool  # 1.13+: ``+I[a, 1]`` (RowUtils.deepToStringRow); 1.11: ``a,1``
+    # 1.20: PyFlink's ``DataStream._align_output_type`` maps a Row stream to
+    # '{kind}[{",".join(str(f))}]' before Java's print sink (``+I[a,1]``, ``None`` as ``None``,
+    # fields as Python's ``str``); 1.11: Java's ``Row.toString`` ``a,1`` (``null``)
+    kind_prefixed: bool
 
     def text(self, kind: str, fields: list[str]) -> str:
         """The row's text from its ``RowKind`` short string and its fields' texts."""
         if self.kind_prefixed:
-            return kind + "[" + ", ".join(fields) + "]"
+            return kind + "[" + ",".join(fields) + "]"
         return ",".join(fields)
 
 
@@ -89,11 +92,12 @@ TIME_DEFAULTS = VersionedRule(
     "set_stream_time_characteristic is deprecated)",
 )
 ROW_TO_STRING = VersionedRule(
-    "Printed Row (Row.toString)",
+    "Printed Row (print sink of a Types.ROW stream)",
     "1.13",
-    "FLINK-18090",
-    "a,1 (fields joined by ',')",
-    "+I[a, 1] (RowKind short string, fields in [] joined by ', ', nested rows alike)",
+    "FLINK-18090; PyFlink DataStream._align_output_type",
+    "a,1 (Java Row.toString: fields joined by ',', None as null)",
+    "+I[a,1] (PyFlink maps the Row to '{kind}[' + ','.join(str(field)) + ']' before Java's "
+    "print sink: no space, None as None, fields as Python str)",
 )
 CONTINUOUS_TRIGGER = VersionedRule(
     "Continuous triggers' next fire",
@@ -120,18 +124,45 @@ class CheckpointKeys:
     num_retained: tuple[str, ...]
 
 
+KEY_BY_ROW = VersionedRule(
+    "The key a keyed stream is partitioned and its state scoped by",
+    "1.12",
+    "FLIP-130 (PyFlink DataStream key_by: AddKey + KeyByKeySelector)",
+    "murmur(key.hashCode()) of the key itself (Java DataStream keyBy)",
+    "murmur(Row.of(key).hashCode()) = murmur(62 + hashCode(key)) (RowUtils.deepHashCodeRow); "
+    "the key's Java value is its declared key_type, else its pickled bytes (PICKLED_BYTE_ARRAY)",
+)
+
+
+@dataclass(frozen=True)
+class KeyByKey:
+    """What the Java keyed stream is keyed by (``KeyGroupStreamPartitioner``, the state backend)."""
+
+    rule: VersionedRule
+    # 1.20: PyFlink's key_by emits Row(key, value) and keys by Row.of(key) (KeyByKeySelector)
+    keys_by_row: bool
+
+
 ALL_RULES: tuple[VersionedRule, ...] = (
     TIME_DEFAULTS,
     ROW_TO_STRING,
     CONTINUOUS_TRIGGER,
     CHECKPOINT_KEYS,
+    KEY_BY_ROW,
 )
 
 
 class FlinkVersionProfile:
     """The rules of one Flink version, handed to the layers that apply them."""
 
-    __slots__ = ("version", "time_defaults", "row_print", "continuous_trigger", "checkpoint_keys")
+    __slots__ = (
+        "version",
+        "time_defaults",
+        "row_print",
+        "continuous_trigger",
+        "checkpoint_keys",
+        "key_by",
+    )
 
     def __init__(self, version: str) -> None:
         check_version(version)
@@ -147,6 +178,7 @@ class FlinkVersionProfile:
             CHECKPOINT_KEYS,
             ("execution.checkpointing.num-retained", legacy) if new else (legacy,),
         )
+        self.key_by = KeyByKey(KEY_BY_ROW, keys_by_row=new)
 
     @property
     def rules(self) -> tuple[VersionedRule, ...]:

@@ -69,7 +69,7 @@ class KeyedStream(PositionAggregations, DataStream):
         if not callable(selector):
             selector = key_selector
         partition = PartitionTransformation(
-            origin._transformation, KeyGroupStreamPartitioner(selector)
+            origin._transformation, KeyGroupStreamPartitioner(selector, key_type=key_type)
         )
         return cls(origin, partition, selector, key_type, key_selector)
 

@@ -10,6 +10,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from pyflowkit.state.java_hash import java_hash_code
 from pyflowkit.state.key_groups import (
     DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     assign_key_to_parallel_operator,
@@ -128,10 +129,19 @@ class KeyGroupStreamPartitioner(StreamPartitioner):
         self,
         key_selector: Callable[[Any], Any],
         max_parallelism: int = DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
+        key_type: Any = None,
     ) -> None:
         super().__init__()
         self.key_selector = key_selector
         self.max_parallelism = max_parallelism
+        self.key_type = key_type  # key_by(..., key_type=...)
+        self.key_hash: Callable[[Any], int] = java_hash_code  # the profile's key_by rule
+
+    def with_key_hash(self, key_hash: Callable[[Any], int]) -> KeyGroupStreamPartitioner:
+        """A copy that computes key groups from ``key_hash`` (``java_hash.key_hash_function``)."""
+        clone = self.copy()
+        clone.key_hash = key_hash  # type: ignore[attr-defined]
+        return clone  # type: ignore[return-value]
 
     def configure(self, max_parallelism: int) -> None:
         """``ConfigurableStreamPartitioner.configure``: the consumer's max parallelism."""
@@ -139,7 +149,9 @@ class KeyGroupStreamPartitioner(StreamPartitioner):
 
     def select_channel(self, value: Any) -> int:
         key = self.key_selector(value)
-        return assign_key_to_parallel_operator(key, self.max_parallelism, self.number_of_channels)
+        return assign_key_to_parallel_operator(
+            key, self.max_parallelism, self.number_of_channels, self.key_hash
+        )
 
 
 class CustomPartitionerWrapper(StreamPartitioner):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Generator, Iterable
 from typing import Any
 
+from pyflowkit.common.flink_version import profile_for
 from pyflowkit.errors import (
     IllegalArgumentException,
     IllegalStateException,
@@ -16,6 +17,7 @@ from pyflowkit.errors import (
 )
 from pyflowkit.graph.partitioner import (
     ForwardPartitioner,
+    KeyGroupStreamPartitioner,
     RebalancePartitioner,
     StreamPartitioner,
 )
@@ -40,6 +42,7 @@ from pyflowkit.graph.transformations import (
     UnionTransformation,
     new_node_id,
 )
+from pyflowkit.state.java_hash import key_hash_function
 
 DEFAULT_SLOT_SHARING_GROUP = "default"
 
@@ -370,6 +373,11 @@ class StreamGraphGenerator:
                 break
         nodes = self._graph.nodes  # type: ignore[union-attr]
         upstream, downstream = nodes[up_id], nodes[down_id]
+        if isinstance(partitioner, KeyGroupStreamPartitioner):  # the profile's key_by rule
+            keys_by_row = profile_for(self.settings.flink_version).key_by.keys_by_row
+            partitioner = partitioner.with_key_hash(
+                key_hash_function(keys_by_row, partitioner.key_type)
+            )
         defaulted = partitioner is None
         if partitioner is None:
             if upstream.parallelism == downstream.parallelism:

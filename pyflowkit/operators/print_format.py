@@ -4,7 +4,7 @@ Choice (documented): PyFlink prints untyped (pickled) streams via Python's ``str
 ``DataStream._align_output_type`` maps them to strings with ``str``), so ``('a', 1)`` prints as
 ``('a', 1)``. A stream declared with ``Types.TUPLE`` prints as Flink's ``Tuple.toString``:
 ``(a,1)``; ``Types.ROW`` as ``Row.toString`` of the job's Flink version (the profile's
-``RowPrint`` rule, FLINK-18090): 1.11 ``a,1``, 1.20 ``+I[a, 1]``; basic types as Java's
+``RowPrint`` rule, FLINK-18090): 1.11 ``a,1``, 1.20 PyFlink's ``+I[a,1]``; basic types as Java's
 ``toString`` (``true``, ``1.0``, ``1.0E10``, ``null``).
 """
 
@@ -108,10 +108,8 @@ def row_to_string(value: Any, row_print: RowPrint) -> str:
     """``Row.toString`` under ``row_print``; nested Rows follow the same rule (``RowUtils``)."""
     if not row_print.kind_prefixed:
         return java_to_string(value)
-    fields = [
-        row_to_string(f, row_print) if hasattr(f, "_flink_row_fields") else java_to_string(f)
-        for f in value._flink_row_fields()
-    ]
+    # PyFlink 1.20's _align_output_type: ','.join(str(item) for item in value._values)
+    fields = [str(f) for f in value._flink_row_fields()]
     kind = value.get_row_kind().short_string() if hasattr(value, "get_row_kind") else "+I"
     return row_print.text(kind, fields)
 

@@ -16,6 +16,7 @@ from typing import Any
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity, pickled_key
 from pyflowkit.state.heap_states import STATE_CLASSES
+from pyflowkit.state.java_hash import java_hash_code
 from pyflowkit.state.key_groups import KeyGroupRange, assign_to_key_group
 from pyflowkit.state.time import VOID_NAMESPACE
 
@@ -347,6 +348,8 @@ class HeapKeyedStateBackend:
         self.tables: dict[str, StateTable] = {}
         self._states: dict[str, Any] = {}
         self._kg_cache: dict[Any, int] = {}
+        # the key's hashCode for key groups: the profile's key_by rule (java_hash.key_hash_function)
+        self.key_hash: Callable[[Any], int] = java_hash_code
         # raises for a key that does not fit the declared key type; run once per new key
         self.key_check: Callable[[Any], None] | None = None
         # bumped by every snapshot: maps taken from StateTable.namespace_map must be re-fetched
@@ -364,7 +367,7 @@ class HeapKeyedStateBackend:
     def key_group_of(self, key: Any) -> int:
         """``KeyGroupRangeAssignment.assignToKeyGroup`` (not checked against this subtask)."""
         kg = self._kg_cache.get(key_identity(key))
-        return assign_to_key_group(key, self.max_parallelism) if kg is None else kg
+        return assign_to_key_group(key, self.max_parallelism, self.key_hash) if kg is None else kg
 
     def checked_key_group(self, key: Any) -> int:
         """The key's key group, which must belong to this subtask's range (cached per key)."""
@@ -374,7 +377,7 @@ class HeapKeyedStateBackend:
             return kg
         if self.key_check is not None:
             self.key_check(key)
-        kg = assign_to_key_group(key, self.max_parallelism)
+        kg = assign_to_key_group(key, self.max_parallelism, self.key_hash)
         if kg not in self.key_group_range:
             raise IllegalArgumentException(
                 f"Key group {kg} is not in {self.key_group_range}. Unless you're directly using "

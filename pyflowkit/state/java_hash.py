@@ -95,3 +95,98 @@ def java_hash_code(key: Any) -> int:
         f"pickled bytes); a {type(key).__name__} has none. Return one of those, or give it a "
         "java_hash_code() method."
     )
+
+
+# --- The key PyFlink 1.20 keys a stream by (profile rule KEY_BY_ROW, FLIP-130) ---------------
+# ``key_by`` emits ``Row(key, value)`` typed ``ROW([key_type or PICKLED_BYTE_ARRAY, …])`` and
+# keys the Java stream by ``KeyByKeySelector``'s ``Row.of(key)``, whose ``hashCode`` is
+# ``RowUtils.deepHashCodeRow``: ``31 * kind.toByteValue() + deepHashCodeArray(fields)``, a leaf
+# field hashed as ``Arrays.deepHashCode(new Object[]{field})``, i.e. ``31 * (31 + h) + …``.
+# For ``Row.of(k)`` (kind INSERT = 0) that is ``62 + hashCode(k)`` (verified against
+# flink-dist 1.20.3: ``Row.of("a").hashCode() == 159``).
+
+
+def _bytes_hash(data: bytes) -> int:
+    """``java.util.Arrays.hashCode(byte[])`` over signed bytes."""
+    h = 1
+    for b in data:
+        h = (31 * h + (b - 256 if b > 127 else b)) & _MASK
+    return to_int32(h)
+
+
+def _float_hash(v: float) -> int:
+    """``java.lang.Float.hashCode``: ``floatToIntBits`` (NaN canonicalised)."""
+    if math.isnan(v):
+        return 0x7FC00000
+    return struct.unpack("<i", struct.pack("<f", v))[0]
+
+
+def _row_leaf(h: int) -> int:
+    """A non-array field inside ``deepHashCodeArray``: ``Arrays.deepHashCode({field})``."""
+    return to_int32(31 + h)
+
+
+def row_deep_hash_code(fields: list[int], kind_byte: int = 0) -> int:
+    """``RowUtils.deepHashCodeRow`` of a Row whose (leaf) fields hash to ``fields``."""
+    h = 1
+    for f in fields:
+        h = (31 * h + _row_leaf(f)) & _MASK
+    return to_int32(31 * kind_byte + to_int32(h))
+
+
+def typed_java_hash_code(value: Any, type_info: Any) -> int:
+    """The ``hashCode()`` of ``value``'s Java object as PyFlink's coder builds it for
+    ``type_info`` (Long for LONG, Float for FLOAT, Tuple for TUPLE, Row for ROW, …)."""
+    if value is None:
+        return 0
+    basic = getattr(type_info, "basic_type", None)
+    name = getattr(basic, "name", None)
+    if name == "LONG" and isinstance(value, int):
+        return long_hash(value)
+    if name == "FLOAT" and isinstance(value, int | float):
+        return _float_hash(float(value))
+    if name == "DOUBLE" and isinstance(value, int | float):
+        return double_hash(float(value))
+    if name in ("INT", "SHORT", "BYTE") and isinstance(value, int):
+        return to_int32(value)
+    field_types = getattr(type_info, "get_field_types", None)
+    if field_types is not None:
+        types = field_types()
+        values = list(getattr(value, "_flink_row_fields", lambda: value)())
+        hashes = [typed_java_hash_code(v, t) for v, t in zip(values, types, strict=False)]
+        if type(type_info).__name__ == "RowTypeInfo":
+            kind = value.get_row_kind() if hasattr(value, "get_row_kind") else None
+            return row_deep_hash_code(hashes, getattr(kind, "value", 0) or 0)
+        if not hashes:
+            return 0
+        h = hashes[0] & _MASK  # TupleN.hashCode: 31 * h + field.hashCode(), seeded by f0
+        for f in hashes[1:]:
+            h = (31 * h + f) & _MASK
+        return to_int32(h)
+    return java_hash_code(value)
+
+
+def key_hash_function(keys_by_row: bool, key_type: Any) -> Any:
+    """The ``hashCode`` the key groups of a keyed stream are computed from.
+
+    1.11 (Java keyBy): the key's own ``hashCode``. 1.20 (PyFlink key_by): ``Row.of(key)``'s,
+    the key being its declared ``key_type``'s Java value or, undeclared, its pickled bytes
+    (``cloudpickle.dumps``: pickle protocol 5, what PyFlink's ``CloudPickleCoderImpl`` writes for
+    a ``PICKLED_BYTES`` field of the operator's output).
+    """
+    if not keys_by_row:
+        return java_hash_code
+    if key_type is None or type(key_type).__name__ == "PickledBytesTypeInfo":
+        import pickle
+
+        from pyflowkit.java_semantics import _plain
+
+        def pickled_row_hash(key: Any) -> int:  # PyFlink's CloudPickleCoderImpl: protocol 5
+            return to_int32(62 + _bytes_hash(pickle.dumps(_plain(key), protocol=5)))
+
+        return pickled_row_hash
+
+    def typed_row_hash(key: Any) -> int:
+        return to_int32(62 + typed_java_hash_code(key, key_type))
+
+    return typed_row_hash

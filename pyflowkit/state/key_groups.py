@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,9 +44,14 @@ def murmur_hash(code: int) -> int:
     return 0 if signed == INT_MIN_VALUE else -signed
 
 
-def assign_to_key_group(key: Any, max_parallelism: int) -> int:
-    """``KeyGroupRangeAssignment.assignToKeyGroup``: murmur(hashCode) % maxParallelism."""
-    return murmur_hash(java_hash_code(key)) % max_parallelism
+def assign_to_key_group(
+    key: Any, max_parallelism: int, hash_code: Callable[[Any], int] = java_hash_code
+) -> int:
+    """``KeyGroupRangeAssignment.assignToKeyGroup``: murmur(hashCode) % maxParallelism.
+
+    ``hash_code`` is the key's ``hashCode()`` (the profile's ``key_by`` rule: see
+    ``java_hash.key_hash_function``)."""
+    return murmur_hash(hash_code(key)) % max_parallelism
 
 
 def compute_operator_index_for_key_group(
@@ -56,10 +61,15 @@ def compute_operator_index_for_key_group(
     return key_group * parallelism // max_parallelism
 
 
-def assign_key_to_parallel_operator(key: Any, max_parallelism: int, parallelism: int) -> int:
+def assign_key_to_parallel_operator(
+    key: Any,
+    max_parallelism: int,
+    parallelism: int,
+    hash_code: Callable[[Any], int] = java_hash_code,
+) -> int:
     """``assignKeyToParallelOperator``: the subtask index a key is routed to."""
     return compute_operator_index_for_key_group(
-        max_parallelism, parallelism, assign_to_key_group(key, max_parallelism)
+        max_parallelism, parallelism, assign_to_key_group(key, max_parallelism, hash_code)
     )
 
 

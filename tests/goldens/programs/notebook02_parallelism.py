@@ -3,7 +3,7 @@
 from pyflink.common import Types  # noqa: F401
 
 MODES = ("STREAMING",)
-COMPARE = "sorted"
+COMPARE = "sorted_no_subtask"  # filter (p1) -> print (p2) rebalances from a random channel
 
 
 def build(env) -> None:
