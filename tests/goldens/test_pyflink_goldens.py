@@ -55,13 +55,13 @@ ROW_TO_STRING_120 = (
 KEY_GROUPS_120 = (
     "1.20: keyed records land on other subtasks: PyFlink 1.20's key_by emits Row(key, value) "
     "(its AddKey function) and keys the Java stream by that Row(key), so key groups are not "
-    "1.11's murmur(key.hashCode()) that pyflowkit follows (e.g. key 'b' at parallelism 2: "
-    "PyFlink 'out:2> (b,2)', pyflowkit 'out:1> (b,2)'). "
+    "1.11's murmur(key.hashCode()) (e.g. key 'b' at parallelism 2: PyFlink 'out:2> (b,2)', "
+    "1.11 'out:1> (b,2)'); the profile's KEY_BY_ROW rule (FLIP-130). "
 )
 ADAPTIVE_BATCH_120 = (
     "1.20: in BATCH mode Flink 1.20's AdaptiveBatchScheduler sets the parallelism of vertices "
     "the user did not set one for from the data volume: 1 for these tiny inputs, so PyFlink "
-    "prints 'out> (a,12)' where pyflowkit (1.11: the environment's parallelism) prints "
+    "prints 'out> (a,12)' where 1.11 (the environment's parallelism) prints "
     "'out:2> (a,12)'. "
 )
 NARROWING = (
