@@ -134,6 +134,25 @@ KEY_BY_ROW = VersionedRule(
 )
 
 
+COUNT_WINDOW = VersionedRule(
+    "KeyedStream.count_window(size, slide)",
+    "1.16",
+    "FLINK-26444 (PyFlink's count window assigners)",
+    "Java countWindow: GlobalWindows + CountTrigger(slide) + CountEvictor(size), a window of the "
+    "last size elements every slide elements (slide 0: PurgingTrigger(CountTrigger(size)))",
+    "CountSlidingWindowAssigner(size, slide): window i holds elements [i*slide, i*slide+size) "
+    "and fires once, when full (slide 0: CountTumblingWindowAssigner(size))",
+)
+
+
+@dataclass(frozen=True)
+class CountWindowShape:
+    """What ``KeyedStream.count_window`` builds (``KeyedStream.countWindow`` / PyFlink's)."""
+
+    rule: VersionedRule
+    pyflink_assigners: bool  # 1.20: CountTumbling/CountSlidingWindowAssigner
+
+
 @dataclass(frozen=True)
 class KeyByKey:
     """What the Java keyed stream is keyed by (``KeyGroupStreamPartitioner``, the state backend)."""
@@ -149,6 +168,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     CONTINUOUS_TRIGGER,
     CHECKPOINT_KEYS,
     KEY_BY_ROW,
+    COUNT_WINDOW,
 )
 
 
@@ -162,6 +182,7 @@ class FlinkVersionProfile:
         "continuous_trigger",
         "checkpoint_keys",
         "key_by",
+        "count_window",
     )
 
     def __init__(self, version: str) -> None:
@@ -179,6 +200,7 @@ class FlinkVersionProfile:
             ("execution.checkpointing.num-retained", legacy) if new else (legacy,),
         )
         self.key_by = KeyByKey(KEY_BY_ROW, keys_by_row=new)
+        self.count_window = CountWindowShape(COUNT_WINDOW, pyflink_assigners=new)
 
     @property
     def rules(self) -> tuple[VersionedRule, ...]:

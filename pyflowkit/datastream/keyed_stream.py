@@ -233,10 +233,25 @@ class KeyedStream(PositionAggregations, DataStream):
         return WindowedStream(self, window_assigner)
 
     def count_window(self, size: int, slide: int = 0) -> WindowedStream:
-        """``countWindow(size)`` purges; ``countWindow(size, slide)`` slides (reference §9.4)."""
+        """``countWindow(size)`` purges; ``countWindow(size, slide)`` slides (reference §9.4).
+
+        The profile's ``count_window`` rule (COUNT_WINDOW, FLINK-26444) picks the shape: 1.11's
+        Java ``countWindow`` (GlobalWindows + CountTrigger + CountEvictor) or PyFlink 1.20's
+        ``CountTumblingWindowAssigner`` / ``CountSlidingWindowAssigner``."""
+        from pyflowkit.datastream.window.assigners import (
+            CountSlidingWindowAssigner,
+            CountTumblingWindowAssigner,
+        )
         from pyflowkit.datastream.windowed_stream import WindowedStream, count_window_parts
 
         assigner, trigger, evictor = count_window_parts(size, slide, "count_window()")
+        if self._env.get_flink_version_profile().count_window.pyflink_assigners:
+            return WindowedStream(
+                self,
+                CountSlidingWindowAssigner(size, slide)
+                if slide
+                else CountTumblingWindowAssigner(size),
+            )
         stream = WindowedStream(self, assigner)
         stream._trigger = trigger
         stream._evictor = evictor

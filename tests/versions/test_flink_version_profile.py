@@ -50,6 +50,7 @@ def test_every_rule_names_its_issue_and_both_sides() -> None:
         "FLINK-20443",
         "FLIP-406",
         "FLIP-130 (PyFlink DataStream key_by: AddKey + KeyByKeySelector)",
+        "FLINK-26444 (PyFlink's count window assigners)",
     }
     table = rules_table().splitlines()
     assert table[0] == "| Rule | FLIP/JIRA | Since | Flink 1.11 | Flink 1.20 |"
@@ -281,3 +282,26 @@ def test_under_1_20_event_time_firing_stops_at_the_window_end_in_the_operator() 
     assert len(new.records) == 4  # 1.20: the next fire was capped at 99, nothing more
     new.element(("a", 2), 50)  # a late element within the lateness still fires at once
     assert new.values[-1] == ("a", 3)
+
+
+# --- count_window(size, slide) (FLINK-26444) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("1.11", ["cw> (k,3)", "cw> (k,14)", "cw> (k,56)"]),  # CountTrigger(2) + CountEvictor(3)
+        ("1.20", ["cw> (k,7)", "cw> (k,28)", "cw> (k,112)"]),  # PyFlink 1.20.3's (the golden)
+    ],
+)
+def test_count_window_follows_the_profile(version: str, expected: list[str]) -> None:
+    env = _env(version)
+    env.set_parallelism(1)
+    tuples = Types.TUPLE([Types.STRING(), Types.INT()])
+    data = [("k", v) for v in (1, 2, 4, 8, 16, 32, 64)]
+    env.from_collection(data, type_info=tuples).key_by(
+        lambda t: t[0], key_type=Types.STRING()
+    ).count_window(3, 2).reduce(lambda x, y: (x[0], x[1] + y[1])).print("cw")
+    run = MiniCluster(echo_print=False, seed=1).submit(env, "cw")
+    run.run()
+    assert run.printed() == expected
