@@ -98,9 +98,12 @@ def load_program(file: str | Path) -> CapturedProgram:
         raise CliError(f"{file}: no such file")
     if not path.is_file():
         raise CliError(f"{file}: not a file (expected a Python file that builds a pipeline)")
+    from pyflowkit.common.flink_version import V1_20, entry_point_version
     from pyflowkit.datastream.environment_capture import capture_environments
 
-    with capture_environments() as captured:
+    # a user's program is written for PyFlink 1.20 (issue #24): its environments follow 1.20's
+    # API semantics unless it sets pyflowkit.flink-version itself
+    with capture_environments() as captured, entry_point_version(V1_20):
         early_exit = _run_file(path)
     picked = _pick(captured)
     if picked is None:

@@ -6,7 +6,9 @@ the version that made it) and the behaviour on each side. A ``FlinkVersionProfil
 layer the rule it needs, already resolved for its version: the environment asks for
 ``profile.time_defaults``, the print sink for ``profile.row_print``; no layer tests a version.
 
-Default: 1.11 for every entry point today (``DEFAULT_VERSION``); a program opts into 1.20 with
+Defaults per entry point: a program loaded by the CLI (``pyflowkit run/graph/explain FILE.py``)
+follows 1.20 (``entry_point_version``); everything else (notebooks, ``%%pipeline``, the seed job,
+an environment made in Python) follows ``DEFAULT_VERSION`` (1.11). Any program chooses with
 ``Configuration().set_string("pyflowkit.flink-version", "1.20")`` or ``env.configure(...)``.
 
 This module lives in ``common`` (it imports nothing of pyflowkit), so every layer may read it.
@@ -14,7 +16,9 @@ This module lives in ``common`` (it imports nothing of pyflowkit), so every laye
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,6 +234,27 @@ def profile_for(version: str) -> FlinkVersionProfile:
     return _PROFILES[check_version(version)]
 
 
+# The entry point's default (issue #24): a program the CLI loads (``pyflowkit run/graph/explain``)
+# is written for 1.20; None: DEFAULT_VERSION.
+_ENTRY_POINT_VERSION: ContextVar[str | None] = ContextVar("pyflowkit_flink_version", default=None)
+
+
+def default_version() -> str:
+    """The version a new environment follows unless its configuration names one."""
+    return _ENTRY_POINT_VERSION.get() or DEFAULT_VERSION
+
+
+@contextmanager
+def entry_point_version(version: str) -> Iterator[None]:
+    """Environments created inside follow ``version`` unless their configuration says otherwise
+    (how ``pyflowkit run`` gives a user's program the 1.20 API semantics its author expected)."""
+    token = _ENTRY_POINT_VERSION.set(check_version(version))
+    try:
+        yield
+    finally:
+        _ENTRY_POINT_VERSION.reset(token)
+
+
 def version_of(configuration: Mapping[str, Any] | None, default: str = DEFAULT_VERSION) -> str:
     """The version a configuration dict selects (``pyflowkit.flink-version``), else ``default``."""
     if configuration and FLINK_VERSION_KEY in configuration:
@@ -245,3 +270,7 @@ def rules_table() -> str:
     ]
     lines += ["| " + " | ".join(r.row()) + " |" for r in ALL_RULES]
     return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m pyflowkit.common.flink_version: the README's table
+    print(rules_table())

@@ -17,9 +17,9 @@ from pyflowkit.common import python_dependencies as deps
 from pyflowkit.common.configuration import Configuration
 from pyflowkit.common.execution_config import ExecutionConfig, check_max_parallelism
 from pyflowkit.common.flink_version import (
-    DEFAULT_VERSION,
     FLINK_VERSION_KEY,
     FlinkVersionProfile,
+    default_version,
     profile_for,
 )
 from pyflowkit.common.job_client import JobClient
@@ -89,7 +89,7 @@ class StreamExecutionEnvironment:
         self._all_transformations: list[Transformation] = []  # incl. sources, for uid checks
         self._requested_side_outputs: dict[int, dict[str, TypeInformation]] = {}
         self._chaining_enabled = True
-        self._profile = profile_for(DEFAULT_VERSION)
+        self._profile = profile_for(default_version())
         self._time_characteristic_set = False  # the program chose one: a profile keeps it
         self._apply_time_defaults()
         self._runtime_mode = RuntimeExecutionMode.STREAMING

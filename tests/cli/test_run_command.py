@@ -28,6 +28,10 @@ SUMMARY = re.compile(
 )
 
 
+PLACED_1_20 = ["1> ('a', 1)", "1> ('b', 2)"]  # PyFlink 1.20: both keys on subtask 1
+PLACED_1_11 = ["1> ('b', 2)", "2> ('a', 1)"]  # Flink 1.11: murmur(String.hashCode)
+
+
 def printed_records(out: str) -> list[str]:
     return sorted(line for line in out.splitlines() if re.match(r"\d+> ", line))
 
@@ -35,10 +39,23 @@ def printed_records(out: str) -> list[str]:
 def test_run_on_the_mini_cluster_prints_output_and_flink_summary(pipeline_file, capsys) -> None:
     assert main(["run", str(pipeline_file), "--target", "local"]) == 0
     captured = capsys.readouterr()
-    assert printed_records(captured.out) == ["1> ('b', 2)", "2> ('a', 1)"]
+    # a program run by the CLI follows PyFlink 1.20 (KEY_BY_ROW: keyed by Row.of(pickled key))
+    assert printed_records(captured.out) == PLACED_1_20
     assert SUMMARY.search(captured.out), captured.out
     assert "after execute: never printed" not in captured.out
     assert "[Spark]" not in captured.err
+
+
+def test_a_program_that_names_its_flink_version_keeps_it(write_script, capsys) -> None:
+    from tests.cli.conftest import PIPELINE
+
+    pinned = PIPELINE.replace(
+        "get_execution_environment()",
+        "get_execution_environment(Configuration().set_string('pyflowkit.flink-version', '1.11'))",
+    )
+    path = write_script("from pyflowkit.common import Configuration\n" + pinned, "pinned.py")
+    assert main(["run", str(path), "--target", "local"]) == 0
+    assert printed_records(capsys.readouterr().out) == PLACED_1_11
 
 
 def test_run_failure_on_the_mini_cluster_is_one_line_exit_1(write_script, capsys) -> None:
@@ -85,7 +102,7 @@ def test_run_on_spark_subprocess_output_progress_and_failure(pipeline_file, writ
         timeout=300,
     )
     assert ok.returncode == 0, ok.stderr
-    assert printed_records(ok.stdout) == ["1> ('b', 2)", "2> ('a', 1)"]
+    assert printed_records(ok.stdout) == PLACED_1_20
     assert SUMMARY.search(ok.stdout), ok.stdout
     progress = [line for line in ok.stderr.splitlines() if line.startswith("[Spark]")]
     assert len(progress) == 1 and progress[0].startswith("[Spark] FINISHED: jobs ")
