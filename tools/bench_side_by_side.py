@@ -157,31 +157,31 @@ def run_one(side: Side, name: str, args: list[str], python: str, timeout: int) -
         side.best[key] = value if old is None else better(old, value)
 
 
-def report(old: Side, new: Side, names: list[str], max_slowdown: float) -> int:
+def print_header(old: Side, new: Side) -> None:
     print(f"\nold = {old.rev} ({old.sha[:8]}), new = {new.rev} ({new.sha[:8]}); best of the rounds")
     head = f"| {'benchmark':<12} | {'metric':<72} | {'old':>12} | {'new':>12} | {'new/old':>7} |"
     print(head + f" {'load old/new':>13} |")
-    print("|" + "|".join("-" * (w + 2) for w in (12, 72, 12, 12, 7, 13)) + "|")
+    print("|" + "|".join("-" * (w + 2) for w in (12, 72, 12, 12, 7, 13)) + "|", flush=True)
+
+
+def print_rows(old: Side, new: Side, name: str, max_slowdown: float) -> int:
+    """The rows of benchmark ``name``; how many got worse by more than ``max_slowdown``."""
     worse = 0
-    for name in names:
-        for side in (old, new):
-            if name in side.failures:
-                print(f"| {name:<12} | {side.rev} failed: {side.failures[name][:120]}")
-        la = f"{max(old.loads.get(name, [0])):.1f}/{max(new.loads.get(name, [0])):.1f}"
-        for key in sorted(k for k in old.best if k[0] == name and k in new.best):
-            a, b = old.best[key], new.best[key]
-            ratio = b / a if a else float("nan")
-            slower = (1 / ratio if higher_is_better(key[1]) else ratio) if a and b else 1.0
-            flag = " !" if slower > 1 + max_slowdown else ""
-            worse += bool(flag)
-            print(
-                f"| {name:<12} | {key[1][:72]:<72} | {a:>12,.4g} | {b:>12,.4g} | "
-                f"{ratio:>6.3f}{flag or ' '} | {la:>13} |"
-            )
-    print(
-        f"\n'!': worse by more than {max_slowdown:.0%} (times and ratios: higher; rates: lower). "
-        f"{worse} flagged. Rows include absolute times, rates and each benchmark's own ratios."
-    )
+    for side in (old, new):
+        if name in side.failures:
+            print(f"| {name:<12} | {side.rev} failed: {side.failures[name][:120]}")
+    la = f"{max(old.loads.get(name, [0])):.1f}/{max(new.loads.get(name, [0])):.1f}"
+    for key in sorted(k for k in old.best if k[0] == name and k in new.best):
+        a, b = old.best[key], new.best[key]
+        ratio = b / a if a else float("nan")
+        slower = (1 / ratio if higher_is_better(key[1]) else ratio) if a and b else 1.0
+        flag = " !" if slower > 1 + max_slowdown else ""
+        worse += bool(flag)
+        print(
+            f"| {name:<12} | {key[1][:72]:<72} | {a:>12,.4g} | {b:>12,.4g} | "
+            f"{ratio:>6.3f}{flag or ' '} | {la:>13} |",
+            flush=True,
+        )
     return worse
 
 
@@ -213,13 +213,19 @@ def main() -> None:
         old.sha = export(repo, opts.old, old.root)
         new.sha = export(repo, opts.new, new.root)
         t0 = time.monotonic()
+        print_header(old, new)
+        worse = 0
         for name in names:
             for r in range(opts.rounds):
                 pair = (old, new) if r % 2 == 0 else (new, old)
                 for side in pair:
                     run_one(side, name, benches.get(name, []), opts.python, opts.timeout)
-            print(f"{name}: done at {time.monotonic() - t0:.0f} s, load {load1():.2f}", flush=True)
-        worse = report(old, new, names, opts.max_slowdown)
+            worse += print_rows(old, new, name, opts.max_slowdown)
+        print(
+            f"\n{time.monotonic() - t0:.0f} s. '!': worse by more than {opts.max_slowdown:.0%} "
+            f"(times and ratios: higher; rates: lower); {worse} flagged. Rows are absolute times, "
+            "rates and each benchmark's own ratios; the best of the rounds on each side."
+        )
     sys.exit(1 if worse else 0)
 
 
