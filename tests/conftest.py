@@ -107,6 +107,22 @@ def spark(tmp_path_factory: pytest.TempPathFactory):
 
 
 # ---------------------------------------------------------------------------------------------
+# Flink version profile: @pytest.mark.flink_version("1.11") pins the environments a test makes
+# to one profile (issue #24: a test asserting 1.11 runtime behaviour says so).
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def _flink_version_marker(request: pytest.FixtureRequest):
+    marker = request.node.get_closest_marker("flink_version")
+    if marker is None:
+        yield
+        return
+    from pyflowkit.common.flink_version import entry_point_version
+
+    with entry_point_version(marker.args[0]):
+        yield
+
+
+# ---------------------------------------------------------------------------------------------
 # Markers: tests using the `spark` fixture get the `spark` marker, so `-m "not spark"` works.
 # Browser tests are skipped without chromium locally; in CI a missing chromium is an error.
 # ---------------------------------------------------------------------------------------------

@@ -7,9 +7,12 @@ layer the rule it needs, already resolved for its version: the environment asks 
 ``profile.time_defaults``, the print sink for ``profile.row_print``; no layer tests a version.
 
 Defaults per entry point: a program loaded by the CLI (``pyflowkit run/graph/explain FILE.py``)
-follows 1.20 (``entry_point_version``); everything else (notebooks, ``%%pipeline``, the seed job,
-an environment made in Python) follows ``DEFAULT_VERSION`` (1.11). Any program chooses with
-``Configuration().set_string("pyflowkit.flink-version", "1.20")`` or ``env.configure(...)``.
+follows 1.20 (``entry_point_version``); a kernel that ran ``%load_ext pyflowkit`` (the classroom
+notebooks, ``%%pipeline``) follows 1.11 (``set_session_version``); the seed job pins 1.11 in its
+configuration; anything else (an environment made in Python) follows ``DEFAULT_VERSION``
+(1.11 until the suite's 1.11 expectations are pinned with ``@pytest.mark.flink_version``). Any
+program chooses with ``Configuration().set_string("pyflowkit.flink-version", "1.20")`` or
+``env.configure(...)``.
 
 This module lives in ``common`` (it imports nothing of pyflowkit), so every layer may read it.
 """
@@ -26,8 +29,8 @@ FLINK_VERSION_KEY = "pyflowkit.flink-version"
 V1_11 = "1.11"
 V1_20 = "1.20"
 SUPPORTED_VERSIONS = (V1_11, V1_20)
-# the environment's default while the test suite's 1.11 expectations are pinned one by one; the
-# target (issue 24) is 1.20 for env.execute() / pyflowkit run, 1.11 for notebooks and the seed
+# the default of an environment made in Python while the test suite's 1.11 expectations are
+# pinned one by one (issue 24's target: 1.20 for env.execute(); pyflowkit run already has it)
 DEFAULT_VERSION = V1_11
 
 
@@ -239,9 +242,22 @@ def profile_for(version: str) -> FlinkVersionProfile:
 _ENTRY_POINT_VERSION: ContextVar[str | None] = ContextVar("pyflowkit_flink_version", default=None)
 
 
+# The session's default: ``%load_ext pyflowkit`` pins the classroom notebooks' kernel to 1.11.
+_SESSION_VERSION: str | None = None
+
+
+def set_session_version(version: str | None) -> None:
+    """Every later environment of this process follows ``version`` (None: ``DEFAULT_VERSION``)
+    unless an entry point (``entry_point_version``) or its configuration says otherwise. A plain
+    global, not a context variable: an IPython kernel runs each cell in its own asyncio task."""
+    global _SESSION_VERSION
+    _SESSION_VERSION = None if version is None else check_version(version)
+
+
 def default_version() -> str:
-    """The version a new environment follows unless its configuration names one."""
-    return _ENTRY_POINT_VERSION.get() or DEFAULT_VERSION
+    """The version a new environment follows unless its configuration names one: the entry
+    point's, else the session's, else ``DEFAULT_VERSION``."""
+    return _ENTRY_POINT_VERSION.get() or _SESSION_VERSION or DEFAULT_VERSION
 
 
 @contextmanager

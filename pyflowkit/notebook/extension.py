@@ -11,11 +11,16 @@ _LOADED: dict[int, Any] = {}
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """Register the magics and the ``pre_run_cell`` hook that tells cells apart by id."""
+    """Register the magics and the ``pre_run_cell`` hook that tells cells apart by id.
+
+    The kernel's environments then follow Flink 1.11 (the runtime the classroom notebooks
+    study, issue #24) unless a cell configures ``pyflowkit.flink-version``."""
+    from pyflowkit.common.flink_version import V1_11, set_session_version
     from pyflowkit.notebook.magics import PipelineMagics
 
     if id(ipython) in _LOADED:
         return
+    set_session_version(V1_11)
     magics = PipelineMagics(ipython)
     ipython.register_magics(magics)
     ipython.events.register("pre_run_cell", magics.pre_run_cell)
@@ -36,6 +41,9 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics = _LOADED.pop(id(ipython), None)
     if magics is None:
         return
+    from pyflowkit.common.flink_version import set_session_version
+
+    set_session_version(None)
     ipython.events.unregister("pre_run_cell", magics.pre_run_cell)
     for kind in ("line", "cell"):
         ipython.magics_manager.magics[kind].pop("pipeline", None)

@@ -338,6 +338,7 @@ def test_operator_settings(env) -> None:
     assert src.get_name() == "numbers"  # the generator adds "Source: "
 
 
+@pytest.mark.flink_version("1.11")  # count_window(2, 1) as Java's countWindow (COUNT_WINDOW)
 def test_windows(env) -> None:
     window = pytest.importorskip("pyflowkit.datastream.window")
     from pyflowkit.common import Time
@@ -401,6 +402,7 @@ def test_window_all_is_forced_non_parallel(env) -> None:
     assert str(t.input.partitioner) == "HASH"
 
 
+@pytest.mark.flink_version("1.11")  # 1.11's ProcessingTime default, interval 0 (TIME_DEFAULTS)
 def test_time_characteristic_sets_watermark_interval(env) -> None:
     assert env.get_config().get_auto_watermark_interval() == 0
     env.set_stream_time_characteristic(TimeCharacteristic.EventTime)

@@ -89,3 +89,35 @@ def test_placement_and_state_follow_the_profile() -> None:
     assert _word_counts("1.11") == [
         "1> ('b', 1)", "1> ('b', 2)", "1> ('c', 1)", "1> ('c', 2)", "2> ('a', 1)", "2> ('a', 2)"
     ]  # fmt: skip
+
+
+# --- defaults per entry point ---------------------------------------------------------------
+
+
+@pytest.mark.flink_version("1.20")
+def test_the_marker_pins_a_tests_environments() -> None:
+    env = StreamExecutionEnvironment.get_execution_environment()
+    assert env.get_flink_version_profile().version == "1.20"
+
+
+def test_session_default_yields_to_entry_point_and_configuration() -> None:
+    from pyflowkit.common.flink_version import (
+        DEFAULT_VERSION,
+        entry_point_version,
+        set_session_version,
+    )
+
+    def version(conf: Configuration | None = None) -> str:
+        env = StreamExecutionEnvironment.get_execution_environment(conf)
+        return env.get_flink_version_profile().version
+
+    assert version() == DEFAULT_VERSION
+    set_session_version("1.20")  # what %load_ext pyflowkit does with 1.11
+    try:
+        assert version() == "1.20"
+        with entry_point_version("1.11"):  # what pyflowkit run does with 1.20
+            assert version() == "1.11"
+            assert version(Configuration().set_string(FLINK_VERSION_KEY, "1.20")) == "1.20"
+    finally:
+        set_session_version(None)
+    assert version() == DEFAULT_VERSION
