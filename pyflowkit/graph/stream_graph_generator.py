@@ -375,9 +375,9 @@ class StreamGraphGenerator:
         upstream, downstream = nodes[up_id], nodes[down_id]
         if isinstance(partitioner, KeyGroupStreamPartitioner):  # the profile's key_by rule
             keys_by_row = profile_for(self.settings.flink_version).key_by.keys_by_row
-            partitioner = partitioner.with_key_hash(
-                key_hash_function(keys_by_row, partitioner.key_type)
-            )
+            key_hash = key_hash_function(keys_by_row, partitioner.key_type)
+            if key_hash is not partitioner.key_hash:  # 1.11 keeps the transformation's own
+                partitioner = partitioner.with_key_hash(key_hash)
         defaulted = partitioner is None
         if partitioner is None:
             if upstream.parallelism == downstream.parallelism:
