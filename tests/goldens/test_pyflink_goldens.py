@@ -31,23 +31,7 @@ SUBTASK_PREFIX = re.compile(r"^(?:([\w\- ]*):\d+|\d+)> ")  # name:k> → name> ;
 
 # The differences found, each as PyFlink 1.20.3 (expected) against pyflowkit (actual). Those marked
 # "1.20" are where pyflowkit follows Flink 1.11 on purpose; the version profile (issue #24,
-# ``pyflowkit.flink-version``) decides them. The others are bugs being fixed (issue #22).
-KEY_CONTEXT = (
-    "keyed state read in map/flat_map/filter/reduce after key_by is not scoped to the record's "
-    "key (issue #22 §1): PyFlink count> a1 b1 a2 b2 a3, pyflowkit count> a1 b2 a3 b4 a5"
-)
-FLOAT32 = (
-    "Types.FLOAT() values stay Python doubles (issue #22 §5): PyFlink hands 110.1 declared FLOAT "
-    "to the next function as 110.0999984741211 (doubled> 220.1999969482422), pyflowkit as 110.1"
-)
-UNHASHABLE_KEY = (
-    "a key selector returning a list with no key type: PyFlink keys by the pickled bytes "
-    "(by_list> [1, 14], [3, 10]); pyflowkit fails with TypeError: unhashable type: 'list'"
-)
-KEYED_COLLECT_ROW = (
-    "KeyedStream.execute_and_collect(): PyFlink 1.20 yields Row(f0='a', f1=('a', 1)), "
-    "pyflowkit the bare record ('a', 1)"
-)
+# ``pyflowkit.flink-version``) decides them; under 1.20 they must match the golden.
 ROW_TO_STRING_120 = (
     "1.20: the print sink shows a Row as PyFlink 1.20's _align_output_type text '+I[a,3]' "
     "(RowKind short string, fields' str joined by ','); 1.11 prints Java's Row.toString 'a,3'. "
@@ -63,12 +47,6 @@ ADAPTIVE_BATCH_120 = (
     "the user did not set one for from the data volume: 1 for these tiny inputs, so PyFlink "
     "prints 'out> (a,12)' where 1.11 (the environment's parallelism) prints "
     "'out:2> (a,12)'. "
-)
-NARROWING = (
-    "an out-of-range value declared SHORT/INT/BYTE in from_collection: PyFlink narrows it as a "
-    "Java cast (short> -21658 for 43878, int> -2147483643 for 2**31+5, byte> 127 for -129); "
-    "pyflowkit refuses the record (cannot serialize record 43878 (int) with its declared type "
-    "Short) (issue #22 §5)"
 )
 ROW_NONE = "A None Row field prints 'None' in PyFlink 1.20 (row> +I[b,None]), 'null' in 1.11."
 COUNT_EVICTOR = (
