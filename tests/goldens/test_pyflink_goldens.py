@@ -54,9 +54,29 @@ COUNT_EVICTOR = (
     "[2i, 2i+3), fires once when full): cw> (k,7), (k,28), (k,112); 1.11's Java countWindow "
     "(CountTrigger(2) + CountEvictor(3)) gives cw> (k,3), (k,14), (k,56) (COUNT_WINDOW rule). "
 )
+BATCH_WINDOWS_LOST = (
+    "not yet explained: PyFlink 1.20.3 in BATCH mode prints fewer windows of a Python window "
+    "function than in STREAMING (session windows: 1 of 4; tumbling WindowFunction.apply: none of "
+    "6); pyflowkit prints every window in both modes, as STREAMING does. "
+)
 # (golden id, target) → the difference Flink 1.20 made, expected under the 1.11 profile. Target "*"
 # means every target the golden runs on.
 DIFFERENCES_1_11: dict[tuple[str, str], str] = {
+    (
+        "catalog__keyed_process_value_list_map_state_event_timers_p2__BATCH",
+        "local",
+    ): ADAPTIVE_BATCH_120,
+    (
+        "catalog__keyed_process_value_list_map_state_event_timers_p2__STREAMING",
+        "local",
+    ): KEY_GROUPS_120,
+    ("catalog__session_windows_process_window_function_p2__BATCH", "local"): BATCH_WINDOWS_LOST
+    + ADAPTIVE_BATCH_120,
+    ("catalog__session_windows_process_window_function_p2__STREAMING", "local"): KEY_GROUPS_120,
+    ("catalog__tumbling_event_time_reduce_out_of_order_p2__BATCH", "local"): ADAPTIVE_BATCH_120,
+    ("catalog__tumbling_event_time_reduce_out_of_order_p2__STREAMING", "local"): KEY_GROUPS_120,
+    ("catalog__tumbling_window_apply_p3__BATCH", "local"): BATCH_WINDOWS_LOST + ADAPTIVE_BATCH_120,
+    ("catalog__tumbling_window_apply_p3__STREAMING", "local"): KEY_GROUPS_120,
     ("catalog__connect_keyed_co_process_p2__BATCH", "local"): ADAPTIVE_BATCH_120,
     ("catalog__connect_keyed_co_process_p2__STREAMING", "local"): KEY_GROUPS_120,
     ("catalog__count_window_3_2_sliding_evictor__BATCH", "local"): COUNT_EVICTOR,

@@ -14,6 +14,7 @@ from collections import defaultdict
 from typing import Any
 
 from pyflowkit.common import Duration, Row, Time, Types, WatermarkStrategy
+from pyflowkit.common.watermark_strategy import TimestampAssigner
 from pyflowkit.datastream import OutputTag, RuntimeExecutionMode, TimeCharacteristic
 from pyflowkit.datastream.connectors.number_seq import NumberSequenceSource
 from pyflowkit.datastream.functions import (
@@ -442,11 +443,19 @@ EVENTS = [  # (key, value, timestamp): out of order
 ]
 
 
+class EventTimeOf(TimestampAssigner):
+    """The event's third field as its timestamp (PyFlink 1.20 takes only a ``TimestampAssigner``
+    here, not a lambda)."""
+
+    def extract_timestamp(self, value: Any, record_timestamp: int) -> int:
+        return value[2]
+
+
 def _timed(env: Any, parallelism: int, data: list[tuple] = EVENTS) -> Any:
     setup(env, parallelism)
     strategy = WatermarkStrategy.for_bounded_out_of_orderness(
         Duration.of_millis(5)
-    ).with_timestamp_assigner(lambda e, ts: e[2])
+    ).with_timestamp_assigner(EventTimeOf())
     return (
         env.from_collection(data, type_info=Types.TUPLE([S(), INT(), INT()]))
         .assign_timestamps_and_watermarks(strategy)
