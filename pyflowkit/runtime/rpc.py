@@ -49,6 +49,8 @@ class RpcBus:
         self.trace: list[TraceEvent] = []
         self.step = 0
         self.fast = False
+        # checkpoint-protocol events recorded in fast mode, oldest first (forget_checkpoint_events)
+        self.fast_checkpoint_events: list[TraceEvent] = []
         self.state_listeners: list[Callable[[TraceEvent], None]] = []
 
     @property
@@ -104,4 +106,18 @@ class RpcBus:
         if ev.new_state is not None:
             for listener in self.state_listeners:
                 listener(ev)
+        elif ev.checkpoint is not None and self.fast:
+            self.fast_checkpoint_events.append(ev)
         return ev
+
+    def forget_checkpoint_events(self, before: int) -> int:
+        """Drop from the trace the checkpoint-protocol events recorded in fast mode about
+        checkpoints with ids below ``before`` (a bounded history, as Flink's web UI keeps:
+        ``web.checkpoints.history``); events recorded while stepping stay. Returns how many."""
+        old = self.fast_checkpoint_events
+        if not old or old[0].checkpoint >= before:  # type: ignore[operator]
+            return 0
+        dropped = {id(ev) for ev in old if ev.checkpoint < before}  # type: ignore[operator]
+        self.fast_checkpoint_events = [ev for ev in old if id(ev) not in dropped]
+        self.trace[:] = [ev for ev in self.trace if id(ev) not in dropped]
+        return len(dropped)

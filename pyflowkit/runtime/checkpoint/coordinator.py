@@ -54,6 +54,10 @@ from pyflowkit.runtime.trace import trace_event_template
 # Flink deletes a subsumed checkpoint's state; pyflowkit keeps that of the newest 10 discarded
 # ones for inspection (as many as Flink's checkpoint history, web.checkpoints.history, shows)
 INSPECTABLE_DISCARDED_CHECKPOINTS = 10
+# fast mode keeps the trace events, statistics and completed-checkpoint records of at least this
+# many newest checkpoints, at most twice as many (a bounded history, as Flink's web UI keeps
+# ``web.checkpoints.history`` entries): an endless job's memory stays flat
+FAST_MODE_CHECKPOINT_HISTORY = 100
 
 
 class CheckpointGateway(Protocol):
@@ -156,6 +160,8 @@ class CheckpointCoordinator:
         # discarded checkpoints whose state is still kept for inspection, oldest first
         self.inspectable_discarded: deque[CompletedCheckpoint] = deque()
         self.inspectable_history = INSPECTABLE_DISCARDED_CHECKPOINTS
+        self.fast_mode_history = FAST_MODE_CHECKPOINT_HISTORY
+        self._history_bounded_at = 0  # the checkpoint id of the last bounding
         self.failure_manager = CheckpointFailureManager(
             settings.tolerable_checkpoint_failure_number, self._fail_job
         )
@@ -632,7 +638,21 @@ class CheckpointCoordinator:
         callback = self.completion_callbacks.pop(checkpoint_id, None)
         if callback is not None:
             callback(True)
+        if self.bus.fast and checkpoint_id - self._history_bounded_at >= self.fast_mode_history:
+            self._bound_history(checkpoint_id)
         self._execute_queued_request()
+
+    def _bound_history(self, checkpoint_id: int) -> None:
+        """Fast mode: forget what is older than the newest ``fast_mode_history`` checkpoints
+        (their protocol events recorded in fast mode, their statistics, the records of
+        completed checkpoints whose state was released); counts and summary stay exact."""
+        self._history_bounded_at = checkpoint_id
+        oldest_kept = checkpoint_id - self.fast_mode_history + 1
+        self.bus.forget_checkpoint_events(oldest_kept)
+        self.stats.forget_older(self.fast_mode_history)
+        for cid in [c for c in self.completed_by_id if c < oldest_kept]:
+            if self.completed_by_id[cid].state_released:
+                del self.completed_by_id[cid]
 
     def _execute_queued_request(self) -> None:
         while self.decider.queued and len(self.pending) < self.decider.max_concurrent:

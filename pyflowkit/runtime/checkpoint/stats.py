@@ -25,8 +25,40 @@ HISTORY_COLUMNS = [
 ]
 
 
+_SUMMARY_FIELDS = ("state_size", "end_to_end_duration", "alignment_buffered")
+
+
+class MinMaxAvgStats:
+    """Flink's ``MinMaxAvgStats``: minimum, maximum and average of the values added so far."""
+
+    def __init__(self) -> None:
+        self.min = 0
+        self.max = 0
+        self.sum = 0
+        self.count = 0
+
+    def add(self, value: int) -> None:
+        if self.count == 0:
+            self.min = self.max = value
+        else:
+            self.min = min(self.min, value)
+            self.max = max(self.max, value)
+        self.sum += value
+        self.count += 1
+
+    def to_dict(self) -> dict[str, int]:
+        avg = self.sum // self.count if self.count else 0
+        return {"min": self.min, "max": self.max, "avg": avg}
+
+
 class CheckpointStatsTracker:
-    """Flink's ``CheckpointStatsTracker``: counts, history (newest first), per-subtask details."""
+    """Flink's ``CheckpointStatsTracker``: counts, history (newest first), per-subtask details.
+
+    The counts and the summary are kept as running figures (Flink's ``CheckpointStatsCounts``
+    and ``CompletedCheckpointStatsSummary``), so ``forget_older`` can bound the per-checkpoint
+    history (Flink's ``CheckpointStatsHistory`` keeps ``web.checkpoints.history`` entries)
+    without changing them.
+    """
 
     def __init__(self, tasks: dict[str, tuple[str, int]], history_size: int = 10) -> None:
         self.tasks = dict(tasks)  # vertex id → (vertex name, parallelism)
@@ -34,6 +66,37 @@ class CheckpointStatsTracker:
         self.by_id: dict[int, dict[str, Any]] = {}
         self.restored: dict[str, Any] | None = None
         self.num_restored = 0
+        self.num_forgotten = 0  # checkpoints dropped from ``by_id`` by ``forget_older``
+        self._counts = {IN_PROGRESS: 0, COMPLETED: 0, FAILED: 0}
+        self._summary = {f: MinMaxAvgStats() for f in _SUMMARY_FIELDS}
+        # the newest completed checkpoint, savepoint and failed checkpoint (kept when forgotten)
+        self._latest: dict[str, dict[str, Any] | None] = {
+            "completed": None,
+            "savepoint": None,
+            "failed": None,
+        }
+
+    def _moved(self, cp: dict[str, Any], status: str) -> None:
+        """``cp`` leaves its status for ``status``: the running counts and latest entries."""
+        self._counts[cp["status"]] -= 1
+        self._counts[status] += 1
+        slot = "failed" if status == FAILED else "savepoint" if cp["is_savepoint"] else "completed"
+        latest = self._latest[slot]
+        if latest is None or latest["id"] < cp["id"]:
+            self._latest[slot] = cp
+        if status == COMPLETED:
+            for f, stats in self._summary.items():
+                stats.add(cp[f])
+
+    def forget_older(self, keep: int) -> int:
+        """Drop the finished checkpoints older than the newest ``keep`` from the history
+        (the counts, summary and latest entries stay exact); returns how many."""
+        ids = sorted(self.by_id)
+        drop = [i for i in ids[: max(0, len(ids) - keep)] if self.by_id[i]["status"] != IN_PROGRESS]
+        for i in drop:
+            del self.by_id[i]
+        self.num_forgotten += len(drop)
+        return len(drop)
 
     @property
     def num_subtasks(self) -> int:
@@ -42,6 +105,9 @@ class CheckpointStatsTracker:
     def report_pending_checkpoint(
         self, checkpoint_id: int, timestamp: int, is_savepoint: bool
     ) -> None:
+        if checkpoint_id in self.by_id:  # reported again: counted once
+            self._counts[self.by_id[checkpoint_id]["status"]] -= 1
+        self._counts[IN_PROGRESS] += 1
         self.by_id[checkpoint_id] = {
             "@class": "in_progress",
             "id": checkpoint_id,
@@ -83,6 +149,8 @@ class CheckpointStatsTracker:
         cp = self.by_id.get(checkpoint_id)
         if cp is None:
             return
+        if cp["status"] != COMPLETED:
+            self._moved(cp, COMPLETED)
         cp["@class"] = "completed"
         cp["status"] = COMPLETED
         cp["external_path"] = external_path or NOT_EXTERNALLY_ADDRESSABLE
@@ -91,6 +159,7 @@ class CheckpointStatsTracker:
         cp = self.by_id.get(checkpoint_id)
         if cp is None or cp["status"] != IN_PROGRESS:
             return
+        self._moved(cp, FAILED)
         cp["@class"] = "failed"
         cp["status"] = FAILED
         cp["failure_timestamp"] = timestamp
@@ -136,36 +205,25 @@ class CheckpointStatsTracker:
 
     def snapshot(self) -> dict[str, Any]:
         """``GET /jobs/:jobid/checkpoints``: counts, summary, latest, history."""
-        cps = list(self.by_id.values())
-        completed = [c for c in cps if c["status"] == COMPLETED]
-        failed = [c for c in cps if c["status"] == FAILED]
+        counts = self._counts
 
-        def minmaxavg(field: str) -> dict[str, int]:
-            vals = [c[field] for c in completed]
-            if not vals:
-                return {"min": 0, "max": 0, "avg": 0}
-            return {"min": min(vals), "max": max(vals), "avg": sum(vals) // len(vals)}
-
-        def latest(items: list[dict[str, Any]]) -> dict[str, Any] | None:
-            return self._public(max(items, key=lambda c: c["id"])) if items else None
+        def latest(slot: str) -> dict[str, Any] | None:
+            cp = self._latest[slot]
+            return None if cp is None else self._public(cp)
 
         return {
             "counts": {
                 "restored": self.num_restored,
-                "total": len(cps),
-                "in_progress": sum(1 for c in cps if c["status"] == IN_PROGRESS),
-                "completed": len(completed),
-                "failed": len(failed),
+                "total": sum(counts.values()),
+                "in_progress": counts[IN_PROGRESS],
+                "completed": counts[COMPLETED],
+                "failed": counts[FAILED],
             },
-            "summary": {
-                "state_size": minmaxavg("state_size"),
-                "end_to_end_duration": minmaxavg("end_to_end_duration"),
-                "alignment_buffered": minmaxavg("alignment_buffered"),
-            },
+            "summary": {f: stats.to_dict() for f, stats in self._summary.items()},
             "latest": {
-                "completed": latest([c for c in completed if not c["is_savepoint"]]),
-                "savepoint": latest([c for c in completed if c["is_savepoint"]]),
-                "failed": latest(failed),
+                "completed": latest("completed"),
+                "savepoint": latest("savepoint"),
+                "failed": latest("failed"),
                 "restored": self.restored,
             },
             "history": self.history(),
