@@ -8,12 +8,19 @@
    synchronous and asynchronous parts summed over the subtasks, and the state size; then the
    asynchronous part of the next checkpoint, taken after 1,000 more records on a single key.
 
-Prints two tables.
+3. Checkpoint cost by number of keys (issue #25 item 5): the keyed job over 1,000, 200,000 and
+   1,000,000 keys, parallelism 2, a checkpoint every ~1,000 records (10 ms of simulated time at
+   a source batch of 100 records per step, the same for both runs), with and without checkpoints
+   in the same run; records/s, the ratio, memory and the load average.
+
+Prints three tables.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import time
 from collections import defaultdict
@@ -40,10 +47,12 @@ def run_once(words: list[str], parallelism: int, interval: int | None) -> tuple[
     return wall, run
 
 
-def timed_run(words: list[str], parallelism: int, interval: int | None) -> tuple[float, float, Any]:
+def timed_run(
+    words: list[str], parallelism: int, interval: int | None, **cluster: Any
+) -> tuple[float, float, Any]:
     """One run: (wall-clock seconds, CPU seconds of this process, the finished run)."""
     graph = job(words, parallelism, interval)
-    run = MiniCluster(echo_print=False, seed=1).submit(graph)
+    run = MiniCluster(echo_print=False, seed=1, **cluster).submit(graph)
     t0, c0 = time.perf_counter(), time.process_time()
     run.run()
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -172,6 +181,35 @@ def state_growth_table(sizes: list[int], parallelism: int) -> None:
         )
 
 
+KEYS_SOURCE_BATCH = 100  # records a source emits per step: ~1,000 records per 10 ms checkpoint
+
+
+def keys_table(key_counts: list[int], n_records: int, parallelism: int) -> None:
+    """The keyed job over ``n`` keys (``k0``, ``k1``, … cycled), checkpointing off and every
+    10 ms (the shortest interval Flink allows), one after the other in the same process."""
+    print(
+        f"\nCheckpoint cost by number of keys: {n_records:,} records, parallelism {parallelism}, "
+        f"a checkpoint every 10 ms (source batch {KEYS_SOURCE_BATCH})"
+    )
+    print(
+        f"{'keys':>10}{'distinct':>10}{'off s':>8}{'off rec/s':>11}{'on s':>8}{'on rec/s':>11}"
+        f"{'ratio':>7}{'checkpoints':>13}{'rec/chk':>9}{'max RSS MB':>12}{'load avg':>10}"
+    )
+    for n_keys in key_counts:
+        words = [f"k{i % n_keys}" for i in range(n_records)]
+        off, _, _ = timed_run(words, parallelism, None, fast_source_batch=KEYS_SOURCE_BATCH)
+        on, _, run = timed_run(words, parallelism, 10, fast_source_batch=KEYS_SOURCE_BATCH)
+        completed = run.checkpoints_overview()["counts"]["completed"]
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        del run
+        print(
+            f"{n_keys:>10,}{min(n_keys, n_records):>10,}{off:>8.2f}{n_records / off:>11,.0f}"
+            f"{on:>8.2f}{n_records / on:>11,.0f}{on / off:>7.2f}{completed:>13,}"
+            f"{n_records / max(1, completed):>9,.0f}{rss_mb:>12,.0f}"
+            f"{os.getloadavg()[0]:>10.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--words", type=int, default=500_000)
@@ -179,12 +217,20 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=10_000, help="records per checkpoint")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    parser.add_argument(
+        "--keys", type=int, nargs="+", default=[1_000, 200_000, 1_000_000], help="third table"
+    )
+    parser.add_argument("--records", type=int, default=400_000, help="third table's records")
+    parser.add_argument("--only-keys", action="store_true", help="the third table only")
     parser.add_argument("--quick", action="store_true", help="small sizes (smoke test)")
     args = parser.parse_args()
     if args.quick:
         args.words, args.reps, args.sizes = 50_000, 1, [1_000, 5_000]
-    throughput_table(args.words, args.parallelism, args.every, args.reps)
-    state_growth_table(args.sizes, args.parallelism)
+        args.keys, args.records = [1_000, 20_000], 40_000
+    if not args.only_keys:
+        throughput_table(args.words, args.parallelism, args.every, args.reps)
+        state_growth_table(args.sizes, args.parallelism)
+    keys_table(args.keys, args.records, args.parallelism)
 
 
 if __name__ == "__main__":

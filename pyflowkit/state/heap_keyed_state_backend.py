@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from itertools import chain, repeat
-from operator import itemgetter
+from itertools import chain, compress, repeat
+from operator import is_not, itemgetter
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
@@ -21,6 +21,7 @@ from pyflowkit.state.key_groups import KeyGroupRange, assign_to_key_group
 from pyflowkit.state.time import VOID_NAMESPACE
 
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
+_VERIFIED_LIMIT = 1 << 16  # live maps whose last copy a table remembers
 _ATOMS = frozenset((str, int, float, bool, bytes, type(None)))
 
 
@@ -74,11 +75,40 @@ def _tuples_of_atoms(values: list[tuple[Any, ...]]) -> bool:
     return True
 
 
-def _copy_maps(maps: list[dict[Any, Any]]) -> list[dict[Any, Any]]:
-    """``_copy_map`` of each map; the values of all of them checked together first."""
-    if _immutable(chain.from_iterable(map(dict.values, maps))):
-        return list(map(dict.copy, maps))
+def _copy_maps(
+    maps: list[dict[Any, Any]], verified: dict[int, dict[Any, Any]] | None = None
+) -> list[dict[Any, Any]]:
+    """``_copy_map`` of each map; the values of all of them checked together first.
+
+    ``verified`` maps a live map's id to its last copy whose values were all immutable: values
+    that are the very objects of that copy need no check (an entry is checked only when it was
+    written since: Flink's ``CopyOnWriteStateMap`` copies per entry too). The check is sound
+    whatever the copy's keys are: an object found immutable stays so."""
+    if verified is None:
+        verified = {}
+    elif len(verified) > _VERIFIED_LIMIT:
+        verified.clear()
+    unchecked = list(chain.from_iterable(map(_unverified, maps, map(verified.get, map(id, maps)))))
+    if _immutable(unchecked):
+        copies = list(map(dict.copy, maps))
+        verified.update(zip(map(id, maps), copies, strict=True))
+        return copies
+    for m in maps:
+        verified.pop(id(m), None)
     return list(map(_copy_map, maps))
+
+
+def _unverified(live: dict[Any, Any], last: dict[Any, Any] | None) -> list[Any]:
+    """The values of ``live`` that are not the very objects at the same places in ``last``
+    (compared in C, by identity): those written since ``last`` was copied, usually."""
+    values = list(live.values())
+    if last is None:
+        return values
+    old = list(last.values())
+    changed = list(compress(values, map(is_not, values, old)))
+    if len(values) > len(old):
+        changed.extend(values[len(old) :])
+    return changed
 
 
 class StateTable:
@@ -108,6 +138,8 @@ class StateTable:
         self._version = 0
         # bumped whenever writes go in place again: maps frozen before may have changed since
         self.cow_epoch = 0
+        # id of a live map → its last copy for the views, every value immutable (_copy_maps)
+        self._verified: dict[int, dict[Any, Any]] = {}
 
     # ---- copy on write ----
     def freeze(self) -> tuple[int, dict[int, dict[Any, dict[Any, Any]]]]:
@@ -150,9 +182,11 @@ class StateTable:
             except KeyError:
                 pass
             else:
-                list(map(dict.__setitem__, by_ns_list, repeat(namespace), _copy_maps(maps)))
+                copies = _copy_maps(maps, self._verified)
+                list(map(dict.__setitem__, by_ns_list, repeat(namespace), copies))
                 return maps
-        copies = iter(_copy_maps(list(chain.from_iterable(map(dict.values, by_ns_list)))))
+        maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
+        copies = iter(_copy_maps(maps, self._verified))
         for by_ns in by_ns_list:  # the same keys: only the values change
             by_ns.update(zip(list(by_ns), copies, strict=False))
         return None

@@ -307,3 +307,81 @@ def test_the_same_text_again_keeps_its_escapes_whatever_the_split() -> None:
 
     for values in (['a"b', "ü"], ['a"', "bü"], ['a"', "bü"], ["x"], ['a"', "b", "ü"], ["x"]):
         assert frozen_state_size._items_chars(values) == _codec_chars(values)
+
+
+# writes between checkpoints on a state spread over every key group: (op, key, value)
+ENTRY_WRITES = st.lists(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["put", "put", "mutate", "clear", "grouped"]),
+            st.integers(0, 400),
+            st.one_of(ATOMS, st.tuples(ATOMS, ATOMS), st.lists(ATOMS, max_size=2)),
+        ),
+        max_size=12,
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@given(ENTRY_WRITES)
+def test_sizing_only_changed_entries_keeps_the_exact_count(rounds: list) -> None:
+    """A checkpoint after a few writes in many key groups (every group copied on write, as
+    keyed reduce does) is sized from the changed entries alone, and exactly: replaced values,
+    new keys, cleared keys and lists mutated in place."""
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    state = b.get_partitioned_state(ValueStateDescriptor("v"))
+    for i in range(400):
+        b.set_current_key(f"k{i}")
+        state.update((f"k{i}", i) if i % 3 else [i])
+    held = [_sized(b)]
+    for writes in rounds:
+        table = b.tables["v"]
+        table.namespace_maps(list(table.key_groups), None)  # every group copied
+        for op, i, value in writes:
+            b.set_current_key(f"k{i}")
+            if op == "put":
+                state.update(value)
+            elif op == "mutate" and isinstance(state.value(), list):
+                state.value().append(value)
+            elif op == "clear":
+                state.clear()
+            elif op == "grouped":
+                kg = b.checked_key_group(f"k{i}")
+                table.namespace_map(kg, None)[f"k{i}"] = (i, value)
+        held.append(_sized(b))
+    for snap, size in held:
+        assert size == state_size(snap.to_dict())
+
+
+def test_a_checkpoint_after_one_write_per_key_group_measures_only_those_entries(
+    monkeypatch: Any,
+) -> None:
+    from pyflowkit.runtime.checkpoint import frozen_state_size
+
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    state = b.get_partitioned_state(ValueStateDescriptor("count"))
+    for i in range(5000):
+        b.set_current_key(f"w{i}")
+        state.update((f"w{i}", i))
+    first, first_size = _sized(b)
+    measured: list[int] = []
+    entries_chars = frozen_state_size._entries_chars
+
+    def counting(name: str, kind: str, key_groups: dict) -> Any:
+        measured.append(sum(len(m) for by_ns in key_groups.values() for m in by_ns.values()))
+        return entries_chars(name, kind, key_groups)
+
+    monkeypatch.setattr(frozen_state_size, "_entries_chars", counting)
+    written = {}
+    for i in range(5000):  # one key in every key group
+        kg = b.key_group_of(f"w{i}")
+        if kg not in written:
+            written[kg] = i
+            b.set_current_key(f"w{i}")
+            state.update((f"w{i}", -i))
+    assert len(written) == 128
+    second, second_size = _sized(b)
+    assert sum(measured) == 2 * 128  # each changed entry, as it was and as it is
+    assert first_size == state_size(first.to_dict())
+    assert second_size == state_size(second.to_dict()) != first_size

@@ -384,9 +384,26 @@ VALUE = st.one_of(
 def test_copied_maps_share_only_deeply_immutable_values(maps: list) -> None:
     """``_copy_maps``: the same entries; a value is shared only if it is an atom or a tuple of
     atoms, anything holding a list or an object is a deep copy."""
-    from pyflowkit.state.heap_keyed_state_backend import _ATOMS, _copy_maps
+    from pyflowkit.state.heap_keyed_state_backend import _copy_maps
 
-    copies = _copy_maps(maps)
+    verified: dict = {}
+    copies = _copy_maps(maps, verified)
+    _assert_deep_where_mutable(maps, copies)
+    # copied again after writes (a value replaced, one added, a list mutated in place): the
+    # values seen before are not checked again, and the copies still share only immutable ones
+    for i, m in enumerate(maps):
+        for key, value in list(m.items())[:2]:
+            m[key] = [value] if i % 2 else (key, "x")
+        m[99] = (i, "new")
+        for value in m.values():
+            if type(value) is list:
+                value.append(i)
+    _assert_deep_where_mutable(maps, _copy_maps(maps, verified))
+
+
+def _assert_deep_where_mutable(maps: list, copies: list) -> None:
+    from pyflowkit.state.heap_keyed_state_backend import _ATOMS
+
     assert len(copies) == len(maps)
     for m, c in zip(maps, copies, strict=True):
         assert c is not m and list(c) == list(m)

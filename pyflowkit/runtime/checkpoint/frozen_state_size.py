@@ -17,7 +17,7 @@ import sys
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
-from itertools import chain, compress, islice, repeat
+from itertools import chain, compress, repeat
 from json.encoder import encode_basestring_ascii
 from operator import is_, is_not, itemgetter
 from typing import Any
@@ -125,65 +125,83 @@ def _changed_chars(
     last: tuple[int, dict[int, Any], int, Collection[int]],
     view: dict[int, Any],
 ) -> tuple[int, Collection[int]] | None:
-    """``_table_chars`` from the last sizing and the key groups changed since, or None when
-    more than half changed (measuring them all is then cheaper than telling which)."""
+    """``_table_chars`` from the last sizing and the entries changed since, or None when more
+    than half the key groups changed shape (measuring them all is then cheaper).
+
+    A key group copied on write since holds new maps; when their keys begin with the old maps'
+    keys (the very objects, in order: nothing was removed), only the entries whose values are
+    not the very objects of before, and the entries added after them, are measured, old and new
+    (Flink's heap backend and RocksDB's incremental checkpoints touch only what changed too).
+    Other key groups changed are measured whole."""
+    around = _state_chars(name, kind)
+    if around is None:
+        return None
     _, old_view, old_chars, old_with = last
-    limit = len(view) // 2
-    if limit >= _SAMPLE and not any(
-        map(_same_group, repeat(old_view), repeat(view), islice(view, _SAMPLE))
-    ):
-        return None  # the first key groups were all written: most were, likely
-    gone = old_view.keys() - view.keys()
-    changed = _changed_key_groups(old_view, view, limit - len(gone))
-    if changed is None:
-        return None
-    now = _entries_chars(name, kind, {kg: view[kg] for kg in changed})
-    before = _entries_chars(
-        name, kind, {kg: old_view[kg] for kg in chain(changed, gone) if kg in old_view}
-    )
-    if now is None or before is None:
-        return None
-    return old_chars - before[0] + now[0], set(old_with).difference(changed, gone).union(now[1])
-
-
-def _changed_key_groups(
-    old_view: dict[int, Any], view: dict[int, Any], limit: int
-) -> list[int] | None:
-    """The key groups of ``view`` whose entries are not the very objects ``old_view`` held
-    (namespaces, keys and values, in order), or None when more than ``limit`` differ.
-
-    A key group copied on write but not written since holds the same objects in a new map;
-    mutable values were deep-copied by the copy, so they count as changed."""
-    # key groups not copied since hold the very same maps (found in C)
-    changed: list[int] = []
+    whole = list(old_view.keys() - view.keys())  # gone
+    old_parts: dict[int, dict[Any, dict[Any, Any]]] = {}
+    new_parts: dict[int, dict[Any, dict[Any, Any]]] = {}
     for kg in compress(view, map(is_not, map(old_view.get, view), view.values())):
-        if not _same_group(old_view, view, kg):
-            changed.append(kg)
-            if len(changed) > limit:
-                return None
-    return changed
+        old = old_view.get(kg)
+        if old is None or not _entry_changes(old, view[kg], kg, old_parts, new_parts):
+            whole.append(kg)
+    if len(whole) > len(view) // 2:
+        return None
+    chars = old_chars
+    with_entries = set(old_with)
+    if whole:
+        now = _entries_chars(name, kind, {kg: view[kg] for kg in whole if kg in view})
+        before = _entries_chars(name, kind, {kg: old_view[kg] for kg in whole if kg in old_view})
+        if now is None or before is None:
+            return None
+        chars += now[0] - before[0]
+        with_entries.difference_update(whole)
+        with_entries.update(now[1])
+    if new_parts:
+        now = _entries_chars(name, kind, new_parts)
+        before = _entries_chars(name, kind, old_parts)
+        if now is None or before is None:
+            return None
+        # the entries alone (each part's wrapping taken off); a key group that had none before
+        # gets its wrapping now (entries are only added or replaced here)
+        chars += now[0] - around * len(now[1]) - before[0] + around * len(before[1])
+        for kg in now[1]:
+            if kg not in with_entries:
+                with_entries.add(kg)
+                chars += around
+    return chars, with_entries
 
 
-_SAMPLE = 4  # key groups checked before giving up on an incremental sizing
-
-
-def _same_group(old_view: dict[int, Any], view: dict[int, Any], kg: int) -> bool:
-    old = old_view.get(kg)
-    new = view[kg]
-    return old is new or (old is not None and _same_entries(old, new))
-
-
-def _same_entries(old: dict[Any, dict[Any, Any]], new: dict[Any, dict[Any, Any]]) -> bool:
-    if len(old) != len(new):
+def _entry_changes(
+    old: dict[Any, dict[Any, Any]],
+    new: dict[Any, dict[Any, Any]],
+    kg: int,
+    old_parts: dict[int, dict[Any, dict[Any, Any]]],
+    new_parts: dict[int, dict[Any, dict[Any, Any]]],
+) -> bool:
+    """Add the entries of key group ``kg`` changed from ``old`` to ``new`` (namespace → key →
+    value) to the parts; False (nothing added) unless ``new`` has the namespaces of ``old`` and
+    each of its maps begins with the old map's keys (compared in C, by identity)."""
+    if len(old) != len(new) or not all(map(is_, old, new)):
         return False
-    # (the lengths are equal: zip's strict check, a keyword call, costs more than the loop)
-    for (old_ns, old_map), (ns, by_key) in zip(old.items(), new.items()):  # noqa: B905
-        if old_ns is not ns or len(old_map) != len(by_key):
+    olds: dict[Any, dict[Any, Any]] = {}
+    news: dict[Any, dict[Any, Any]] = {}
+    for (ns, old_map), new_map in zip(old.items(), new.values()):  # noqa: B905 (equal lengths)
+        n = len(old_map)
+        if len(new_map) < n or not all(map(is_, old_map, new_map)):
             return False
-        if old_map is not by_key and not (
-            all(map(is_, old_map.values(), by_key.values())) and all(map(is_, old_map, by_key))
-        ):
-            return False
+        if old_map is new_map:
+            continue
+        keys = list(new_map)
+        changed = list(compress(keys, map(is_not, old_map.values(), new_map.values())))
+        if changed:
+            olds[ns] = dict(zip(changed, map(old_map.__getitem__, changed), strict=True))
+        changed.extend(keys[n:])
+        if changed:
+            news[ns] = dict(zip(changed, map(new_map.__getitem__, changed), strict=True))
+    if olds:
+        old_parts[kg] = olds
+    if news:
+        new_parts[kg] = news
     return True
 
 
