@@ -22,6 +22,7 @@ from pyflowkit.state.time import VOID_NAMESPACE
 
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
 _VERIFIED_LIMIT = 1 << 16  # live maps whose last copy a table remembers
+_SMALL_MAP = 32  # entries per map below which _copy_maps checks every value
 _ATOMS = frozenset((str, int, float, bool, bytes, type(None)))
 
 
@@ -88,7 +89,12 @@ def _copy_maps(
         verified = {}
     elif len(verified) > _VERIFIED_LIMIT:
         verified.clear()
-    unchecked = list(chain.from_iterable(map(_unverified, maps, map(verified.get, map(id, maps)))))
+    if sum(map(len, maps)) < _SMALL_MAP * len(maps):  # small maps: all checked at once costs less
+        unchecked = list(chain.from_iterable(map(dict.values, maps)))
+    else:
+        unchecked = list(
+            chain.from_iterable(map(_unverified, maps, map(verified.get, map(id, maps))))
+        )
     if _immutable(unchecked):
         copies = list(map(dict.copy, maps))
         verified.update(zip(map(id, maps), copies, strict=True))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.java_semantics import INT_MIN_VALUE, SELF_IDENTIFYING_KEY_TYPES
+from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES
 from pyflowkit.state.java_hash import java_hash_code, to_int32
 
 DEFAULT_LOWER_BOUND_MAX_PARALLELISM = 1 << 7
@@ -37,11 +37,22 @@ def murmur3_hash_int(value: int, seed: int = 0) -> int:
 
 
 def murmur_hash(code: int) -> int:
-    """``MathUtils.murmurHash(int)``: one murmur3 round plus finalisation, made non-negative."""
-    signed = murmur3_hash_int(code)
-    if signed >= 0:
-        return signed
-    return 0 if signed == INT_MIN_VALUE else -signed
+    """``MathUtils.murmurHash(int)``: one murmur3 round plus finalisation, made non-negative
+    (``murmur3_hash_int(code)`` with seed 0, inlined: it runs for every new key)."""
+    k1 = (code & _M) * 0xCC9E2D51 & _M
+    k1 = ((k1 << 15) | (k1 >> 17)) & _M
+    k1 = k1 * 0x1B873593 & _M
+    h1 = ((k1 << 13) | (k1 >> 19)) & _M
+    h1 = (h1 * 5 + 0xE6546B64) & _M
+    h1 ^= 4
+    h1 ^= h1 >> 16
+    h1 = h1 * 0x85EBCA6B & _M
+    h1 ^= h1 >> 13
+    h1 = h1 * 0xC2B2AE35 & _M
+    h1 ^= h1 >> 16
+    if h1 < 0x80000000:
+        return h1
+    return 0 if h1 == 0x80000000 else (1 << 32) - h1  # -signed; Integer.MIN_VALUE → 0
 
 
 def assign_to_key_group(

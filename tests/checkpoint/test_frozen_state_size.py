@@ -134,7 +134,7 @@ def test_a_checkpoint_after_few_writes_measures_only_their_key_groups(monkeypatc
 
     b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
     state = b.get_partitioned_state(ValueStateDescriptor("count"))
-    for i in range(1000):
+    for i in range(5000):  # ~39 a key group: not small (small ones are measured whole)
         b.set_current_key(f"w{i}")
         state.update((f"w{i}", i))
     first, first_size = _sized(b)
@@ -148,7 +148,7 @@ def test_a_checkpoint_after_few_writes_measures_only_their_key_groups(monkeypatc
     monkeypatch.setattr(frozen_state_size, "_entries_chars", counting)
     table = b.tables["count"]
     table.namespace_maps(list(table.key_groups), None)  # every group copied, as keyed reduce does
-    for word in ("w1", "w2", "w999"):
+    for word in ("w1", "w2", "w4999"):
         b.set_current_key(word)
         state.update((word, -1))
     b.set_current_key("new")
@@ -385,3 +385,20 @@ def test_a_checkpoint_after_one_write_per_key_group_measures_only_those_entries(
     assert sum(measured) == 2 * 128  # each changed entry, as it was and as it is
     assert first_size == state_size(first.to_dict())
     assert second_size == state_size(second.to_dict()) != first_size
+
+
+def test_small_key_groups_are_measured_whole(monkeypatch: Any) -> None:
+    from pyflowkit.runtime.checkpoint import frozen_state_size
+
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    state = b.get_partitioned_state(ValueStateDescriptor("count"))
+    for i in range(1000):  # ~8 a key group
+        b.set_current_key(f"w{i}")
+        state.update((f"w{i}", i))
+    _sized(b)
+    calls: list[str] = []
+    monkeypatch.setattr(frozen_state_size, "_changed_chars", lambda *a: calls.append("changed"))
+    b.set_current_key("w1")
+    state.update(("w1", -1))
+    snap, size = _sized(b)
+    assert calls == [] and size == state_size(snap.to_dict())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pyflowkit.state.java_hash import java_hash_code
 from pyflowkit.state.key_groups import (
@@ -10,6 +12,7 @@ from pyflowkit.state.key_groups import (
     assign_to_key_group,
     compute_default_max_parallelism,
     compute_key_group_range_for_operator_index,
+    murmur3_hash_int,
     murmur_hash,
 )
 
@@ -85,3 +88,12 @@ def test_string_hash_over_utf16_code_units_with_surrogates(key: str, hash_code: 
     has no UTF-8 form): key groups can be assigned to such keys as Flink would."""
     assert java_hash_code(key) == hash_code
     assert 0 <= assign_to_key_group(key, 128) < 128
+
+
+@given(st.integers(-(2**40), 2**40))
+def test_murmur_hash_is_the_non_negative_murmur3_round_with_seed_0(code: int) -> None:
+    """``MathUtils.murmurHash``: ``murmur3_hash_int`` (seed 0) made non-negative, and
+    Integer.MIN_VALUE → 0 (the inlined form agrees with the general one)."""
+    signed = murmur3_hash_int(code)
+    expected = 0 if signed == -(2**31) else abs(signed)
+    assert murmur_hash(code) == expected

@@ -104,11 +104,13 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, Collectio
     """One table's characters in every key group (its entries and what wraps them there) and
     the key groups where it has entries. Only the key groups changed since the table's last
     sizing are measured, when at most half changed and the table copied on write all along (so
-    the maps frozen then are untouched); the key groups' own wrapping is left to the caller."""
+    the maps frozen then are untouched) and the key groups are not small (then measuring them
+    all, a type at a time, costs less than telling their changes apart, a group at a time); the
+    key groups' own wrapping is left to the caller."""
     name, kind, epoch = table.name, table.kind, table.cow_epoch
     last = _LAST_SIZED.get(table)
     part = None
-    if last is not None and last[0] == epoch:
+    if last is not None and last[0] == epoch and not _small(key_groups):
         part = _changed_chars(name, kind, last, key_groups)
     if part is None:
         full = _entries_chars(name, kind, key_groups)
@@ -117,6 +119,19 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, Collectio
         part = full
     _LAST_SIZED[table] = (epoch, key_groups, *part)
     return part
+
+
+_SMALL_GROUP = 32  # entries per key group below which a table is measured whole
+
+
+def _small(key_groups: dict[int, Any]) -> bool:
+    """True if the key groups hold fewer than ``_SMALL_GROUP`` entries each on average
+    (counted in C when each holds the void namespace only)."""
+    by_ns_list = list(key_groups.values())
+    maps = _void_maps(by_ns_list)
+    if maps is None:
+        maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
+    return sum(map(len, maps)) < _SMALL_GROUP * len(by_ns_list)
 
 
 def _changed_chars(
