@@ -110,14 +110,23 @@ class RpcBus:
             self.fast_checkpoint_events.append(ev)
         return ev
 
-    def forget_checkpoint_events(self, before: int) -> int:
+    def forget_checkpoint_events(self, before: int, kept_methods: frozenset[str]) -> int:
         """Drop from the trace the checkpoint-protocol events recorded in fast mode about
         checkpoints with ids below ``before`` (a bounded history, as Flink's web UI keeps:
-        ``web.checkpoints.history``); events recorded while stepping stay. Returns how many."""
+        ``web.checkpoints.history``); events recorded while stepping, and those of
+        ``kept_methods`` (the job's own history, such as a restore), stay. Returns how many."""
         old = self.fast_checkpoint_events
         if not old or old[0].checkpoint >= before:  # type: ignore[operator]
             return 0
-        dropped = {id(ev) for ev in old if ev.checkpoint < before}  # type: ignore[operator]
-        self.fast_checkpoint_events = [ev for ev in old if id(ev) not in dropped]
+        dropped = {
+            id(ev)
+            for ev in old
+            if ev.checkpoint < before and ev.method not in kept_methods  # type: ignore[operator]
+        }
+        self.fast_checkpoint_events = [
+            ev
+            for ev in old
+            if id(ev) not in dropped and ev.checkpoint >= before  # type: ignore[operator]
+        ]
         self.trace[:] = [ev for ev in self.trace if id(ev) not in dropped]
         return len(dropped)

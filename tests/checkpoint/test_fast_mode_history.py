@@ -87,3 +87,20 @@ def test_an_endless_job_keeps_flat_trace_statistics_and_records() -> None:
     assert max(trace_sizes) < 2 * min(trace_sizes)  # not growing with the checkpoints
     limit = 2 * 2 + INSPECTABLE_DISCARDED_CHECKPOINTS + 1
     assert all(by_id <= 5 and records <= limit for _, by_id, records in sizes)
+
+
+def test_a_bounded_history_keeps_the_jobs_restores() -> None:
+    """A restore is the job's history, not a checkpoint's protocol: it outlives the bounding."""
+    run = _submit(history=2)
+    run.run_until(lambda r: r.checkpoints_overview()["counts"]["completed"] >= 2)
+    vertex = run.job_graph.vertices[-1].name
+    run.fail_task(vertex, 0, cause="test: injected failure")
+    run.run()
+    assert run.job_status is JobStatus.FINISHED
+    restores = [e for e in run.trace if "from latest valid checkpoint" in e.message]
+    assert len(restores) == 1 and restores[0].message.startswith("Restoring job ")
+    restored = restores[0].checkpoint
+    newest = run.checkpoints_overview()["latest"]["completed"]["id"]
+    assert newest > restored + 6
+    # the checkpoints taken in fast mode after the restore have had their events forgotten
+    assert not [e for e in run.trace if restored + 2 <= (e.checkpoint or 0) <= newest - 4]

@@ -58,6 +58,8 @@ INSPECTABLE_DISCARDED_CHECKPOINTS = 10
 # many newest checkpoints, at most twice as many (a bounded history, as Flink's web UI keeps
 # ``web.checkpoints.history`` entries): an endless job's memory stays flat
 FAST_MODE_CHECKPOINT_HISTORY = 100
+# the events a bounded history keeps whatever their checkpoint: the job's restores
+RESTORE_METHOD = "CheckpointCoordinator.restoreLatestCheckpointedState"
 
 
 class CheckpointGateway(Protocol):
@@ -648,7 +650,7 @@ class CheckpointCoordinator:
         completed checkpoints whose state was released); counts and summary stay exact."""
         self._history_bounded_at = checkpoint_id
         oldest_kept = checkpoint_id - self.fast_mode_history + 1
-        self.bus.forget_checkpoint_events(oldest_kept)
+        self.bus.forget_checkpoint_events(oldest_kept, frozenset({RESTORE_METHOD}))
         self.stats.forget_older(self.fast_mode_history)
         for cid in [c for c in self.completed_by_id if c < oldest_kept]:
             if self.completed_by_id[cid].state_released:
@@ -733,17 +735,17 @@ class CheckpointCoordinator:
         latest = self.store.get_latest_checkpoint()
         if latest is None:
             self._emit(
-                "CheckpointCoordinator.restoreLatestCheckpointedState",
+                RESTORE_METHOD,
                 f"No checkpoint to restore for job {self.job_id}: starting from scratch.",
             )
             return None
         self._emit(
-            "CheckpointCoordinator.restoreLatestCheckpointedState",
+            RESTORE_METHOD,
             f"Restoring job {self.job_id} from latest valid checkpoint: {latest}.",
             latest.checkpoint_id,
         )
         self._emit(
-            "CheckpointCoordinator.restoreLatestCheckpointedState",
+            RESTORE_METHOD,
             "No master state to restore",
             latest.checkpoint_id,
         )
