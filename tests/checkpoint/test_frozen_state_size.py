@@ -3,6 +3,7 @@ byte for byte, and sizing leaves the snapshot frozen (materialised only when rea
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from hypothesis import given
@@ -327,14 +328,15 @@ ENTRY_WRITES = st.lists(
 @given(ENTRY_WRITES)
 def test_sizing_only_changed_entries_keeps_the_exact_count(rounds: list) -> None:
     """A checkpoint after a few writes in many key groups (every group copied on write, as
-    keyed reduce does) is sized from the changed entries alone, and exactly: replaced values,
-    new keys, cleared keys and lists mutated in place."""
-    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    keyed reduce does; ~50 entries a group, so the copies and the sizing go entry by entry) is
+    sized from the changed entries alone, and exactly, and holds the state as of its mark:
+    replaced values, new keys, cleared keys and lists mutated in place."""
+    b = HeapKeyedStateBackend(8, KeyGroupRange(0, 7))
     state = b.get_partitioned_state(ValueStateDescriptor("v"))
     for i in range(400):
         b.set_current_key(f"k{i}")
         state.update((f"k{i}", i) if i % 3 else [i])
-    held = [_sized(b)]
+    held = [(*_sized(b), copy.deepcopy(b.dump()["v"]))]
     for writes in rounds:
         table = b.tables["v"]
         table.namespace_maps(list(table.key_groups), None)  # every group copied
@@ -349,9 +351,11 @@ def test_sizing_only_changed_entries_keeps_the_exact_count(rounds: list) -> None
             elif op == "grouped":
                 kg = b.checked_key_group(f"k{i}")
                 table.namespace_map(kg, None)[f"k{i}"] = (i, value)
-        held.append(_sized(b))
-    for snap, size in held:
+        held.append((*_sized(b), copy.deepcopy(b.dump().get("v", {}))))
+    for snap, size, at_mark in held:
         assert size == state_size(snap.to_dict())
+        entries = [e for states in snap.keyed_state.values() for e in states["v"]["entries"]]
+        assert {key: value for key, _, value in entries} == at_mark
 
 
 def test_a_checkpoint_after_one_write_per_key_group_measures_only_those_entries(

@@ -386,6 +386,8 @@ def test_copied_maps_share_only_deeply_immutable_values(maps: list) -> None:
     atoms, anything holding a list or an object is a deep copy."""
     from pyflowkit.state.heap_keyed_state_backend import _copy_maps
 
+    for m in maps:  # big enough to be checked value by value against the last copy
+        m.update({100 + j: (j, "pad") for j in range(40)})
     verified: dict = {}
     copies = _copy_maps(maps, verified)
     _assert_deep_where_mutable(maps, copies)
