@@ -1,6 +1,6 @@
 # pyflowkit developer commands. Everything runs in ./.venv, created on first use.
 #   make demo   set up .venv with pyflowkit and run the bundled demo job
-#   make test   set up .venv with the test + lab extras and run the whole test suite
+#   make test   set up .venv with the test + lab + notebook extras and run the whole test suite
 #   make lab    set up .venv with the lab extra and start JupyterLab on notebooks/
 #   make lint   ruff check + ruff format --check
 #   make bench  run every benchmarks/bench_*.py
@@ -46,8 +46,8 @@ $(STAMP_LAB): pyproject.toml | $(BIN)/python
 	@touch $@ $(STAMP_BASE)
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	@echo "Installing pyflowkit[test,lab] into $(VENV) (first time: about 1-2 minutes) ..."
-	$(PIP) install $(PIP_FLAGS) -e '.[test,lab]'
+	@echo "Installing pyflowkit[test,lab,notebook] into $(VENV) (first time: about 1-2 minutes) ..."
+	$(PIP) install $(PIP_FLAGS) -e '.[test,lab,notebook]'
 	@touch $@ $(STAMP_LAB) $(STAMP_BASE)
 
 demo: $(STAMP_BASE)
