@@ -277,8 +277,11 @@ class Stepper(anywidget.AnyWidget):
         if not isinstance(target, int):
             known = ", ".join(self.lesson_recorder.bookmarks) or "none"
             raise KeyError(f"no bookmark {name_or_step!r} (bookmarks: {known})")
-        while self.step_count > target:
-            self.back()
+        if self.step_count > target:  # one replay from the seed, not one per step back
+            self._need_run()
+            self.lesson_recorder.record("back", to=target)
+            self.controller.rewind_to(target)
+            self.refresh()
         if self.step_count < target:
             self.step(target - self.step_count)
 

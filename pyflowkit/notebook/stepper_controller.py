@@ -107,6 +107,15 @@ class StepperController:
         self.log = [event_row(e) for e in self.run.trace]
         self.message = f"rewound to step {self.run.steps_taken}"
 
+    def rewind_to(self, step: int) -> None:
+        """Rewind to ``step`` in one deterministic replay from the seed (not one per step)."""
+        self.need_run()
+        if self.run.steps_taken <= step:
+            return
+        self.run.rewind(max(0, step))
+        self.log = [event_row(e) for e in self.run.trace]
+        self.message = f"rewound to step {self.run.steps_taken}"
+
     def run_to(self, target: str) -> None:
         """Step until the next state change (task or job), the next JobStatus change, the next
         completed checkpoint, or the job's end."""

@@ -4,7 +4,7 @@ the same trace (the seed makes the simulated cluster deterministic).
 
 No Flink counterpart: a teaching aid around ``Stepper``. The format is
 ``{"format": "pyflowkit-lesson/1", "job": …, "seed": …, "task_managers": …, "slots": …,
-"actions": [{"do": "step", "n": 5}, {"do": "checkpoint"}, {"do": "fail_task", "vertex": …,
+"actions": [{"do": "step", "n": 5}, {"do": "checkpoint"}, {"do": "back", "to": 3}, {"do": "fail_task", "vertex": …,
 "subtask": 1}, …], "bookmarks": {"all RUNNING": 32, …}, "narration": {"7": "…"}}``.
 """
 
@@ -99,6 +99,8 @@ def replay(stepper: Any, lesson: dict[str, Any]) -> None:
             stepper.submit()
         elif do == "step":
             stepper.step(action["n"])
+        elif do == "back" and "to" in action:  # go_to a bookmark: rewind in one replay
+            stepper.go_to(int(action["to"]))
         elif do == "back":
             stepper.back()
         elif do == "run_to":
