@@ -32,6 +32,7 @@ SUPPORTED_VERSIONS = (V1_11, V1_20)
 # the default of an environment made in Python while the test suite's 1.11 expectations are
 # pinned one by one (issue 24's target: 1.20 for env.execute(); pyflowkit run already has it)
 DEFAULT_VERSION = V1_11
+FINISHED_TASKS_KEY = "execution.checkpointing.checkpoints-after-tasks-finish.enabled"
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,34 @@ class KeyByKey:
     keys_by_row: bool
 
 
+CHECKPOINTS_AFTER_TASKS_FINISH = VersionedRule(
+    "Checkpoints after tasks finish",
+    "1.15 (1.14 opt-in)",
+    "FLIP-147 (FLINK-2491)",
+    "a FINISHED source stops checkpointing: CheckpointCoordinator declines every trigger ('Checkpoint "
+    "triggering task ... is not in state RUNNING but FINISHED instead')",
+    "DefaultCheckpointPlanCalculator triggers the running tasks without running predecessors, waits "
+    "for the running ones only and reports finished tasks finished "
+    f"({FINISHED_TASKS_KEY}, default true)",
+)
+
+
+@dataclass(frozen=True)
+class FinishedTasksCheckpointing:
+    """Whether the coordinator checkpoints a job some of whose tasks FINISHED (FLIP-147)."""
+
+    rule: VersionedRule
+    supported: bool  # 1.20: DefaultCheckpointPlanCalculator; 1.11: all sources must be RUNNING
+
+    def enabled(self, configuration: Mapping[str, Any] | None) -> bool:
+        """``ExecutionCheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH`` (default true
+        since 1.15); always False under 1.11, which has no such option."""
+        if not self.supported:
+            return False
+        raw = (configuration or {}).get(FINISHED_TASKS_KEY, True)
+        return str(raw).strip().lower() != "false"
+
+
 ALL_RULES: tuple[VersionedRule, ...] = (
     TIME_DEFAULTS,
     ROW_TO_STRING,
@@ -176,6 +205,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     CHECKPOINT_KEYS,
     KEY_BY_ROW,
     COUNT_WINDOW,
+    CHECKPOINTS_AFTER_TASKS_FINISH,
 )
 
 
@@ -190,6 +220,7 @@ class FlinkVersionProfile:
         "checkpoint_keys",
         "key_by",
         "count_window",
+        "finished_tasks",
     )
 
     def __init__(self, version: str) -> None:
@@ -208,6 +239,7 @@ class FlinkVersionProfile:
         )
         self.key_by = KeyByKey(KEY_BY_ROW, keys_by_row=new)
         self.count_window = CountWindowShape(COUNT_WINDOW, pyflink_assigners=new)
+        self.finished_tasks = FinishedTasksCheckpointing(CHECKPOINTS_AFTER_TASKS_FINISH, new)
 
     @property
     def rules(self) -> tuple[VersionedRule, ...]:

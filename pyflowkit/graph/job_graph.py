@@ -158,6 +158,8 @@ class JobCheckpointingSettings:
     is_unaligned_checkpoints_enabled: bool
     tolerable_checkpoint_failure_number: int
     prefer_checkpoint_for_recovery: bool = False
+    # FLIP-147 (the 1.20 profile, checkpointing on): a task waits for its final checkpoint
+    checkpoints_after_tasks_finish: bool = False
 
 
 @dataclass(eq=False)

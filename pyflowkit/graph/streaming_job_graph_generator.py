@@ -11,6 +11,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 
+from pyflowkit.common.flink_version import V1_11, profile_for
 from pyflowkit.common.job_id import JobID
 from pyflowkit.errors import IllegalStateException, JobException
 from pyflowkit.graph.chaining_rules import is_chainable
@@ -358,6 +359,8 @@ class StreamingJobGraphGenerator:
             is_unaligned_checkpoints_enabled=unaligned,
             tolerable_checkpoint_failure_number=cfg.tolerable_failures,
             prefer_checkpoint_for_recovery=cfg.prefer_checkpoint_for_recovery,
+            checkpoints_after_tasks_finish=interval != LONG_MAX_VALUE
+            and _finished_tasks_enabled(self.stream_graph),
         )
 
 
@@ -399,3 +402,10 @@ def sorted_topologically_from_sources(vertices: list[JobVertex]) -> list[JobVert
 def create_job_graph(stream_graph: StreamGraph, job_id: str | None = None) -> JobGraph:
     """``StreamGraph.getJobGraph``: run the ``StreamingJobGraphGenerator``."""
     return StreamingJobGraphGenerator(stream_graph, job_id).create_job_graph()
+
+
+def _finished_tasks_enabled(stream_graph: StreamGraph) -> bool:
+    """``ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH`` under the job's version profile (FLIP-147)."""
+    settings = stream_graph.execution_config
+    finished_tasks = profile_for(getattr(settings, "flink_version", V1_11)).finished_tasks
+    return finished_tasks.enabled(getattr(settings, "configuration", None))

@@ -279,6 +279,8 @@ class Task:
             msg = self.invokable.process_input(fast)
             self.emit("StreamTask.processInput", msg, data=True)
         if self.invokable.end_of_input and not self.mailbox.has_mail():
+            if self.checkpointing.waits_for_final_checkpoint():
+                return  # FLIP-147: the loop idles until a mail (trigger, notify) arrives
             self.invoking = False
             self.bus.call_later(
                 1, self.lane, "StreamTask.afterInvoke", self._guard(self._after_invoke)

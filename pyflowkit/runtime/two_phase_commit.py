@@ -33,6 +33,10 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
         self.pending_commit_transactions: dict[int, Any] = {}
         self._state: Any = None
         self.subtask_index = 0
+        # FLIP-147 (the 1.20 profile, set by the task): finish() leaves the last transaction to
+        # the final checkpoint, whose snapshotState pre-commits it and begins no new one
+        self.commits_with_final_checkpoint = False
+        self.finished = False
 
     @abstractmethod
     def begin_transaction(self) -> Any: ...
@@ -71,7 +75,8 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
         if self.current_transaction is not None:
             self.pre_commit(self.current_transaction)
             self.pending_commit_transactions[checkpoint_id] = self.current_transaction
-            self.current_transaction = self.begin_transaction()
+            # "no need to start new transactions after sink function is closed (no more input)"
+            self.current_transaction = None if self.finished else self.begin_transaction()
         self._state.update(
             [
                 {
@@ -109,6 +114,9 @@ class TwoPhaseCommitSinkFunction(SinkFunction, CheckpointedFunction, CheckpointL
         after the last checkpoint was lost); later Flink commits it with a final checkpoint
         (FLIP-147). ``finish_transaction`` decides. Only a task that ended its input gets here.
         """
+        if self.commits_with_final_checkpoint:  # Flink 1.14+: the final checkpoint commits it
+            self.finished = True
+            return
         for cid in sorted(self.pending_commit_transactions):  # pre-committed, never confirmed
             self.finish_transaction(self.pending_commit_transactions.pop(cid))
         if self.current_transaction is not None:

@@ -51,6 +51,7 @@ def test_every_rule_names_its_issue_and_both_sides() -> None:
         "FLIP-406",
         "FLIP-130 (PyFlink DataStream key_by: AddKey + KeyByKeySelector)",
         "FLINK-26444 (PyFlink's count window assigners)",
+        "FLIP-147 (FLINK-2491)",
     }
     table = rules_table().splitlines()
     assert table[0] == "| Rule | FLIP/JIRA | Since | Flink 1.11 | Flink 1.20 |"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pyflowkit.common.checkpointing_options import CHECKPOINTS_DIR
+from pyflowkit.common.flink_version import V1_11, profile_for
 from pyflowkit.common.fs_path import local_path
 from pyflowkit.errors import (
     CheckpointException,
@@ -24,6 +25,10 @@ from pyflowkit.errors import (
 )
 from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.operators.context import default_max_parallelism
+from pyflowkit.runtime.checkpoint.checkpoint_plan import (
+    CheckpointPlanException,
+    DefaultCheckpointPlanCalculator,
+)
 from pyflowkit.runtime.checkpoint.completed_checkpoint import (
     CompletedCheckpoint,
     StandaloneCompletedCheckpointStore,
@@ -130,6 +135,20 @@ def _ack_task_table(running: list[tuple[Any, Any]]) -> dict[str, AckTask]:
     return out
 
 
+def _names(executions: Any) -> str:
+    return "[" + ", ".join(e.vertex.name for e in executions) + "]"
+
+
+def _plan_calculator(job_graph: Any, gateway: Any) -> DefaultCheckpointPlanCalculator | None:
+    """The 1.20 profile's ``DefaultCheckpointPlanCalculator``; None under 1.11 (its own checks)."""
+    settings = getattr(job_graph.stream_graph, "execution_config", None)
+    finished_tasks = profile_for(getattr(settings, "flink_version", V1_11)).finished_tasks
+    if not finished_tasks.supported:
+        return None
+    allow = finished_tasks.enabled(getattr(settings, "configuration", None))
+    return DefaultCheckpointPlanCalculator(job_graph.job_id, job_graph.vertices, gateway, allow)
+
+
 class CheckpointCoordinator:
     """Flink's ``CheckpointCoordinator`` for one job (trace events name its methods)."""
 
@@ -190,6 +209,8 @@ class CheckpointCoordinator:
         # the ack-task table of the last set of attempt ids (rebuilt after a restart)
         self._ack_table_key: tuple[str, ...] = ()
         self._ack_table: dict[str, AckTask] = {}
+        # FLIP-147 (the 1.20 profile): a CheckpointPlan per trigger instead of 1.11's checks
+        self.plan_calculator = _plan_calculator(job_graph, gateway)
 
     # -- subsumed checkpoints -------------------------------------------------------------------
     def _on_discard(self, checkpoint: CompletedCheckpoint) -> None:
@@ -362,12 +383,22 @@ class CheckpointCoordinator:
             return self._trigger_failed(R.CHECKPOINT_COORDINATOR_SHUTDOWN, is_periodic)
         if is_periodic and not self.periodic_scheduling:
             return self._trigger_failed(R.PERIODIC_SCHEDULER_SHUTDOWN, is_periodic)
-        executions = self._get_trigger_executions()
-        if executions is None:
-            return self._trigger_failed(R.NOT_ALL_REQUIRED_TASKS_RUNNING, is_periodic)
-        ack_tasks = self._get_ack_tasks()
-        if ack_tasks is None:
-            return self._trigger_failed(R.NOT_ALL_REQUIRED_TASKS_RUNNING, is_periodic)
+        plan = None
+        if self.plan_calculator is not None:
+            try:
+                plan = self.plan_calculator.calculate_checkpoint_plan()
+            except CheckpointPlanException as exc:
+                self._emit("DefaultCheckpointPlanCalculator.calculateCheckpointPlan", str(exc))
+                return self._trigger_failed(R.NOT_ALL_REQUIRED_TASKS_RUNNING, is_periodic)
+            executions = plan.tasks_to_trigger
+            ack_tasks = _ack_task_table(plan.tasks_to_wait_for)
+        else:
+            executions = self._get_trigger_executions()
+            if executions is None:
+                return self._trigger_failed(R.NOT_ALL_REQUIRED_TASKS_RUNNING, is_periodic)
+            ack_tasks = self._get_ack_tasks()
+            if ack_tasks is None:
+                return self._trigger_failed(R.NOT_ALL_REQUIRED_TASKS_RUNNING, is_periodic)
         checkpoint_id = self.checkpoint_id_counter
         self.checkpoint_id_counter += 1
         timestamp = self.bus.now
@@ -388,6 +419,16 @@ class CheckpointCoordinator:
             f"{self.job_id}.",
             checkpoint_id,
         )
+        if plan is not None and plan.finished_tasks:
+            self._emit_about(
+                "DefaultCheckpointPlanCalculator.calculateAfterTasksFinished",
+                f"Checkpoint {checkpoint_id} of job {self.job_id} with finished tasks: "
+                f"triggering {_names(e for e in executions)}; waiting for "
+                f"{len(plan.tasks_to_wait_for)} running task(s); finished: "
+                f"{_names(plan.finished_tasks)}; fully finished operators "
+                f"(FullyFinishedOperatorState): {plan.fully_finished_operators() or 'none'}.",
+                checkpoint_id,
+            )
         options = CheckpointOptions.create(
             props.checkpoint_type, self.is_exactly_once, self.unaligned, location
         )

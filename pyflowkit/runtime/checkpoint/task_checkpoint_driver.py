@@ -58,6 +58,11 @@ class TaskCheckpointDriver:
         self._operators_of: Any = None  # the chain ``_operator_list`` was made for
         self._operators_text = ""
         self._async_lane = f"AsyncCheckpoint:{task.attempt_id}"
+        # FLIP-147 (1.20 profile): StreamTask.finalCheckpointMinId / finalCheckpointCompleted
+        self.checkpoints_after_tasks_finish = False
+        self.final_checkpoint_min_id: int | None = None
+        self.final_checkpoint_completed = False
+        self._waiting_announced = False
 
     @property
     def in_synchronous_savepoint_loop(self) -> bool:
@@ -69,6 +74,14 @@ class TaskCheckpointDriver:
     def setup(self, chain: Any, writers: list[Any], gates: list[Any], settings: Any) -> None:
         """Called by ``StreamTask.beforeInvoke`` once the chain exists."""
         self.subtask = SubtaskCheckpointCoordinator(chain, writers, lambda: self.bus.now)
+        self.checkpoints_after_tasks_finish = bool(
+            getattr(settings, "checkpoints_after_tasks_finish", False)
+        )
+        if self.checkpoints_after_tasks_finish:
+            for op in getattr(chain, "operators", ()):
+                fn = getattr(op, "user_function", None)
+                if hasattr(fn, "commits_with_final_checkpoint"):
+                    fn.commits_with_final_checkpoint = True
         self.channels = []
         for g in gates:
             self.offsets[id(g)] = len(self.channels)
@@ -249,9 +262,48 @@ class TaskCheckpointDriver:
         task.put_mail(
             Mail(
                 f"StreamTask.triggerCheckpointAsync (checkpoint {checkpoint_id})",
-                lambda: self.perform_checkpoint(barrier, advance_to_end_of_event_time),
+                lambda: self._trigger_checkpoint_async(barrier, advance_to_end_of_event_time),
             )
         )
+
+    def waits_for_final_checkpoint(self) -> bool:
+        """``StreamTask.afterInvoke`` under FLIP-147: after endData the mailbox loop keeps running
+        until ``finalCheckpointCompleted`` (True while the task must wait)."""
+        if not self.checkpoints_after_tasks_finish or self.final_checkpoint_completed:
+            return False
+        if not self._waiting_announced:
+            self._waiting_announced = True
+            self.task.emit(
+                "StreamTask.afterInvoke",
+                f"{self.task.name} finished its input and waits for its final checkpoint "
+                "(finalCheckpointCompleted) before it finishes.",
+            )
+        return True
+
+    def _trigger_checkpoint_async(
+        self, barrier: CheckpointBarrier, advance_to_end_of_event_time: bool
+    ) -> None:
+        """A source performs the checkpoint. A task with inputs is triggered only by Flink
+        1.20's plan (FLIP-147: its predecessors FINISHED): ``triggerUnfinishedChannelsCheckpoint``
+        hands the barrier to the barrier handler for each channel whose EndOfPartition has not
+        been read yet; with every channel finished it performs the checkpoint at once."""
+        unfinished = [
+            self.channel_index(g, ch)
+            for g in self.task.gates
+            for ch in g.channels
+            if not ch.finished
+        ]
+        if not unfinished or self.handler is None:
+            self.perform_checkpoint(barrier, advance_to_end_of_event_time)
+            return
+        self.task.emit_about_checkpoint(
+            "StreamTask.triggerUnfinishedChannelsCheckpoint",
+            f"{self.task.name} processes barrier {barrier.id} on its unfinished channels "
+            f"{unfinished}.",
+            barrier.id,
+        )
+        for idx in unfinished:
+            self.handler.process_barrier(barrier, idx)
 
     # -- snapshot -------------------------------------------------------------------------------
     def perform_checkpoint(
@@ -271,6 +323,18 @@ class TaskCheckpointDriver:
             self._set_synchronous_savepoint_id(barrier.id)
             if advance_to_end_of_time:
                 self._advance_to_end_of_event_time(barrier.id)
+        if (
+            self.checkpoints_after_tasks_finish
+            and task.invokable.end_of_input
+            and self.final_checkpoint_min_id is None
+        ):  # performCheckpoint: the first checkpoint after endData is the final one
+            self.final_checkpoint_min_id = barrier.id
+            task.emit_about_checkpoint(
+                "StreamTask.performCheckpoint",
+                f"{task.name} takes checkpoint {barrier.id} after its input ended: "
+                f"finalCheckpointMinId = {barrier.id}.",
+                barrier.id,
+            )
         sync = self.subtask.checkpoint_state(barrier)
         if sync is None:
             if synchronous:
@@ -419,6 +483,15 @@ class TaskCheckpointDriver:
             )
             if checkpoint_id == self.sync_savepoint_id:
                 self._finish_after_sync_savepoint(checkpoint_id)
+            min_id = self.final_checkpoint_min_id
+            if min_id is not None and checkpoint_id >= min_id:
+                self.final_checkpoint_completed = True
+                task.emit_about_checkpoint(
+                    "StreamTask.notifyCheckpointComplete",
+                    f"{task.name}: final checkpoint {checkpoint_id} complete "
+                    "(finalCheckpointCompleted): the task may finish.",
+                    checkpoint_id,
+                )
 
         task.put_mail(
             Mail(

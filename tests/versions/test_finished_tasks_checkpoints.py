@@ -1,0 +1,150 @@
+"""FLIP-147 under the 1.20 profile: checkpoints after tasks finish and the final checkpoint.
+
+Flink 1.11's CheckpointCoordinator declines every trigger once a source FINISHED; Flink 1.20's
+DefaultCheckpointPlanCalculator triggers the running tasks, waits for them only and reports the
+finished ones, and a task waits for its final checkpoint before it reaches FINISHED, so a
+two-phase-commit sink commits its last transaction in that checkpoint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyflowkit.common import Configuration
+from pyflowkit.common.flink_version import FINISHED_TASKS_KEY, FLINK_VERSION_KEY
+from pyflowkit.datastream import StreamExecutionEnvironment
+from pyflowkit.runtime import MiniCluster
+from pyflowkit.runtime.two_phase_commit import TransactionalListSink, TransactionStore
+from tests.versions.test_flink_version_profile import _Endless
+
+FINISHED = "switched from RUNNING to FINISHED."
+
+
+def _env(version: str, **conf: str) -> StreamExecutionEnvironment:
+    c = Configuration().set_string(FLINK_VERSION_KEY, version)
+    for key, value in conf.items():
+        c.set_string(key, value)
+    env = StreamExecutionEnvironment.get_execution_environment(c)
+    env.set_parallelism(1)
+    env.enable_checkpointing(100)
+    env.get_checkpoint_config().set_checkpoint_timeout(200)
+    env.get_checkpoint_config().set_tolerable_checkpoint_failure_number(100)
+    return env
+
+
+def _two_sources(env: StreamExecutionEnvironment) -> Any:
+    """A bounded source (finishes first) and an endless one, both into one print sink."""
+    bounded = env.from_collection([1, 2, 3])
+    endless = env.add_source(_Endless()).map(lambda e: e[1])
+    bounded.union(endless).print()
+    run = MiniCluster(echo_print=False, seed=1).submit(env, "two-sources")
+    run.step(3000)
+    events = [(e.method, e.message) for e in run.bus.trace]
+    finished_at = next(
+        i
+        for i, (m, msg) in enumerate(events)
+        if m == "Execution.transitionState"
+        and "Source: Collection Source" in msg
+        and FINISHED in msg
+    )
+    completed_after = [
+        msg
+        for m, msg in events[finished_at:]
+        if m == "CheckpointCoordinator.completePendingCheckpoint"
+    ]
+    states = {e.vertex.name: e.state.value for e in run.executions()}
+    job_id = run.job_graph.job_id
+    run.cancel()
+    return events, finished_at, completed_after, states, job_id
+
+
+def test_1_20_completes_checkpoints_after_a_source_finished() -> None:
+    events, finished_at, completed_after, states, job_id = _two_sources(_env("1.20"))
+    assert states["Source: Collection Source (1/1)"] == "FINISHED"
+    assert states["Source: Custom Source -> Map (1/1)"] == "RUNNING"
+    assert completed_after and completed_after[0].startswith(
+        f"Completed checkpoint 2 for job {job_id}"
+    )
+    plan = [m for meth, m in events if meth.startswith("DefaultCheckpointPlanCalculator.")]
+    assert plan[0] == (
+        f"Checkpoint 2 of job {job_id} with finished tasks: triggering [Source: Custom Source -> "
+        "Map (1/1)]; waiting for 2 running task(s); finished: [Source: Collection Source (1/1)]; "
+        "fully finished operators (FullyFinishedOperatorState): ['Source: Collection Source']."
+    )
+    # only the running source is triggered; the finished one is reported, not waited for
+    triggered = [m for meth, m in events[finished_at:] if meth == "Execution.triggerCheckpoint"]
+    assert (
+        triggered[0]
+        == "Triggering checkpoint 2 at source Source: Custom Source -> Map (1/1) (attempt #0)."
+    )
+    assert all("Collection Source" not in m for m in triggered)
+    # the finished source took part in checkpoint 1 (its final checkpoint) before FINISHED
+    final = events.index(
+        (
+            "StreamTask.notifyCheckpointComplete",
+            "Source: Collection Source (1/1): final checkpoint 1 complete "
+            "(finalCheckpointCompleted): the task may finish.",
+        )
+    )
+    assert final < finished_at
+    assert not any("is not in state RUNNING" in m for _, m in events)
+
+
+def test_1_11_declines_every_checkpoint_once_a_source_finished() -> None:
+    events, finished_at, completed_after, states, job_id = _two_sources(_env("1.11"))
+    assert states["Source: Collection Source (1/1)"] == "FINISHED"
+    assert completed_after == []
+    declined = (
+        f"Checkpoint triggering task Source: Collection Source (1/1) of job {job_id} is not in "
+        "state RUNNING but FINISHED instead. Aborting checkpoint."
+    )
+    assert ("CheckpointCoordinator.getTriggerExecutions", declined) in events[finished_at:]
+    assert not any(m.startswith("DefaultCheckpointPlanCalculator.") for m, _ in events)
+
+
+def test_1_20_with_the_option_off_refuses_checkpoints_with_finished_tasks() -> None:
+    env = _env("1.20", **{FINISHED_TASKS_KEY: "false"})
+    events, _, completed_after, _, job_id = _two_sources(env)
+    assert completed_after == []
+    assert (
+        "DefaultCheckpointPlanCalculator.calculateCheckpointPlan",
+        f"some tasks of job {job_id} has been finished, abort the checkpoint",
+    ) in events
+
+
+def _two_phase_commit_job(version: str) -> tuple[Any, TransactionStore]:
+    env = _env(version)
+    store = TransactionStore()
+    env.from_collection(list(range(6))).add_sink(TransactionalListSink(store))
+    run = MiniCluster(echo_print=False, seed=1).submit(env, "2pc")
+    run.run_until(lambda r: r.job_status.name == "FINISHED", max_steps=50_000)
+    return run, store
+
+
+def test_1_20_commits_the_last_transaction_in_the_final_checkpoint() -> None:
+    run, store = _two_phase_commit_job("1.20")
+    assert store.committed == [0, 1, 2, 3, 4, 5]
+    assert store.final == {}  # nothing left for commit_final_transactions
+    events = [(e.method, e.message) for e in run.bus.trace]
+    complete = next(
+        i
+        for i, (m, msg) in enumerate(events)
+        if m == "StreamTask.notifyCheckpointComplete"
+        and "final checkpoint" in msg
+        and msg.startswith("Source: Collection Source -> Sink")
+    )
+    finished = next(
+        i
+        for i, (m, msg) in enumerate(events)
+        if m == "Task.transitionState"
+        and msg.startswith("Source: Collection Source -> Sink")
+        and FINISHED in msg
+    )
+    assert complete < finished
+
+
+def test_1_11_leaves_the_last_transaction_to_the_end_of_the_job() -> None:
+    run, store = _two_phase_commit_job("1.11")
+    assert store.committed == []  # no checkpoint completed before the source ended
+    assert [t["records"] for t in store.final[0]] == [[0, 1, 2, 3, 4, 5]]
+    assert not any(e.method == "StreamTask.notifyCheckpointComplete" for e in run.bus.trace)
