@@ -8,16 +8,25 @@ two-phase-commit sink commits its last transaction in that checkpoint.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
+
+import pytest
 
 from pyflowkit.common import Configuration
 from pyflowkit.common.flink_version import FINISHED_TASKS_KEY, FLINK_VERSION_KEY
 from pyflowkit.datastream import StreamExecutionEnvironment
+from pyflowkit.graph.job_graph import DistributionPattern
 from pyflowkit.runtime import MiniCluster
+from pyflowkit.runtime.checkpoint.checkpoint_plan import (
+    CheckpointPlanException,
+    DefaultCheckpointPlanCalculator,
+)
 from pyflowkit.runtime.two_phase_commit import TransactionalListSink, TransactionStore
 from tests.versions.test_flink_version_profile import _Endless
 
 FINISHED = "switched from RUNNING to FINISHED."
+FINISHED_ = "FINISHED"
 
 
 def _env(version: str, **conf: str) -> StreamExecutionEnvironment:
@@ -148,3 +157,83 @@ def test_1_11_leaves_the_last_transaction_to_the_end_of_the_job() -> None:
     assert store.committed == []  # no checkpoint completed before the source ended
     assert [t["records"] for t in store.final[0]] == [[0, 1, 2, 3, 4, 5]]
     assert not any(e.method == "StreamTask.notifyCheckpointComplete" for e in run.bus.trace)
+
+
+def test_1_20_stop_with_savepoint_is_the_final_checkpoint() -> None:
+    """``afterInvoke`` waits for ``finalCheckpointCompleted``, which a completed synchronous
+    savepoint completes: the stopped job finishes without another checkpoint."""
+    env = _env("1.20")
+    env.add_source(_Endless()).map(lambda e: e[1]).key_by(lambda x: x % 2).map(abs).print()
+    run = MiniCluster(echo_print=False, seed=1).submit(env, "stop")
+    run.step(2000)
+    sp = run.stop_with_savepoint()
+    run.run_until(lambda r: r.job_status.name == "FINISHED", max_steps=50_000)
+    assert {e.state.value for e in run.executions()} == {"FINISHED"}
+    completed = [
+        e.message
+        for e in run.bus.trace
+        if e.method == "CheckpointCoordinator.completePendingCheckpoint"
+    ]
+    assert completed[-1].startswith(f"Completed checkpoint {sp} for job")
+
+
+# --- DefaultCheckpointPlanCalculator on its own ---------------------------------------------
+
+
+def _vertex(name: str, p: int, *inputs: tuple[Any, DistributionPattern]) -> Any:
+    v = SimpleNamespace(id=name, name=name, parallelism=p, inputs=[], stream_nodes=[])
+    v.stream_nodes = [SimpleNamespace(operator_name=name)]
+    v.inputs = [SimpleNamespace(source=s, distribution_pattern=d) for s, d in inputs]
+    return v
+
+
+def _plan(states: dict[str, list[str]]) -> Any:
+    a = _vertex("A", 2)
+    m = _vertex("M", 2, (a, DistributionPattern.POINTWISE))
+    s = _vertex("S", 1, (m, DistributionPattern.ALL_TO_ALL))
+    execs = {
+        v: [
+            SimpleNamespace(
+                state=SimpleNamespace(value=st), vertex=SimpleNamespace(name=f"{v} ({i + 1})")
+            )
+            for i, st in enumerate(states[v])
+        ]
+        for v in states
+    }
+    gateway = SimpleNamespace(current_executions=lambda vid: execs[vid])
+    plan = DefaultCheckpointPlanCalculator(
+        "j", [a, m, s], gateway, True
+    ).calculate_checkpoint_plan()
+    return SimpleNamespace(
+        trigger=[e.vertex.name for e in plan.tasks_to_trigger],
+        wait=[e.vertex.name for _, e in plan.tasks_to_wait_for],
+        finished=[e.vertex.name for e in plan.finished_tasks],
+        fully=plan.fully_finished_operators(),
+    )
+
+
+def test_the_plan_triggers_running_tasks_without_running_predecessors() -> None:
+    r = "RUNNING"
+    all_running = _plan({"A": [r, r], "M": [r, r], "S": [r]})
+    assert all_running.trigger == ["A (1)", "A (2)"]  # calculateWithAllTasksRunning
+    assert all_running.wait == ["A (1)", "A (2)", "M (1)", "M (2)", "S (1)"]
+    # A (1) and its POINTWISE successor M (1) finished: M (2) still has a running predecessor
+    half = _plan({"A": [FINISHED_, r], "M": [FINISHED_, r], "S": [r]})
+    assert half.trigger == ["A (2)"]
+    assert half.wait == ["A (2)", "M (2)", "S (1)"]
+    assert half.finished == ["A (1)", "M (1)"] and half.fully == []
+    # every A finished: M (2) is triggered itself; S waits behind the running M (ALL_TO_ALL)
+    sources_done = _plan({"A": [FINISHED_, FINISHED_], "M": [FINISHED_, r], "S": [r]})
+    assert sources_done.trigger == ["M (2)"]
+    assert sources_done.fully == ["A"]
+    # everything upstream finished: the sink is triggered through its finished channels
+    assert _plan({"A": [FINISHED_] * 2, "M": [FINISHED_] * 2, "S": [r]}).trigger == ["S (1)"]
+
+
+def test_the_plan_refuses_to_trigger_a_task_still_deploying() -> None:
+    with pytest.raises(
+        CheckpointPlanException,
+        match=r"Checkpoint triggering task M \(2\) of job j "
+        r"has not being executed at the moment\. Aborting checkpoint\.",
+    ):
+        _plan({"A": [FINISHED_] * 2, "M": [FINISHED_, "DEPLOYING"], "S": ["RUNNING"]})

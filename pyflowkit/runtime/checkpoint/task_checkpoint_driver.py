@@ -271,6 +271,10 @@ class TaskCheckpointDriver:
         until ``finalCheckpointCompleted`` (True while the task must wait)."""
         if not self.checkpoints_after_tasks_finish or self.final_checkpoint_completed:
             return False
+        if (
+            self.stopped_by_savepoint is not None
+        ):  # syncSavepoint completed finalCheckpointCompleted
+            return False
         if not self._waiting_announced:
             self._waiting_announced = True
             self.task.emit(
