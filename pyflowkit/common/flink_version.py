@@ -177,8 +177,9 @@ CHECKPOINTS_AFTER_TASKS_FINISH = VersionedRule(
     "a FINISHED source stops checkpointing: CheckpointCoordinator declines every trigger ('Checkpoint "
     "triggering task ... is not in state RUNNING but FINISHED instead')",
     "DefaultCheckpointPlanCalculator triggers the running tasks without running predecessors, waits "
-    "for the running ones only and reports finished tasks finished "
-    f"({FINISHED_TASKS_KEY}, default true)",
+    "for the running ones only and reports finished tasks finished; a task that ended its input "
+    "waits for its final checkpoint before FINISHED, where a two-phase-commit sink commits its "
+    f"last transaction ({FINISHED_TASKS_KEY}, default true)",
 )
 
 
