@@ -59,9 +59,10 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
 
     def open(self) -> None:
         super().open()
-        self._state = self._require_keyed("StreamGroupedReduce").get_partitioned_state(
-            ValueStateDescriptor(STATE_NAME)
-        )
+        backend = self._require_keyed("StreamGroupedReduce")
+        self._state = backend.get_partitioned_state(ValueStateDescriptor(STATE_NAME))
+        # every key the batch loops write is logged: a checkpoint measures only those entries
+        self._written = self._state.table.log_writes(backend.key_group_of).append
 
     def batch_keys_itself(self) -> bool:
         """The batch path selects keys for its own state; a function that can read keyed state
@@ -96,6 +97,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         The current key is left at the last record's key (as the per-record path leaves it).
         """
         self._check_cached_maps()
+        written = self._written
         select = self._key_selector1
         reduce = self._reduce
         str_get = self._str_maps.get
@@ -119,6 +121,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
                 m.pop(key, None)
             else:
                 m[key] = v
+            written(key)
             if emit is not None:
                 emit(v)
         self._after_batch(values, key)
@@ -130,6 +133,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         equals a ``str``); any other key misses and takes the checked path.
         """
         self._check_cached_maps()
+        written = self._written
         select = self._key_selector1
         reduce = self._reduce
         str_get = self._str_maps.get
@@ -149,6 +153,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
                 m.pop(key, None)
             else:
                 m[key] = v
+            written(key)
             emit(v)
         self._after_batch(values, key)
 
@@ -167,7 +172,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             return
         self._maps_version = version
         kg_maps = self._kg_maps
-        maps = self._state.table.namespace_maps(kg_maps, VOID_NAMESPACE)
+        maps = self._state.table.namespace_maps(kg_maps, VOID_NAMESPACE, logged=True)
         if all(map(is_, maps, kg_maps.values())):
             return
         # every key group's map fetched in one pass, then the cached keys re-pointed in C
@@ -190,13 +195,14 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         equal ``1`` in Python but hash to other key groups in Java, so they are never cached.
         """
         kg = self.keyed_state_backend.checked_key_group(key)  # type: ignore[union-attr]
-        m = self._state.table.namespace_map(kg, VOID_NAMESPACE)
+        m = self._state.table.logged_namespace_map(kg, VOID_NAMESPACE)
         tk = type(key)
         if tk is str:
             cache, keys_of = self._str_maps, self._str_keys_of
         elif tk is int:
             cache, keys_of = self._int_maps, self._int_keys_of  # type: ignore[assignment]
         else:
+            self._state.table.mixed_keys = True
             return m
         if len(cache) >= _KEY_MAP_CACHE_LIMIT:
             cache.clear()

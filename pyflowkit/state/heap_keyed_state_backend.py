@@ -117,6 +117,15 @@ def _unverified(live: dict[Any, Any], last: dict[Any, Any] | None) -> list[Any]:
     return changed
 
 
+class FrozenView(dict):  # type: ignore[type-arg]
+    """A snapshot's view of one table (key group → namespace → key → value), with its version
+    and the keys written since the previous version by key group (None when not logged)."""
+
+    __slots__ = ("version", "written")
+    version: int
+    written: dict[int, list[Any]] | None
+
+
 class StateTable:
     """Flink's ``CopyOnWriteStateTable``: key group → namespace → key → value for one state.
 
@@ -146,14 +155,59 @@ class StateTable:
         self.cow_epoch = 0
         # id of a live map → its last copy for the views, every value immutable (_copy_maps)
         self._verified: dict[int, dict[Any, Any]] = {}
+        # the write log (``log_writes``): keys an operator wrote in void-namespace maps since the
+        # last freeze; sound while every write since went through the logging operator
+        self.write_log: list[Any] | None = None
+        self._key_group_of: Callable[[Any], int] | None = None
+        self._log_sound = False
+        # set once a key other than an exact str or int was written: equal keys of other types
+        # (1, 1.0, True) share a map entry under the first one's key object, which the log
+        # cannot tell, so the log is not used again
+        self.mixed_keys = False
+        # set once a copy for the views deep-copied a value: then only identity scans are sound
+        self.mutable_seen = False
 
     # ---- copy on write ----
     def freeze(self) -> tuple[int, dict[int, dict[Any, dict[Any, Any]]]]:
-        """A snapshot's version mark: (version, key group → its maps as of now)."""
+        """A snapshot's version mark: (version, key group → its maps as of now).
+
+        The view carries its version and, when the write log is sound, the keys written since
+        the previous mark by key group (``FrozenView.written``: what the incremental sizing
+        measures, as Flink's ``CopyOnWriteStateMap`` tracks entry versions)."""
         self._version += 1
         self._retained.add(self._version)
         self._owned = set()
-        return self._version, dict(self.key_groups)
+        view = FrozenView(self.key_groups)
+        view.version = self._version
+        view.written = None
+        log = self.write_log
+        if log is not None:
+            if self._log_sound and not self.mixed_keys:
+                written: dict[int, list[Any]] = {}
+                kg_of = self._key_group_of
+                for key in log:
+                    kg = kg_of(key)  # type: ignore[misc]
+                    keys = written.get(kg)
+                    if keys is None:
+                        written[kg] = [key]
+                    else:
+                        keys.append(key)
+                # each key once (equal keys of one key group are one entry of its map)
+                view.written = {kg: list(dict.fromkeys(keys)) for kg, keys in written.items()}
+            log.clear()
+            self._log_sound = True
+        return self._version, view
+
+    def log_writes(self, key_group_of: Callable[[Any], int]) -> list[Any]:
+        """Start the write log: the caller appends every key it writes (puts or removes) in the
+        void-namespace maps it got from ``namespace_maps``/``logged_namespace_map``; any other
+        write path (``put``, ``remove``, ``namespace_map``) makes the current interval unsound,
+        and its snapshot is then measured by scanning. Returns the log (append to it)."""
+        if self.write_log is None:
+            self.write_log = []
+            self._key_group_of = key_group_of
+            self._log_sound = False  # writes before this were not logged
+        return self.write_log
 
     def release(self, version: int) -> None:
         """The snapshot of ``version`` is serialised: it no longer needs its maps kept."""
@@ -189,10 +243,14 @@ class StateTable:
                 pass
             else:
                 copies = _copy_maps(maps, self._verified)
+                if maps and id(maps[0]) not in self._verified:  # values were deep-copied
+                    self.mutable_seen = True
                 list(map(dict.__setitem__, by_ns_list, repeat(namespace), copies))
                 return maps
         maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
         copies = iter(_copy_maps(maps, self._verified))
+        if maps and id(maps[0]) not in self._verified:
+            self.mutable_seen = True
         for by_ns in by_ns_list:  # the same keys: only the values change
             by_ns.update(zip(list(by_ns), copies, strict=False))
         return None
@@ -219,6 +277,11 @@ class StateTable:
         The void namespace's map is never dropped, so an operator may keep a reference to it
         until the backend's ``snapshot_version`` changes (then fetch it again).
         """
+        self._log_sound = False  # the caller's writes are not logged
+        return self.logged_namespace_map(key_group, namespace)
+
+    def logged_namespace_map(self, key_group: int, namespace: Any) -> dict[Any, Any]:
+        """``namespace_map`` for the write log's owner, who logs every key it writes there."""
         owned = self._owned
         if owned is None or key_group in owned:
             by_ns = self.key_groups.get(key_group)
@@ -231,9 +294,14 @@ class StateTable:
             by_key = by_ns[namespace] = {}
         return by_key
 
-    def namespace_maps(self, key_groups: Iterable[int], namespace: Any) -> list[dict[Any, Any]]:
+    def namespace_maps(
+        self, key_groups: Iterable[int], namespace: Any, logged: bool = False
+    ) -> list[dict[Any, Any]]:
         """``namespace_map`` of each key group, in one pass (for operators holding maps across
-        a snapshot: the same maps again); the frozen ones are copied for their views together."""
+        a snapshot: the same maps again); the frozen ones are copied for their views together.
+        ``logged``: the caller logs every key it writes in them (``log_writes``)."""
+        if not logged:
+            self._log_sound = False
         tables = self.key_groups
         owned = self._owned
         key_groups = list(key_groups)
@@ -269,6 +337,7 @@ class StateTable:
         return maps
 
     def remove(self, key_group: int, namespace: Any, key: Any) -> Any:
+        self._log_sound = False
         owned = self._owned
         if owned is None or key_group in owned:
             by_ns = self.key_groups.get(key_group)

@@ -406,3 +406,75 @@ def test_small_key_groups_are_measured_whole(monkeypatch: Any) -> None:
     state.update(("w1", -1))
     snap, size = _sized(b)
     assert calls == [] and size == state_size(snap.to_dict())
+
+
+# rounds of a keyed reduce between checkpoints: (key, amount, per record?) records; amount 0
+# clears the key (the reduce returns None), a per-record batch writes without the write log
+LOGGED_ROUNDS = st.lists(
+    st.tuples(
+        st.lists(
+            st.tuples(
+                st.one_of(st.integers(0, 300), st.sampled_from(["a", "b", "ü", 'q"'])),
+                st.integers(0, 5),
+            ),
+            max_size=30,
+        ),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+def _reduce_sized(rounds: list) -> list[tuple[int, int]]:
+    from pyflowkit.graph.transformations import OperatorFactory
+    from tests.operators.test_operators import harness
+
+    def add(a: tuple, b: tuple) -> tuple | None:
+        return None if b[1] == 0 else (a[0], a[1] + b[1])
+
+    factory = OperatorFactory("StreamGroupedReduce", params={"function": add})
+    op, _ = harness(factory.create(), key=lambda v: v[0])
+    sizes = []
+    previous = None
+    for i, (records, per_record) in enumerate(rounds):
+        if per_record:  # ValueState.update: not logged, so this checkpoint scans
+            for r in records:
+                op.keyed_state_backend.set_current_key(r[0])
+                op.process_element(r, None)
+        else:
+            op.process_batch(records, None)
+        snap = op.snapshot_state(i, 0)
+        size = operator_snapshot_size(snap)  # sized while frozen, as the async part does
+        if previous is not None:  # read (and released) once the next one is frozen
+            sizes.append(previous)
+        previous = (size, snap)
+    sizes.append(previous)
+    return [(size, state_size(snap.to_dict())) for size, snap in sizes]
+
+
+@given(LOGGED_ROUNDS)
+def test_a_keyed_reduce_sized_from_its_write_log_keeps_the_exact_count(rounds: list) -> None:
+    """The keyed reduce logs the keys it writes; a checkpoint measures only their entries
+    (replaced, added, cleared), and after unlogged writes it scans: the count stays exact."""
+    for size, exact in _reduce_sized(rounds):
+        assert size == exact
+
+
+def test_a_keyed_reduce_checkpoint_measures_only_the_logged_entries(monkeypatch: Any) -> None:
+    from pyflowkit.runtime.checkpoint import frozen_state_size
+
+    calls: list[int] = []
+    logged = frozen_state_size._logged_chars
+
+    def spy(*args: Any) -> Any:
+        calls.append(sum(map(len, args[4].values())))
+        return logged(*args)
+
+    monkeypatch.setattr(frozen_state_size, "_logged_chars", spy)
+    monkeypatch.setattr(frozen_state_size, "_changed_chars", lambda *a: 1 / 0)
+    many = [(k, 1) for k in range(2000)]
+    rounds = [(many, False), ([(5, 2), (7, 0), (5, 1), ("new", 3)], False), ([(9, 4)], False)]
+    for size, exact in _reduce_sized(rounds):
+        assert size == exact
+    assert calls == [3, 1]  # the keys written since the last checkpoint, each once

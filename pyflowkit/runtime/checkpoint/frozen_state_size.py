@@ -110,8 +110,17 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, Collectio
     name, kind, epoch = table.name, table.kind, table.cow_epoch
     last = _LAST_SIZED.get(table)
     part = None
-    if last is not None and last[0] == epoch and not _small(key_groups):
-        part = _changed_chars(name, kind, last, key_groups)
+    if last is not None and last[0] == epoch:
+        written = getattr(key_groups, "written", None)
+        if (
+            written is not None
+            and kind == "value"
+            and not table.mutable_seen
+            and getattr(last[1], "version", None) == key_groups.version - 1  # type: ignore[attr-defined]
+        ):
+            part = _logged_chars(name, kind, last, key_groups, written)
+        if part is None and not _small(key_groups):
+            part = _changed_chars(name, kind, last, key_groups)
     if part is None:
         full = _entries_chars(name, kind, key_groups)
         if full is None:
@@ -184,6 +193,67 @@ def _changed_chars(
                 with_entries.add(kg)
                 chars += around
     return chars, with_entries
+
+
+def _logged_chars(
+    name: str,
+    kind: str,
+    last: tuple[int, dict[int, Any], int, Collection[int]],
+    view: dict[int, Any],
+    written: dict[int, list[Any]],
+) -> tuple[int, Collection[int]] | None:
+    """``_table_chars`` from the last sizing (the previous version's view) and the entries of
+    the keys written since, by key group (the table's write log): old entries out, new ones
+    in, O(entries written) as Flink's ``CopyOnWriteStateMap`` snapshots are. Only the void
+    namespace is logged: a key group whose namespaces changed otherwise is not in the log
+    (such writes make the log unsound), so its maps are the same as before."""
+    around = _state_chars(name, kind)
+    if around is None:
+        return None
+    _, old_view, chars, old_with = last
+    if len(old_view.keys() - view.keys()):  # a key group's maps dropped: not a logged write
+        return None
+    old_parts: dict[int, dict[Any, dict[Any, Any]]] = {}
+    new_parts: dict[int, dict[Any, dict[Any, Any]]] = {}
+    empty: dict[Any, Any] = {}
+    now_empty: list[int] = []
+    for kg, keys in written.items():
+        new_by_ns = view.get(kg)
+        new_map = empty if new_by_ns is None else new_by_ns.get(None, empty)
+        old_by_ns = old_view.get(kg)
+        old_map = empty if old_by_ns is None else old_by_ns.get(None, empty)
+        olds = dict(zip(keys, map(old_map.get, keys, repeat(_MISSING)), strict=True))
+        news = dict(zip(keys, map(new_map.get, keys, repeat(_MISSING)), strict=True))
+        if _MISSING in olds.values():
+            olds = {k: v for k, v in olds.items() if v is not _MISSING}
+        if _MISSING in news.values():
+            news = {k: v for k, v in news.items() if v is not _MISSING}
+        if olds:
+            old_parts[kg] = {None: olds}
+        if news:
+            new_parts[kg] = {None: news}
+        if new_by_ns is None or not any(new_by_ns.values()):
+            now_empty.append(kg)
+    now = _entries_chars(name, kind, new_parts)
+    before = _entries_chars(name, kind, old_parts)
+    if now is None or before is None:
+        return None
+    # the entries alone (each part's wrapping taken off), then the wrapping of key groups that
+    # gained their first entry or lost their last
+    chars += now[0] - around * len(now[1]) - before[0] + around * len(before[1])
+    with_entries = set(old_with)
+    for kg in now[1]:
+        if kg not in with_entries:
+            with_entries.add(kg)
+            chars += around
+    for kg in now_empty:
+        if kg in with_entries:
+            with_entries.discard(kg)
+            chars -= around
+    return chars, with_entries
+
+
+_MISSING = object()
 
 
 def _entry_changes(
