@@ -29,6 +29,7 @@ from pyflowkit.errors import (
 )
 from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner
 from pyflowkit.graph.transformations import ChainingStrategy, PartitionTransformation
+from pyflowkit.operators.declared_types import converting_key_selector
 
 if TYPE_CHECKING:
     from pyflowkit.datastream.windowed_stream import WindowedStream
@@ -68,6 +69,11 @@ class KeyedStream(PositionAggregations, DataStream):
         selector = getattr(key_selector, "get_key", key_selector)
         if not callable(selector):
             selector = key_selector
+        # PyFlink encodes the key with key_type's coder: routing, key context and state all see
+        # the converted key (a float key under INT is truncated), and a refused key fails the job
+        selector = converting_key_selector(
+            selector, key_type, f"key_by after operator '{_display_name(origin._transformation)}'"
+        )
         partition = PartitionTransformation(
             origin._transformation, KeyGroupStreamPartitioner(selector, key_type=key_type)
         )

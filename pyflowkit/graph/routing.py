@@ -128,8 +128,12 @@ class ChannelSelector:
         self.number_of_channels = n
         self.consumers = list(consumers) if consumers is not None else list(range(n))
         self.is_broadcast = bool(self.partitioner.is_broadcast)
-        self._single = number_of_channels == 1
         self._keyed = isinstance(self.partitioner, KeyGroupStreamPartitioner)
+        # one channel needs no selection, unless the key selector converts keys to a declared
+        # key_type: PyFlink's key_by encodes every key, so a refused key fails the job even where
+        # no state reads it
+        converts = getattr(getattr(self.partitioner, "key_selector", None), "converts_keys", False)
+        self._single = number_of_channels == 1 and not (self._keyed and converts)
         self._key_cache: dict[Any, int] = {}  # key_identity → channel
         self._str_key_cache: dict[str, int] = {}  # exact str keys only (see route)
         self._str_keys = False  # the last routed batch ended on a str key
@@ -161,6 +165,11 @@ class ChannelSelector:
         if max_p <= 0:
             max_p = compute_default_max_parallelism(consumer_parallelism)
         return cls(partitioner, len(consumers), max_p, rng, consumers)
+
+    @property
+    def single(self) -> bool:
+        """Whether every record goes to channel 0 without selection (no key is computed)."""
+        return self._single
 
     @property
     def targets(self) -> list[int]:

@@ -383,7 +383,8 @@ def key_check(key_type: Any, operator: str) -> Callable[[Any], None] | None:
     """A check of keys against ``key_by(..., key_type=...)`` that raises, or None (undeclared).
 
     The keyed state backend runs it once per new key (on a key-group cache miss), not per record.
-    It raises where PyFlink's key coder raises; a key the coder would convert (3.7 as INT) is kept.
+    Keys reach it converted (``converting_key_selector``), so it only guards a selector that was
+    not wrapped (a key context set by hand).
     """
     check = value_check(key_type)
     if check is None:
@@ -393,9 +394,53 @@ def key_check(key_type: Any, operator: str) -> Callable[[Any], None] | None:
         try:
             check.convert(key)
         except Misfit as misfit:
-            raise mismatch(operator, "key", key_type, key, misfit.why, misfit.error) from None
+            raise key_mismatch(operator, key_type, key, misfit) from None
 
     return check_key
+
+
+def key_mismatch(operator: str, key_type: Any, key: Any, misfit: Misfit) -> Exception:
+    """The job failure for a key its declared ``key_type``'s coder refuses.
+
+    PyFlink 1.20 writes the key with the type's coder as the first field of the ``Row(key, value)``
+    its ``key_by`` map emits: a non-str key under STRING fails in ``value.encode('utf-8')``
+    (``AttributeError: 'int' object has no attribute 'encode'``); an int out of range fails the
+    Cython coder (``OverflowError: value too large to convert to int32_t``).
+    """
+    why, error = misfit.why, misfit.error
+    if isinstance(value_check(key_type), _StringCheck) and not isinstance(key, str):
+        why, error = f"'{type(key).__name__}' object has no attribute 'encode'", AttributeError
+    return mismatch(operator, "key", key_type, key, why, error)
+
+
+def converting_key_selector(
+    selector: Callable[[Any], Any], key_type: Any, operator: str
+) -> Callable[[Any], Any]:
+    """``selector`` whose keys are converted by ``key_type``'s coder, as PyFlink's ``key_by`` does.
+
+    PyFlink's ``key_by`` map encodes the selected key with the declared type's coder, and every
+    later step (routing by the key's Java hash, key context, state scoping, the keyed operator's
+    ``ctx.get_current_key()``) sees the decoded key: float keys under INT are truncated by
+    ``int()`` (1.7 and 1.2 share key 1), FLOAT rounds to 32 bits, BOOLEAN takes ``bool()`` of a
+    number, Tuple/Row keys convert field by field. A key the coder refuses fails the job with the
+    key_by's name and PyFlink's own text. ``selector`` is returned as is for an undeclared key
+    type (keys travel pickled) or one without a checked coder.
+    """
+    check = value_check(key_type)
+    if check is None:
+        return selector
+    convert = check.convert
+
+    def select_converted_key(value: Any) -> Any:
+        key = selector(value)
+        try:
+            return convert(key)
+        except Misfit as misfit:
+            raise key_mismatch(operator, key_type, key, misfit) from None
+
+    select_converted_key.user_key_selector = selector  # type: ignore[attr-defined]
+    select_converted_key.converts_keys = True  # type: ignore[attr-defined]  # see ChannelSelector
+    return select_converted_key
 
 
 def collection_converter(type_info: Any) -> Callable[[Any], Any] | None:

@@ -33,7 +33,7 @@ class RecordWriter:
         self._current: list[Buffer | None] = [None] * n  # the buffer being filled
         self.records_out = 0
         self._broadcast = self.selector.is_broadcast
-        self._single = n == 1
+        self._single = self.selector.single  # one channel; keys converted still selected
         self._channel = self.selector.select_channel
 
     def _append(self, channel: int, element: Any) -> None:

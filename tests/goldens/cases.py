@@ -158,6 +158,12 @@ NOTES: dict[str, str] = {
     "catalog__window_all_tumbling_event_time": (
         "PyFlink 1.20 cannot run it: with_timestamp_assigner takes a TimestampAssigner object, and the catalog passes a plain function (1.11-style pyflowkit accepts both)."
     ),
+    "program__key_type_int_overflow": (
+        "PyFlink's key_by encodes the key with the declared key_type's Cython coder: a float key out of INT's range fails the job: OverflowError: value too large to convert to int32_t (pyflowkit: the same error, naming the key_by)."
+    ),
+    "program__key_type_string_int_keys": (
+        "PyFlink's key_by encodes the key with the declared key_type's Cython coder: an int key under STRING fails the job even without state: AttributeError: 'int' object has no attribute 'encode' (pyflowkit: the same error, naming the key_by)."
+    ),
     "program__narrowing_map_output_byte": (
         "PyFlink's Cython coder raises for a map output out of the declared range: OverflowError: value too large to convert to int8_t."
     ),

@@ -105,6 +105,7 @@ DIFFERENCES_1_11: dict[tuple[str, str], str] = {
     ("catalog__print_no_identifier_p2_keyed_prefixes__STREAMING", "local"): KEY_GROUPS_120,
     ("example__word_count__BATCH", "*"): ADAPTIVE_BATCH_120,
     ("example__word_count__STREAMING", "*"): KEY_GROUPS_120,
+    ("program__key_type_int_float_keys_p2__STREAMING", "*"): KEY_GROUPS_120,
     ("program__notebook01_wc__STREAMING", "*"): KEY_GROUPS_120,
     ("program__notebook03_job__STREAMING", "*"): KEY_GROUPS_120,
     ("program__notebook04_counts__STREAMING", "*"): KEY_GROUPS_120,

@@ -220,3 +220,21 @@ def test_untyped_string_keys_by_lambda_and_by_row_field(spark) -> None:
     on_spark, simulated = _both(spark, env)
     assert on_spark == simulated
     assert sum(map(len, on_spark.values())) == 3 + 5
+
+
+def test_float_keys_declared_int_are_truncated_on_both_hosts_and_pushed_down(spark) -> None:
+    """PyFlink's INT key coder truncates float keys (1.7 and 1.2 share key 1): the pushed-down
+    sum and the simulated cluster's fold group by the converted key, and agree line for line."""
+    env = _env()
+    data = [(1.7, 1), (1.2, 2), (2.0, 3), (2.9, 4), (-1.5, 5), (-1.2, 6), (0.4, 7)]
+    source = env.from_collection(data, type_info=Types.TUPLE([Types.DOUBLE(), Types.INT()]))
+    source.key_by(lambda t: t[0], key_type=Types.INT()).sum(1).print("s")
+    assert any("pushed down" in line for line in _pushdown_lines(spark, env))
+    on_spark, simulated = _both(spark, env)
+    assert on_spark == simulated
+    assert sorted(line for lines in on_spark.values() for line in lines) == [
+        "(-1.5,11)",
+        "(0.4,7)",
+        "(1.7,3)",
+        "(2.0,7)",
+    ]
