@@ -649,6 +649,16 @@ function renderStepper(model, root) {
   // pane share what the status line, toolbar, legend and tabs leave.
   const graphFrame = graphBox.querySelector(".pfk-graph-frame");
   const area = () => notebookArea(root);
+  // The frame height that shows the whole graph at the scale where its smallest text is 14 px.
+  const graphNeed = () => {
+    const svg = graphFrame.querySelector("svg");
+    const vb = svg && svg.viewBox && svg.viewBox.baseVal;
+    if (!vb || !vb.width || !vb.height) return 0;
+    const floor = (MIN_FONT_PX + 0.05) / minFontUnits(svg);
+    const w = graphFrame.clientWidth || 800;
+    if (vb.width * floor > w) return 0; // wider than the pane at 14 px: it pans anyway
+    return Math.ceil(vb.height * floor) + 4;
+  };
   let fitted = null;
   const fitArea = () => {
     const a = presenting ? null : area();
@@ -665,7 +675,10 @@ function renderStepper(model, root) {
     const pad = presenting ? 14 : 0;
     const fixed = content + pad - graphFrame.offsetHeight - body.offsetHeight;
     const rest = Math.max(presenting ? 280 : 380, avail - fixed);
-    const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42));
+    // the graph gets the height its whole drawing needs at the smallest readable scale (every
+    // subtask in view, no label cut at the pane's bottom), as long as the tab pane keeps 45 %
+    const minBody = Math.round(rest * 0.45);
+    const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody));
     const bodyH = rest - graphH;
     const key = `${graphH}/${bodyH}`;
     if (key === fitted) return;
@@ -726,6 +739,7 @@ function renderStepper(model, root) {
     "change:failures": drawFailures, "change:timeline": drawTimeline,
     "change:keyed_state": drawState, "change:events": drawLog, "change:task_managers": fillTms,
     "change:tab": showTab, "change:layout_mode": applyLayout, "change:narration": drawNarration,
+    "change:svg": () => requestAnimationFrame(fitArea),
   };
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
   const resize = new ResizeObserver(() => (applyLayout(), fitArea()));

@@ -38,13 +38,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def lab():
+def _serve(app: str, served: Path):
+    """Start ``jupyter <app>`` (``lab`` or ``notebook``: Notebook 7) on ``served``; yield its url."""
     if CHROMIUM is None:
         pytest.skip("no chromium on PATH (Debian package `chromium`; .ci/run installs it)")
     pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
+    if app == "notebook":
+        pytest.importorskip("notebook", reason="Notebook 7 is not installed (the notebook extra)")
     port = _free_port()
-    served = Path(tempfile.mkdtemp(prefix="pfk-notebooks-"))  # Lab autosaves: never the repo's
     for nb in NOTEBOOKS.glob("*.ipynb"):
         shutil.copyfile(nb, served / nb.name)
     log = open(tempfile.mktemp(prefix="jupyter-", suffix=".log"), "w")  # noqa: SIM115
@@ -52,7 +53,7 @@ def lab():
         sys.executable,
         "-m",
         "jupyter",
-        "lab",
+        app,
         "--no-browser",
         "--ip",
         "127.0.0.1",
@@ -75,7 +76,7 @@ def lab():
             except OSError:
                 time.sleep(0.5)
         else:
-            pytest.fail(f"JupyterLab did not start; see {log.name}")
+            pytest.fail(f"jupyter {app} did not start; see {log.name}")
         yield url
     finally:
         os.kill(proc.pid, signal.SIGTERM)  # stop the server (and its kernels) by pid
@@ -85,6 +86,12 @@ def lab():
             os.kill(proc.pid, signal.SIGKILL)
         log.close()
         shutil.rmtree(served, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def lab():
+    """A JupyterLab server on a temporary copy of notebooks/ (Lab autosaves: never the repo's)."""
+    yield from _serve("lab", Path(tempfile.mkdtemp(prefix="pfk-notebooks-")))
 
 
 #: Console messages that are not the page's own business (JupyterLab's, the browser's).
@@ -100,7 +107,7 @@ def watch_console(page) -> list[str]:
             errors.append(msg.text)
 
     page.on("console", on_console)
-    page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
+    page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc} ({(exc.stack or '')[:600]})"))
     page.pfk_errors = errors
     return errors
 

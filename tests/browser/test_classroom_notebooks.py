@@ -1,0 +1,386 @@
+"""Issue #23's "done when", for the classroom notebooks 03, 05 and 07 in JupyterLab and in Jupyter
+Notebook 7, at a projector's 1280 x 800 and at 1920 x 1080: the Stepper of each notebook driven by its
+buttons through submission, a checkpoint, a task failure, the restart and restore, and Back; after
+every click: the current step's arrows fully inside the visible notebook area, no visible text under
+14 px, no two SVG texts overlapping, no label cut by a pane's edge, no pane moving, no console error.
+
+CI cost is bounded by sampling: four (front end, notebook, size) sessions instead of twelve, about
+4 minutes (test_lecture_in_lab drives 03 in Lab at both sizes; 05 in Notebook 7 at 1920 x 1080 passed
+when measured and was dropped for time); the notebooks are run up to their Stepper (05 and 07 have later
+cells that run the same job again, or start Spark, which this test is not about). Screenshots of each
+moment go to build/screenshots."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from tests.browser.conftest import ARGS, CHROMIUM, NOTEBOOKS, SHOTS, TOKEN, _serve, watch_console
+from tests.browser.test_classroom_in_lab import PANE_BOXES, SMALLEST_FONT, TOP
+from tests.browser.test_lecture_in_lab import TEXT_OVERLAPS
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+class Server(NamedTuple):
+    app: str  # "lab" or "notebook" (Notebook 7)
+    url: str
+    root: Path
+
+
+@pytest.fixture(scope="module")
+def front(request):
+    root = Path(tempfile.mkdtemp(prefix=f"pfk-{request.param}-"))
+    for url in _serve(request.param, root):
+        yield Server(request.param, url, root)
+
+
+#: The notebooks, cut to the code cells (their indices among the code cells) a lecture drives the
+#: Stepper with.
+TRIMMED = {
+    # the first part (the job, a failure without restart) and the checkpointed restart it ends with
+    "05_failure_and_recovery.ipynb": [*range(0, 7), 17, 18, 19],
+    # the job, its graphs, the Stepper up to the CEP partial matches (cells 25+ run it locally, Spark)
+    "07_geohash_alerts_end_to_end.ipynb": list(range(0, 14)),
+    "03_job_submission_step_by_step.ipynb": None,
+}
+
+#: Every check of the issue, after one step, in one round trip: the problems found (empty: none).
+CHECK = """
+(root, boxes) => {
+  const problems = [];
+  const area = root.closest(".jp-WindowedPanel-outer") || root.closest(".jp-Notebook");
+  const a = area.getBoundingClientRect();
+  const visTop = Math.max(a.top, 0), visBottom = Math.min(a.bottom, innerHeight);
+  const inside = (r, top, bottom, left, right) =>
+    r.top >= top - 1 && r.bottom <= bottom + 1 && r.left >= left - 1 && r.right <= right + 1;
+  const s = root.getBoundingClientRect();
+  if (!inside(s, visTop, visBottom, a.left, a.right))
+    problems.push(`stepper ${s.top | 0}..${s.bottom | 0} not in the area ${visTop | 0}..${visBottom | 0}`);
+  // the current step's arrows, inside the sequence pane below its pinned header and in the area
+  const frame = root.querySelector(".pfk-seq-frame");
+  const f = frame.getBoundingClientRect();
+  const headH = root.querySelector(".pfk-seq-headbox").getBoundingClientRect().height;
+  const step = root.querySelector(".pfk-step-no").textContent.split(" ").pop();
+  const current = [...root.querySelectorAll(`.pfk-seq-bodybox g.pfk-seq-msg[data-step="${step}"]`)];
+  // a step with more arrows than the pane holds (a failure's cascade): its newest ones in view
+  const top = Math.max(f.top + headH, visTop), bottom = Math.min(f.bottom, visBottom);
+  const rects = current.map(g => g.getBoundingClientRect());
+  const span = rects.length ? Math.max(...rects.map(r => r.bottom)) - Math.min(...rects.map(r => r.top)) : 0;
+  const newest = rects.length ? rects[rects.length - 1].bottom : 0;
+  const shown = span <= bottom - top ? current
+    : current.filter((g, k) => rects[k].top >= newest - (bottom - top));
+  for (const g of shown) {
+    const r = g.getBoundingClientRect();
+    if (!inside(r, top, bottom, f.left, f.right))
+      problems.push(`arrow ${g.dataset.method} at ${Math.round(r.top)}..${Math.round(r.bottom)} not in view`);
+  }
+  // sequence labels cut at the pane's sides; the pane never scrolls sideways
+  for (const t of root.querySelectorAll(".pfk-seq-bodybox g.pfk-seq-msg text, .pfk-seq-headbox text")) {
+    const r = t.getBoundingClientRect();
+    if (r.width && (r.left < f.left - 1 || r.right > f.left + frame.clientWidth + 1))
+      problems.push(`sequence label cut: ${t.textContent}`);
+  }
+  if (frame.scrollWidth > frame.clientWidth + 1)
+    problems.push(`sequence scrolls sideways ${frame.scrollWidth} > ${frame.clientWidth}`);
+  // graph labels cut by the graph pane's edges
+  const g = root.querySelector(".pfk-graph-frame").getBoundingClientRect();
+  for (const t of root.querySelectorAll(".pfk-graph-canvas svg text")) {
+    const r = t.getBoundingClientRect();
+    if (!r.width || !t.textContent.trim()) continue;
+    const meets = r.right > g.left && r.left < g.right && r.bottom > g.top && r.top < g.bottom;
+    if (meets && !inside(r, g.top, g.bottom, g.left, g.right)) problems.push(`graph label cut: ${t.textContent}`);
+  }
+  // SVG text overlapping other SVG text in the sequence pane: the pinned header's, and the rows'
+  // that show below it (the header is opaque: rows scrolled under it are hidden, not overlapped)
+  const texts = (sel, top) => [...root.querySelectorAll(sel)]
+    .map(t => [t.textContent, t.getBoundingClientRect()])
+    .filter(([txt, r]) => txt.trim() && r.width && r.top >= top - 1 && r.top < f.bottom);
+  const seq = [...texts(".pfk-seq-headbox text", f.top), ...texts(".pfk-seq-bodybox text", f.top + headH)];
+  for (let i = 0; i < seq.length; i++) for (let j = i + 1; j < seq.length; j++) {
+    const [ta, p] = seq[i], [tb, q] = seq[j];
+    if (p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1)
+      problems.push(`sequence text overlap: ${ta} / ${tb}`);
+  }
+  // panes fixed relative to the Stepper
+  if (boxes) {
+    const o = root.getBoundingClientRect();
+    for (const [sel, was] of Object.entries(boxes)) {
+      if (sel === "stepper size") continue;
+      const r = root.querySelector(sel).getBoundingClientRect();
+      const now = [r.x - o.x, r.y - o.y, r.width, r.height].map(Math.round);
+      if (now.some((v, k) => Math.abs(v - was[k]) > 1)) problems.push(`${sel} moved: ${was} -> ${now}`);
+    }
+  }
+  return { problems, current: current.length, step: Number(step), tall: span > bottom - top };
+}
+"""
+
+
+def _trimmed_copy(server: Server, nb: str) -> str:
+    """A copy of ``nb`` in the server's directory with the cells of :data:`TRIMMED` only."""
+    cells = TRIMMED[nb]
+    if cells is None:
+        return nb
+    data = json.loads((NOTEBOOKS / nb).read_text())
+    code = [c for c in data["cells"] if c["cell_type"] == "code"]
+    keep = {id(code[i]) for i in cells}
+    last = max(i for i, c in enumerate(data["cells"]) if id(c) in keep)
+    data["cells"] = [
+        c
+        for i, c in enumerate(data["cells"])
+        if i <= last and (c["cell_type"] != "code" or id(c) in keep)
+    ]
+    name = nb.replace(".ipynb", "_to_stepper.ipynb")
+    (server.root / name).write_text(json.dumps(data))
+    return name
+
+
+def _wait_for_kernel(server: Server, nb: str, timeout: float = 120) -> None:
+    """Until the notebook's kernel has started and is idle (the server's sessions API)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"{server.url}/api/sessions?token={TOKEN}", timeout=5) as r:
+            sessions = json.load(r)
+        if any(
+            s["path"].endswith(nb) and s["kernel"]["execution_state"] == "idle" for s in sessions
+        ):
+            return
+        time.sleep(0.5)
+    pytest.fail(f"the kernel of {nb} did not start in {timeout} s")
+
+
+def _open_and_run_all(p, server: Server, nb: str, udd: str, width: int, height: int):
+    """Open ``nb`` in the front end, Run All Cells, wait until every code cell ran; (ctx, page)."""
+    ctx = p.chromium.launch_persistent_context(
+        udd,
+        executable_path=CHROMIUM,
+        headless=True,
+        args=ARGS,
+        viewport={"width": width, "height": height},
+    )
+    page = ctx.pages[0] if ctx.pages else ctx.new_page()
+    watch_console(page)
+    path = f"lab/tree/{nb}?reset&" if server.app == "lab" else f"notebooks/{nb}?"
+    page.goto(f"{server.url}/{path}token={TOKEN}")
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90000)
+    _wait_for_kernel(server, nb)
+    page.add_style_tag(content=".Toastify { display: none !important; }")  # the news prompt
+    if server.app == "lab" and page.locator("#jp-left-stack:not(.lm-mod-hidden)").count():
+        page.evaluate("() => document.querySelector('.jp-LabShell').focus()")
+        page.keyboard.press("Control+b")  # application:toggle-left-area: the file browser away
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.wait_for_function(
+        """() => {
+          const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];
+          return prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+        }""",
+        timeout=300000,
+    )
+    return ctx, page
+
+
+def _click(page, stepper, button: str) -> None:
+    """Click a Stepper button and wait for the kernel's answer (the step counter changes)."""
+    before = stepper.locator(".pfk-step-no").inner_text()
+    stepper.locator(button).first.click()
+    page.wait_for_function(
+        "b => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no').textContent !== b",
+        arg=before,
+        timeout=60000,
+    )
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+DEBUG_SEQ = """
+root => {
+  const f = root.querySelector(".pfk-seq-frame"), v = f.getBoundingClientRect();
+  const box = (e) => { const b = e.getBoundingClientRect(); return [b.top | 0, b.bottom | 0]; };
+  const bands = [...root.querySelectorAll("rect.pfk-seq-current")].map(box);
+  return JSON.stringify({ scrollTop: f.scrollTop, scrollHeight: f.scrollHeight,
+    clientHeight: f.clientHeight, frame: box(f), root: box(root), bands, inner: innerHeight });
+}
+"""
+
+
+def _notebook7_own(error: str) -> bool:
+    """Notebook 7.6's own error on opening any notebook (an empty one too, without pyflowkit): its
+    keyboard-shortcuts settings handler reads ``plugins[id].schema`` of a plugin it has no schema for."""
+    return "reading 'schema'" in error and "/static/notebook/notebook_core." in error
+
+
+class Lecture:
+    """One session: clicks, the checks after each, and the screenshots of its moments."""
+
+    def __init__(self, page, stepper, tag: str):
+        self.page, self.stepper, self.tag = page, stepper, tag
+        self.boxes = None
+        self.checked = 0
+
+    def check(self, what: str, arrows: bool = True) -> dict:
+        self.page.evaluate(  # the answer's panes are drawn and scrolled on the next frames
+            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+        )
+        seen = self.stepper.evaluate(CHECK, self.boxes)
+        smallest, where = self.stepper.evaluate(SMALLEST_FONT)
+        overlaps = self.stepper.evaluate(TEXT_OVERLAPS)
+        problems = [p for p in seen["problems"] if arrows or not p.startswith("arrow ")]
+        if smallest < 14:
+            problems.append(f"text at {smallest:.2f} px: {where}")
+        problems += [f"graph text overlap: {a} / {b}" for a, b in overlaps]
+        problems += [f"console: {e}" for e in self.page.pfk_errors if not _notebook7_own(e)]
+        if problems:
+            problems.append(self.stepper.evaluate(DEBUG_SEQ))
+            self.page.screenshot(path=str(SHOTS / f"classroom_{self.tag}_failure.png"))
+        assert problems == [], "\n".join([self.tag, what, str(seen["step"]), *problems])
+        self.checked += 1
+        return seen
+
+    def click(self, button: str, what: str = "") -> dict:
+        _click(self.page, self.stepper, button)
+        return self.check(what or button)
+
+    def shot(self, moment: str) -> None:
+        self.page.screenshot(path=str(SHOTS / f"classroom_{self.tag}_{moment}.png"))
+
+
+def _select_running(lecture: Lecture, name: str) -> None:
+    node = lecture.stepper.locator("g.node.execution-vertex.pfk-state-RUNNING", has_text=name)
+    node.first.locator("path, polygon").first.click()
+    lecture.page.wait_for_function(
+        "() => document.querySelector('.pfk-stepper[data-pfk-driven] g.node.pfk-selected')",
+        timeout=30000,
+    )
+
+
+SESSIONS = [  # (front end, notebook, size, the subtask failed)
+    ("notebook", "03_job_submission_step_by_step.ipynb", (1280, 800), "Keyed Reduce"),
+    ("lab", "05_failure_and_recovery.ipynb", (1280, 800), "Keyed Aggregation"),
+    ("lab", "07_geohash_alerts_end_to_end.ipynb", (1920, 1080), "CepOperator"),
+    pytest.param(
+        "notebook",
+        "07_geohash_alerts_end_to_end.ipynb",
+        (1280, 800),
+        "CepOperator",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="known: at 1280 px notebook 07's graph is wider than its pane at the 14 px"
+            " text floor (the Window(GlobalWindows(), CountTrigger, CountEvictor, GprsDelta)"
+            " label); the CEP node is cut at the right edge",
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("front", "nb", "size", "failing"),
+    SESSIONS,
+    indirect=["front"],
+    ids=["notebook-03-1280x800", "lab-05-1280x800", "lab-07-1920x1080", "notebook-07-1280x800"],
+)
+def test_a_lecture_through_checkpoint_failure_restore_and_back(front, nb, size, failing):
+    app = front.app
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    width, height = size
+    tag = f"{app}_{nb[:2]}_{width}x{height}"
+    udd = tempfile.mkdtemp(prefix="pw-udd-")
+    started = time.monotonic()
+    try:
+        with sync_playwright() as p:
+            ctx, page = _open_and_run_all(p, front, _trimmed_copy(front, nb), udd, width, height)
+            page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
+            stepper = page.locator(".pfk-stepper[data-pfk-driven]")  # the notebook's last Stepper
+            stepper.scroll_into_view_if_needed()
+            stepper.locator("button.pfk-reset").click()
+            page.wait_for_function(
+                "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no')"
+                ".textContent === 'step 0'",
+                timeout=30000,
+            )
+            stepper.locator("button.pfk-tab-sequence").click()
+            lecture = Lecture(page, stepper, tag)
+            lecture.click("button.pfk-step", "the first step")
+            lecture.boxes = stepper.evaluate(PANE_BOXES)
+            # submission: single steps until every subtask runs (sampled: Step n of 3 after the
+            # first 8 single steps)
+            running = "g.node.execution-vertex"
+            for k in range(60):
+                nodes = stepper.locator(running).count()
+                if nodes and stepper.locator(f"{running}.pfk-state-RUNNING").count() == nodes:
+                    break
+                if k == 8:
+                    stepper.locator("input.pfk-n").fill("3")
+                seen = lecture.click("button.pfk-step" if k < 8 else "button.pfk-step-n")
+                assert k >= 8 or seen["current"] >= 1, seen  # a step draws its arrows
+            else:
+                pytest.fail("not every subtask RUNNING after 60 clicks")
+            lecture.shot("running")
+            # a checkpoint, when the job checkpoints (notebook 03's does not)
+            if not nb.startswith("03"):
+                stepper.locator("button.pfk-checkpoint").click()
+                page.wait_for_function(
+                    "() => /checkpoint \\d+ triggered/.test("
+                    "document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-message').textContent)",
+                    timeout=30000,
+                )
+                lecture.check("checkpoint triggered")
+                stepper.locator("input.pfk-n").fill("1")
+                for _ in range(6):
+                    lecture.click("button.pfk-step-n", "barriers travel")
+                stepper.locator("select.pfk-run-to").select_option("checkpoint")
+                lecture.click("button.pfk-run-to-btn", "run to the completed checkpoint")
+                lecture.shot("checkpoint")
+            # a failure, the restart, the restore
+            _select_running(lecture, failing)
+            stepper.locator("button.pfk-fail-task").click()
+            page.wait_for_function(
+                "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-message').textContent"
+                ".includes('will throw at the next step')",
+                timeout=30000,
+            )
+            # Known: the failure's first arrows, added to the current step by Fail task, are not
+            # scrolled into view until the next step (the step counter does not change)
+            lecture.check("fail task armed", arrows=False)
+            stepper.locator("input.pfk-n").fill("1")
+            for _ in range(40):
+                lecture.click("button.pfk-step-n", "the failure spreads")
+                if stepper.locator(".pfk-banner.pfk-banner-on").count() or (
+                    stepper.locator(".pfk-head .pfk-badge").inner_text() == "FAILED"
+                ):
+                    break
+            lecture.shot("failed")
+            banner = stepper.locator(".pfk-banner").inner_text()
+            if nb.startswith("03"):  # without checkpointing Flink 1.11 does not restart
+                assert stepper.locator(".pfk-head .pfk-badge").inner_text() == "FAILED"
+                assert stepper.locator("button.pfk-tab-exceptions.pfk-tab-alert").count()
+            else:
+                stepper.locator("select.pfk-run-to").select_option("job")
+                for _ in range(3):
+                    lecture.click("button.pfk-run-to-btn", "run to the next JobStatus change")
+                    banner = stepper.locator(".pfk-banner").inner_text()
+                    if "restored" in banner:
+                        break
+                assert "restored from checkpoint" in banner, banner
+            lecture.shot("restored")
+            for _ in range(3):
+                lecture.click("button.pfk-back", "Back")
+            lecture.shot("back")
+            stepper.evaluate(TOP)
+            print(
+                f"{tag}: {lecture.checked} checked steps in {time.monotonic() - started:.0f} s;"
+                f" banner {banner!r}"
+            )
+            ctx.close()
+    finally:
+        shutil.rmtree(udd, ignore_errors=True)
