@@ -77,19 +77,25 @@ def _tuples_of_atoms(values: list[tuple[Any, ...]]) -> bool:
 
 
 def _copy_maps(
-    maps: list[dict[Any, Any]], verified: dict[int, dict[Any, Any]] | None = None
+    maps: list[dict[Any, Any]],
+    verified: dict[int, dict[Any, Any]] | None = None,
+    written: list[Any] | None = None,
 ) -> list[dict[Any, Any]]:
     """``_copy_map`` of each map; the values of all of them checked together first.
 
     ``verified`` maps a live map's id to its last copy whose values were all immutable: values
     that are the very objects of that copy need no check (an entry is checked only when it was
     written since: Flink's ``CopyOnWriteStateMap`` copies per entry too). The check is sound
-    whatever the copy's keys are: an object found immutable stays so."""
+    whatever the copy's keys are: an object found immutable stays so. ``written``: the values
+    written in the maps since their verified copies (the table's write log), checked instead of
+    telling them apart by identity."""
     if verified is None:
         verified = {}
     elif len(verified) > _VERIFIED_LIMIT:
         verified.clear()
-    if sum(map(len, maps)) < _SMALL_MAP * len(maps):  # small maps: all checked at once costs less
+    if written is not None and all(map(verified.__contains__, map(id, maps))):
+        unchecked = written
+    elif sum(map(len, maps)) < _SMALL_MAP * len(maps):  # small maps: all checked at once
         unchecked = list(chain.from_iterable(map(dict.values, maps)))
     else:
         unchecked = list(
@@ -166,6 +172,8 @@ class StateTable:
         self.mixed_keys = False
         # set once a copy for the views deep-copied a value: then only identity scans are sound
         self.mutable_seen = False
+        self._written: dict[int, list[Any]] | None = None  # the last mark's FrozenView.written
+        self._copied_at: dict[int, int] = {}  # id of a live map → version of its verified copy
 
     # ---- copy on write ----
     def freeze(self) -> tuple[int, dict[int, dict[Any, dict[Any, Any]]]]:
@@ -196,6 +204,9 @@ class StateTable:
                 view.written = {kg: list(dict.fromkeys(keys)) for kg, keys in written.items()}
             log.clear()
             self._log_sound = True
+        self._written = view.written
+        if len(self._copied_at) > _VERIFIED_LIMIT:
+            self._copied_at.clear()
         return self._version, view
 
     def log_writes(self, key_group_of: Callable[[Any], int]) -> list[Any]:
@@ -242,9 +253,13 @@ class StateTable:
             except KeyError:
                 pass
             else:
-                copies = _copy_maps(maps, self._verified)
+                copies = _copy_maps(
+                    maps, self._verified, self._written_values(key_groups, maps, namespace)
+                )
                 if maps and id(maps[0]) not in self._verified:  # values were deep-copied
                     self.mutable_seen = True
+                else:
+                    self._copied_at.update(zip(map(id, maps), repeat(self._version)))
                 list(map(dict.__setitem__, by_ns_list, repeat(namespace), copies))
                 return maps
         maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
@@ -254,6 +269,25 @@ class StateTable:
         for by_ns in by_ns_list:  # the same keys: only the values change
             by_ns.update(zip(list(by_ns), copies, strict=False))
         return None
+
+    def _written_values(
+        self, key_groups: list[int], maps: list[dict[Any, Any]], namespace: Any
+    ) -> list[Any] | None:
+        """The values of the keys logged since the last mark in ``maps`` (the void namespace
+        maps of ``key_groups``), when each map was copied right after the last mark but one
+        (so those are all its writes since that copy); else None (identity scans decide)."""
+        written = self._written
+        if written is None or namespace is not VOID_NAMESPACE:
+            return None
+        at = self._copied_at.get
+        if list(map(at, map(id, maps))).count(self._version - 1) != len(maps):
+            return None
+        out: list[Any] = []
+        for kg, m in zip(key_groups, maps, strict=True):
+            keys = written.get(kg)
+            if keys:
+                out.extend([m[k] for k in keys if k in m])
+        return out
 
     # ---- access ----
     def get(self, key_group: int, namespace: Any, key: Any) -> Any:
