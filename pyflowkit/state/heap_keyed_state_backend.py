@@ -279,6 +279,8 @@ class StateTable:
         written = self._written
         if written is None or namespace is not VOID_NAMESPACE:
             return None
+        if sum(map(len, maps)) < _SMALL_MAP * len(maps):  # small maps: checked whole, in C
+            return None
         at = self._copied_at.get
         if list(map(at, map(id, maps))).count(self._version - 1) != len(maps):
             return None

@@ -110,7 +110,7 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, Collectio
     name, kind, epoch = table.name, table.kind, table.cow_epoch
     last = _LAST_SIZED.get(table)
     part = None
-    if last is not None and last[0] == epoch:
+    if last is not None and last[0] == epoch and not _small(key_groups):
         written = getattr(key_groups, "written", None)
         if (
             written is not None
@@ -119,7 +119,7 @@ def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, Collectio
             and getattr(last[1], "version", None) == key_groups.version - 1  # type: ignore[attr-defined]
         ):
             part = _logged_chars(name, kind, last, key_groups, written)
-        if part is None and not _small(key_groups):
+        if part is None:
             part = _changed_chars(name, kind, last, key_groups)
     if part is None:
         full = _entries_chars(name, kind, key_groups)
