@@ -199,7 +199,7 @@ def test_make_demo_creates_venv_installs_once_and_runs_demo(make_sandbox) -> Non
 def test_make_test_installs_extras_and_passes_pytest_args(make_sandbox) -> None:
     proc, calls = make_sandbox("test", "PYTEST_ARGS=-x -m 'not browser'")
     assert proc.returncode == 0, proc.stderr
-    assert any(c.endswith("-e .[test,lab]") for c in calls)
+    assert any(c.endswith("-e .[test,lab,notebook]") for c in calls)
     assert calls[-1] == "python -m pytest -q -x -m not browser"
     proc, calls = make_sandbox("demo")  # the test install covers the base install
     assert calls == ["pyflowkit demo"]
