@@ -112,8 +112,8 @@ def watch_console(page) -> list[str]:
     return errors
 
 
-def run_all(p, lab: str, nb: str, udd: str, width: int = 1500, height: int = 1000):
-    """Open ``nb`` in JupyterLab, Run All Cells, wait for the kernel; (context, page, stepper)."""
+def open_page(p, udd: str, width: int, height: int):
+    """Headless Chromium at ``width`` × ``height`` with its console watched; (context, page)."""
     ctx = p.chromium.launch_persistent_context(
         udd,
         executable_path=CHROMIUM,
@@ -123,6 +123,12 @@ def run_all(p, lab: str, nb: str, udd: str, width: int = 1500, height: int = 100
     )
     page = ctx.pages[0] if ctx.pages else ctx.new_page()
     watch_console(page)
+    return ctx, page
+
+
+def run_all(p, lab: str, nb: str, udd: str, width: int = 1500, height: int = 1000):
+    """Open ``nb`` in JupyterLab, Run All Cells, wait for the kernel; (context, page, stepper)."""
+    ctx, page = open_page(p, udd, width, height)
     page.goto(f"{lab}/lab/tree/{nb}?reset&token={TOKEN}")
     page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=90000)
     page.add_style_tag(content=".Toastify { display: none !important; }")  # the news prompt

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import pytest
 
-from tests.browser.conftest import ARGS, CHROMIUM, NOTEBOOKS, SHOTS, TOKEN, _serve, watch_console
+from tests.browser.conftest import NOTEBOOKS, SHOTS, TOKEN, _serve, open_page
 from tests.browser.test_classroom_in_lab import PANE_BOXES, SMALLEST_FONT, TOP
 from tests.browser.test_lecture_in_lab import TEXT_OVERLAPS
 
@@ -159,15 +159,7 @@ def _wait_for_kernel(server: Server, nb: str, timeout: float = 120) -> None:
 
 def _open_and_run_all(p, server: Server, nb: str, udd: str, width: int, height: int):
     """Open ``nb`` in the front end, Run All Cells, wait until every code cell ran; (ctx, page)."""
-    ctx = p.chromium.launch_persistent_context(
-        udd,
-        executable_path=CHROMIUM,
-        headless=True,
-        args=ARGS,
-        viewport={"width": width, "height": height},
-    )
-    page = ctx.pages[0] if ctx.pages else ctx.new_page()
-    watch_console(page)
+    ctx, page = open_page(p, udd, width, height)
     path = f"lab/tree/{nb}?reset&" if server.app == "lab" else f"notebooks/{nb}?"
     page.goto(f"{server.url}/{path}token={TOKEN}")
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90000)
