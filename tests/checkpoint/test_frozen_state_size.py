@@ -114,6 +114,17 @@ def _sized(b: HeapKeyedStateBackend) -> tuple[OperatorSnapshot, int]:
     return snap, operator_snapshot_size(snap)  # sized while frozen, as the async part does
 
 
+def _five_thousand_words() -> tuple[HeapKeyedStateBackend, Any]:
+    """A backend whose value state holds ("w{i}", i) for 5,000 keys: ~39 a key group, so not
+    small (small key groups are measured whole)."""
+    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
+    state = b.get_partitioned_state(ValueStateDescriptor("count"))
+    for i in range(5000):
+        b.set_current_key(f"w{i}")
+        state.update((f"w{i}", i))
+    return b, state
+
+
 @given(COW_OPS)
 def test_sizing_only_changed_key_groups_keeps_the_exact_count(ops: list) -> None:
     b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
@@ -133,11 +144,7 @@ def test_sizing_only_changed_key_groups_keeps_the_exact_count(ops: list) -> None
 def test_a_checkpoint_after_few_writes_measures_only_their_key_groups(monkeypatch: Any) -> None:
     from pyflowkit.runtime.checkpoint import frozen_state_size
 
-    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
-    state = b.get_partitioned_state(ValueStateDescriptor("count"))
-    for i in range(5000):  # ~39 a key group: not small (small ones are measured whole)
-        b.set_current_key(f"w{i}")
-        state.update((f"w{i}", i))
+    b, state = _five_thousand_words()
     first, first_size = _sized(b)
     measured: list[int] = []
     entries_chars = frozen_state_size._entries_chars
@@ -363,11 +370,7 @@ def test_a_checkpoint_after_one_write_per_key_group_measures_only_those_entries(
 ) -> None:
     from pyflowkit.runtime.checkpoint import frozen_state_size
 
-    b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
-    state = b.get_partitioned_state(ValueStateDescriptor("count"))
-    for i in range(5000):
-        b.set_current_key(f"w{i}")
-        state.update((f"w{i}", i))
+    b, state = _five_thousand_words()
     first, first_size = _sized(b)
     measured: list[int] = []
     entries_chars = frozen_state_size._entries_chars
