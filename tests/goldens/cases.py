@@ -158,6 +158,12 @@ NOTES: dict[str, str] = {
     "catalog__window_all_tumbling_event_time": (
         "PyFlink 1.20 cannot run it: with_timestamp_assigner takes a TimestampAssigner object, and the catalog passes a plain function (1.11-style pyflowkit accepts both)."
     ),
+    "program__batch_window_apply": (
+        "PyFlink 1.20.3 prints no window in BATCH: its BATCH keyed state backend (BatchExecutionKeyedStateBackend) clears all state and timers on every key switch, and the Python window operator switches keys a bundle behind its input, so windows are wiped before they fire (a PyFlink defect; the same mechanism as apache/flink-agents#939). pyflowkit prints all six, as STREAMING does."
+    ),
+    "program__batch_window_apply_backend_off": (
+        "With execution.batch-state-backend.enabled: false PyFlink 1.20.3 prints all six windows in BATCH, as pyflowkit does."
+    ),
     "program__key_type_int_overflow": (
         "PyFlink's key_by encodes the key with the declared key_type's Cython coder: a float key out of INT's range fails the job: OverflowError: value too large to convert to int32_t (pyflowkit: the same error, naming the key_by)."
     ),
