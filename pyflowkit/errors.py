@@ -27,6 +27,11 @@ class InvalidTypesException(PipelineError, TypeError):
     """Flink's ``InvalidTypesException``: a key or record type that Flink cannot handle."""
 
 
+class InvalidProgramException(PipelineError):
+    """Flink's ``InvalidProgramException``: the program cannot be built (e.g. a collection whose
+    elements its declared type cannot serialize)."""
+
+
 class JobException(PipelineError):
     """Flink's ``org.apache.flink.runtime.JobException`` (e.g. parallelism above max parallelism)."""
 

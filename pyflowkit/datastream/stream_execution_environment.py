@@ -44,6 +44,7 @@ from pyflowkit.datastream.time_characteristic import TimeCharacteristic
 from pyflowkit.errors import (
     IllegalArgumentException,
     IllegalStateException,
+    InvalidProgramException,
     JobExecutionException,
     ProgramAbortException,
     UnsupportedOperationException,
@@ -719,6 +720,7 @@ class StreamExecutionEnvironment:
         convert = collection_converter(type_info)  # PyFlink's Java side narrows ints, floats
         if convert is not None:
             elements = [convert(e) for e in elements]
+        _refuse_null_tuple_fields(elements, type_info)
         reader = _source("pyflowkit.operators.sources", "CollectionSource", elements)
         if reader is not None:  # one list (the source's own copy): user-code copies check it once
             elements = reader.elements
@@ -1037,3 +1039,19 @@ def _java_only(method: str, option: str, values: Iterable[str]) -> str:
         f"Python functions only and has no JVM to load Java code into ({option!r}); use a Python "
         "connector or function instead. The environment is unchanged."
     )
+
+
+def _refuse_null_tuple_fields(elements: list[Any], type_info: TypeInformation | None) -> None:
+    """``fromCollection`` serializes every element on the client: a None field of a declared
+    tuple fails the call, as Flink's ``TupleSerializer`` does."""
+    from pyflowkit.operators.declared_types import null_tuple_field
+
+    for index, element in enumerate(elements):
+        field = null_tuple_field(type_info, element)
+        if field is not None:
+            raise InvalidProgramException(
+                f"from_collection(): element {index} {element!r} cannot be serialized with its "
+                f"declared type {type_info}: Field {field} is null, but expected to hold a value "
+                "(Flink's TupleSerializer refuses null fields: NullFieldException). Declare the "
+                "record as Types.ROW(...) to allow None fields."
+            )

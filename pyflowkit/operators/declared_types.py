@@ -486,6 +486,21 @@ def collection_converter(type_info: Any) -> Callable[[Any], Any] | None:
     return None
 
 
+def null_tuple_field(type_info: Any, element: Any) -> int | None:
+    """The position of ``element``'s first None field when ``type_info`` is a Java tuple, or None.
+
+    Flink's ``TupleSerializer`` refuses null fields (``NullFieldException``: "Field 1 is null, but
+    expected to hold a value."), and ``fromCollection`` serializes the whole collection on the
+    client (``FromElementsFunction``), so PyFlink refuses such a collection in ``from_collection``
+    itself. A ``Row`` allows None fields.
+    """
+    from pyflowkit.common.typeinfo import TupleTypeInfo
+
+    if not isinstance(type_info, TupleTypeInfo) or not isinstance(element, tuple | list):
+        return None
+    return next((i for i, v in enumerate(element) if v is None), None)
+
+
 def _fits_long(value: int) -> bool:
     """Pyrolite unpickles a Python int as ``Integer``/``Long``; a larger one is a ``BigInteger``,
     which the converter does not narrow (it makes it null)."""

@@ -13,6 +13,7 @@ from pyflowkit.datastream import OutputTag, StreamExecutionEnvironment
 from pyflowkit.errors import (
     IllegalArgumentException,
     IllegalStateException,
+    InvalidProgramException,
     InvalidTypesException,
     UnsupportedOperationException,
 )
@@ -207,6 +208,15 @@ CASES: list[tuple[str, Callable[[StreamExecutionEnvironment, dict], Any], type, 
         lambda e, s: e.from_collection([]),
         IllegalArgumentException,
         "Collection must not be empty",
+    ),
+    (
+        "a None field in a collection declared as a Java tuple",
+        lambda e, s: e.from_collection(
+            [("a", 1), ("t", None)], type_info=Types.TUPLE([Types.STRING(), Types.LONG()])
+        ),
+        InvalidProgramException,
+        "element 1 ('t', None) cannot be serialized with its declared type Java Tuple2<String, "
+        "Long>: Field 1 is null, but expected to hold a value",
     ),
     (
         "side output of a union",

@@ -186,7 +186,7 @@ NOTES: dict[str, str] = {
         "PyFlink 1.20's local MiniCluster has one slot-sharing group's worth of slots: a second slot_sharing_group ('other') cannot get slots (NoResourceAvailableException); pyflowkit's simulated cluster gives it slots."
     ),
     "program__tuple_null_field": (
-        "Flink's TupleSerializer refuses a null field (NullPointerException); see pyflowkit's behaviour in the test."
+        "Flink's TupleSerializer refuses a null field (NullFieldException: Field 1 is null, but expected to hold a value) while fromCollection serializes the collection on the client; pyflowkit's from_collection refuses it too, with the same text (test_what_pyflink_refuses_pyflowkit_refuses_with_the_same_rule)."
     ),
     "program__narrowing_from_collection": (
         "from_collection converts on the Java side: out-of-range values narrow as Java casts (43878 -> -21658 SHORT, -129 -> 127 BYTE)."
