@@ -70,3 +70,34 @@ def test_keyed_state_read_back_with_sparks_state_reader(spark, tmp_path) -> None
     assert list(state) == [job.job_graph.vertices[1].stream_nodes[0].operator_name]
     (values,) = state[list(state)[0]].values()
     assert values == {v[0]: v for v in finals(WORD_PAIRS, _add)}
+
+
+@pytest.mark.parametrize(
+    "golden_id",
+    [
+        "program__keyed_state_map__STREAMING",  # issue #22's pattern: ValueState in a keyed map
+        "program__key_type_int_float_keys__STREAMING",  # key_type=INT truncates float keys
+    ],
+)
+def test_streamed_golden_program_equals_real_pyflink(spark, golden_id: str) -> None:
+    """What real PyFlink 1.20.3 printed, streamed on Spark in micro-batches of a few records."""
+    from pyflowkit.common import Configuration
+    from pyflowkit.datastream import StreamExecutionEnvironment
+    from tests.goldens.test_pyflink_goldens import GOLDEN_LIST, assert_matches, entry_of
+
+    golden = next(g for g in GOLDEN_LIST if g["id"] == golden_id)
+    settings = {
+        "pyflowkit.flink-version": "1.20",
+        "pyflowkit.spark.streaming-query": "always",
+        "pyflowkit.spark.streaming.trigger": "available-now",
+        "pyflowkit.spark.streaming.max-records-per-batch": "2",
+    }
+    configuration = Configuration()
+    for key, value in settings.items():
+        configuration.set_string(key, value)
+    env = StreamExecutionEnvironment.get_execution_environment(configuration)
+    entry_of(golden)(env)
+    job = run_streaming(spark, env)
+    job.raise_if_failed()
+    assert job.batches >= 2, "the input was not split into several micro-batches"
+    assert_matches(golden, job.print_lines)
