@@ -30,7 +30,9 @@ whole set takes about an hour. Goldens are written one by one as their cases fin
 Each golden holds: the case id, the source file and entry point, the runtime mode, the PyFlink
 version, ``kind`` (``print`` or ``collect``), the raw ``lines``, how to compare them (``exact``:
 the order is defined; ``sorted``: compare as sorted lines; ``sorted_no_subtask``: sorted, with the
-``:k>``/``k>`` subtask prefix dropped because Flink picks the round-robin start at random),
+``:k>``/``k>`` subtask prefix dropped because Flink picks the round-robin start at random;
+``final_per_key``: each key's last line, subtask dropped, for running aggregates whose inputs
+interleave from several subtasks),
 ``error`` (PyFlink's own exception text if the pipeline cannot run there) and ``notes``.
 Recording is deterministic: fixed inputs, and ordering is only relied on where Flink defines it.
 """

@@ -211,8 +211,22 @@ def normalized(lines: list[str], compare: str) -> Any:
         return by_sink(lines)
     if compare == "sorted":
         return sorted(lines)
+    if compare == "final_per_key":
+        return _final_per_key(lines)
     assert compare == "sorted_no_subtask", compare
     return sorted(SUBTASK_PREFIX.sub(_without_subtask, line) for line in lines)
+
+
+def _final_per_key(lines: list[str]) -> list[str]:
+    """Each (sink, key)'s last line, subtask dropped: a keyed running aggregate whose inputs
+    interleave from several subtasks ends at the same value in any order. The key is the printed
+    tuple's first field."""
+    last: dict[tuple[str, str], str] = {}
+    for line in lines:
+        plain = SUBTASK_PREFIX.sub(_without_subtask, line)
+        sink, _, record = plain.rpartition("> ")
+        last[(sink, record.lstrip("(").split(",", 1)[0])] = plain
+    return sorted(last.values())
 
 
 def _without_subtask(match: re.Match) -> str:
