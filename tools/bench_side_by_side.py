@@ -63,21 +63,28 @@ def higher_is_better(metric: str) -> bool:
 
 
 def parse_tables(text: str) -> dict[str, float]:
-    """``row · column`` → the first number of each cell of every Markdown table in ``text``."""
+    """``row · column`` → the first number of each cell of every table in ``text``: Markdown
+    tables, and fixed-width ones (columns two or more spaces apart, with or without a line of
+    dashes under the header), each titled by the sentence above it."""
     out: dict[str, float] = {}
     header: list[str] | None = None
     title = ""
     lines = text.splitlines()
-    for i, raw in enumerate(lines):
-        line = raw.strip()
-        if set(line) == {"-"} and i > 0:  # a space-aligned table: header, dashes, rows
-            above = lines[i - 2].strip().split(":")[0][:24] if i > 1 else ""
-            _parse_aligned(lines[i - 1], lines[i + 1 :], above, out)
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        i += 1
+        if set(line) == {"-"} and i > 1:  # a space-aligned table: header, dashes, rows
+            above = lines[i - 3].strip().split(":")[0][:40] if i > 2 else ""
+            i += _parse_aligned(lines[i - 2], lines[i:], above, out)
+            continue
+        if i < len(lines) and _aligned_header(line, lines[i]):  # header, then rows
+            i += _parse_aligned(line, lines[i:], title, out)
             continue
         if not line.startswith("|"):
             header = None
             if line:
-                title = line.split(":")[0][:24]
+                title = line.split(":")[0][:40]
             continue
         cells = [c.strip().replace("*", "") for c in line.strip("|").split("|")]
         if header is None:
@@ -93,17 +100,41 @@ def parse_tables(text: str) -> dict[str, float]:
     return out
 
 
-def _parse_aligned(head: str, rows: list[str], title: str, out: dict[str, float]) -> None:
-    """Rows of a table whose columns are separated by two or more spaces."""
-    header = re.split(r"\s{2,}", head.strip())
-    for row in rows:
-        cells = re.split(r"\s{2,}", row.strip())
-        if len(cells) != len(header):
-            return
-        for name, cell in zip(header[1:], cells[1:], strict=True):
+def _cells(line: str) -> list[str]:
+    return re.split(r"\s{2,}", line.strip())
+
+
+def _aligned_header(line: str, below: str) -> bool:
+    """A fixed-width table's header (columns two or more spaces apart, no dashes under it): three
+    or more cells, mostly words, above a row of as many cells or fewer that are numbers."""
+    head, row = _cells(line), _cells(below)
+    if line.startswith("|") or len(head) < 3 or not 2 <= len(row) <= len(head):
+        return False
+    words = sum(not _NUMBER.search(c) for c in head[1:])
+    numbers = sum(bool(_NUMBER.search(c)) for c in row[1:])
+    return words * 2 >= len(head) - 1 and numbers * 2 >= len(row) - 1
+
+
+def _parse_aligned(head: str, rows: list[str], title: str, out: dict[str, float]) -> int:
+    """Rows of a table whose columns are separated by two or more spaces, up to the first line
+    that is not one (a blank line, a sentence, a header); a row may leave its last columns empty.
+    Returns how many rows it read."""
+    header = _cells(head)
+    for count, row in enumerate(rows):
+        cells = _cells(row)
+        if not 2 <= len(cells) <= len(header) or not any(_NUMBER.search(c) for c in cells[1:]):
+            return count
+        label = f"{title} / {cells[0]}" if title else cells[0]
+        for name, cell in zip(header[1:], cells[1:], strict=False):
             m = _NUMBER.search(cell.replace("*", ""))
             if m:
-                out[f"{title} / {cells[0]} · {name}"] = float(m.group().replace(",", ""))
+                out[f"{label} · {name}"] = float(m.group().replace(",", ""))
+    return len(rows)
+
+
+def is_measurement(metric: str) -> bool:
+    """A column that measures the code, not the machine (a benchmark's own load average)."""
+    return "load" not in metric.rsplit(" · ", 1)[-1].lower()
 
 
 def load1() -> float:
@@ -151,6 +182,8 @@ def run_one(side: Side, name: str, args: list[str], python: str, timeout: int) -
         )[-1]
         return
     for metric, value in parse_tables(proc.stdout).items():
+        if not is_measurement(metric):
+            continue
         key = (name, metric)
         old = side.best.get(key)
         better = max if higher_is_better(metric) else min
