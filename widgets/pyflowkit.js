@@ -300,6 +300,7 @@ function graphPane(model, root, opts) {
     "change:edge_marks": paintEdges, "change:selected": paintSelection,
     "change:edge_tokens": paintTokens, "change:badges": paintBadges,
   };
+  if (options.timed) for (const [ev, f] of Object.entries(handlers)) handlers[ev] = options.timed(`graph ${ev}`, f);
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
   const resize = new ResizeObserver(() => fit());
   resize.observe(frame);
@@ -357,12 +358,57 @@ const TABS = [
   ["log", "Event log"],
 ];
 
+// Step latency, end to end in the browser: a command's click (performance mark "pfk-click"), the
+// kernel's answer (the first change event after it), the panes redrawn (the model's "change" event,
+// after every "change:<trait>"), and the next frame painted: a "pfk-step" performance measure, its
+// detail the phases and the time of each pane's handler (benchmarks/bench_step_latency.py reads them).
+function stepClock(model) {
+  let t0 = 0;
+  let answer = 0;
+  let work = {};
+  const timed = (name, f) => (...args) => {
+    if (!t0) return f(...args);
+    const t = performance.now();
+    if (!answer) answer = t;
+    try {
+      return f(...args);
+    } finally {
+      work[name] = (work[name] || 0) + performance.now() - t;
+    }
+  };
+  const onChange = () => {
+    if (!t0 || !answer) return;
+    const start = t0;
+    const drawn = performance.now();
+    const detail = { answer: answer - start, drawn: drawn - start, work };
+    t0 = answer = 0;
+    work = {};
+    requestAnimationFrame(() => setTimeout(() => {
+      const end = performance.now();
+      performance.measure("pfk-step", { start, end, detail: { ...detail, painted: end - start } });
+    }, 0));
+  };
+  model.on("change", onChange);
+  return {
+    timed,
+    click: () => {
+      t0 = performance.now();
+      answer = 0;
+      work = {};
+      performance.mark("pfk-click");
+    },
+    stop: () => model.off("change", onChange),
+  };
+}
+
 function renderStepper(model, root) {
   root.classList.add("pfk-stepper");
   root.tabIndex = 0;
+  const clock = stepClock(model);
   // a command from this widget: show the current step's arrows when the answer arrives
   let follow = false;
   const send = (msg) => {
+    clock.click();
     follow = true;
     if (panes.sequence) panes.sequence.dataset.follow = "1";
     model.send(msg);
@@ -479,7 +525,7 @@ function renderStepper(model, root) {
 
   const graphBox = el("div", "pfk-pane pfk-graph-pane");
   root.appendChild(graphBox);
-  const cleanupGraph = graphPane(model, graphBox, { stepper: true });
+  const cleanupGraph = graphPane(model, graphBox, { stepper: true, timed: clock.timed });
   const banner = el("div", "pfk-banner"); // over the graph's bottom edge: nothing moves
   graphBox.appendChild(banner);
 
@@ -501,14 +547,22 @@ function renderStepper(model, root) {
     panes[name] = el("div", `pfk-tabpane pfk-${name === "checkpoints" ? "checkpoint" : name}-pane`);
     body.appendChild(panes[name]);
   }
+  // A hidden tab's pane is redrawn when it is shown, not at every step (a step's answer then
+  // rebuilds only what is on screen: the step latency stays under 100 ms).
+  const dirty = new Set();
+  const lazy = (name, draw) => () => {
+    if (model.get("tab") === name) return draw();
+    dirty.add(name);
+  };
   const showTab = () => {
     const current = model.get("tab") in panes ? model.get("tab") : "sequence";
     for (const [name, pane] of Object.entries(panes)) {
       pane.classList.toggle("pfk-active", name === current);
       tabButtons[name].classList.toggle("pfk-active", name === current);
     }
+    if (dirty.delete(current)) lazyDraw[current]();
   };
-  const cleanupSeq = seqPane(model, panes.sequence);
+  const cleanupSeq = seqPane(model, panes.sequence, clock.timed);
 
   const drawHead = () => {
     const s = model.get("job_status") || "NOT SUBMITTED";
@@ -643,8 +697,9 @@ function renderStepper(model, root) {
         return line;
       }),
     );
-    logBody.scrollTop = logBody.scrollHeight;
+    requestAnimationFrame(() => (logBody.scrollTop = logBody.scrollHeight));
   };
+  const lazyDraw = { tasks: drawTasks, slots: drawSlots, checkpoints: drawCheckpoints, timeline: drawTimeline, state: drawState, log: drawLog };
   // Fit the visible notebook area (the scrolling ancestor, not the window): the graph and the tab
   // pane share what the status line, toolbar, legend and tabs leave.
   const graphFrame = graphBox.querySelector(".pfk-graph-frame");
@@ -735,12 +790,15 @@ function renderStepper(model, root) {
   const all = () => (drawNarration(), drawHead(), drawTasks(), drawSlots(), drawCheckpoints(), drawFailures(), drawTimeline(), drawState(), drawLog(), showTab());
   const handlers = {
     "change:job_status": drawHead, "change:step_count": drawHead, "change:message": drawHead,
-    "change:tasks": drawTasks, "change:slots": drawSlots, "change:checkpoints": drawCheckpoints,
-    "change:failures": drawFailures, "change:timeline": drawTimeline,
-    "change:keyed_state": drawState, "change:events": drawLog, "change:task_managers": fillTms,
+    "change:tasks": lazy("tasks", drawTasks), "change:slots": lazy("slots", drawSlots),
+    "change:checkpoints": lazy("checkpoints", drawCheckpoints),
+    "change:failures": drawFailures, "change:timeline": lazy("timeline", drawTimeline),
+    "change:keyed_state": lazy("state", drawState), "change:events": lazy("log", drawLog),
+    "change:task_managers": fillTms,
     "change:tab": showTab, "change:layout_mode": applyLayout, "change:narration": drawNarration,
     "change:svg": () => requestAnimationFrame(fitArea),
   };
+  for (const [ev, f] of Object.entries(handlers)) handlers[ev] = clock.timed(ev, f);
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
   const resize = new ResizeObserver(() => (applyLayout(), fitArea()));
   resize.observe(root);
@@ -759,6 +817,7 @@ function renderStepper(model, root) {
   all();
   return () => {
     stopPlay();
+    clock.stop();
     resize.disconnect();
     document.removeEventListener("keydown", onKey);
     document.removeEventListener("fullscreenchange", onFullscreen);

@@ -4,7 +4,7 @@
 // changes its own size. The kernel lays the lifelines out to the pane's width (seq_width).
 // pyflowkit.js is bundled after this file (assets.widget_bundle), so names here start with `seq`.
 
-function seqPane(model, box) {
+function seqPane(model, box, timed) {
   const frame = document.createElement("div");
   frame.className = "pfk-seq-frame";
   const head = document.createElement("div");
@@ -15,19 +15,31 @@ function seqPane(model, box) {
   frame.append(head, body);
   box.append(frame);
   let lastHead = null;
-  const draw = () => {
-    const atEnd = frame.scrollTop + frame.clientHeight >= frame.scrollHeight - 48;
+  let lastBody = null;
+  // at the newest rows unless the reader scrolled back (kept by the scroll event: reading the
+  // scroll position while drawing would force a layout in the middle of a step's answer)
+  let atEnd = true;
+  frame.addEventListener("scroll", () => {
+    atEnd = frame.scrollTop + frame.clientHeight >= frame.scrollHeight - 48;
+  }, { passive: true });
+  const draw = (timed || ((name, f) => f))("seq", () => {
     const h = model.get("seq_head") || "";
     if (h !== lastHead) {
       head.innerHTML = h;
       lastHead = h;
     }
-    body.innerHTML = model.get("seq_body") || "";
+    const b = model.get("seq_body") || "";
+    if (b !== lastBody) {
+      body.innerHTML = b;
+      lastBody = b;
+    }
     if (atEnd || box.dataset.follow === "1") {
       box.dataset.follow = "";
-      seqShowCurrent(frame, head, body);
+      // on the next frame, after every pane of the answer is redrawn: one layout, not one per pane
+      if (!pending) pending = requestAnimationFrame(() => ((pending = 0), seqShowCurrent(frame, head, body)));
     }
-  };
+  });
+  let pending = 0;
   // the lifelines are laid out to the pane's width by the kernel: tell it the width
   let sent = 0;
   let timer = null;
@@ -50,6 +62,7 @@ function seqPane(model, box) {
   return () => {
     resize.disconnect();
     clearTimeout(timer);
+    cancelAnimationFrame(pending);
     model.off("change:seq_body", draw);
     model.off("change:seq_head", draw);
   };
