@@ -1,9 +1,12 @@
-"""Stepper step latency end to end in Chromium (issue #23: median <= 100 ms): notebook 03 in
-JupyterLab at 1280 x 800 and 1920 x 1080, the Step button clicked 40 times (Sequence diagram tab)
-at a brisk teacher's pace (the next click 300 ms after the previous step was painted), each step timed by the widget's own performance marks: click -> the kernel's answer (first change
-event) -> every pane redrawn (the model's "change" event) -> the next frame painted ("pfk-step"
-measures, widgets/pyflowkit.js stepClock). Prints median and p90 of each phase, and the panes'
-redraw cost. Needs the lab extra, Debian chromium and Python playwright (as tests/browser)."""
+"""Stepper step latency end to end in Chromium (issue #23: median <= 100 ms).
+
+Notebook 03 in JupyterLab at 1280 x 800 and 1920 x 1080, the Step button clicked 40 times
+(Sequence diagram tab) at a brisk teacher's pace (the next click 300 ms after the previous step
+was painted). Each step is timed by the widget's own performance marks: click -> the kernel's
+answer (first change event) -> every pane redrawn (the model's "change" event) -> the next frame
+painted ("pfk-step" measures, widgets/pyflowkit.js stepClock). Prints median and p90 of each
+phase, and the panes' redraw cost. Needs the lab extra, Debian chromium and Python playwright
+(as tests/browser)."""
 
 from __future__ import annotations
 
