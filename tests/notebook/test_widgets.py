@@ -395,4 +395,4 @@ def test_sequence_view_of_a_finished_run_and_the_widget_bundle():
     assert "CheckpointCoordinator.shutdown" in view.seq_body  # the last call of the run
     bundle = widget_bundle("sequence.js", "pyflowkit.js")
     assert bundle.count("export default") == 1 and "function seqPane" in bundle
-    assert "seqPane(model, panes.sequence)" in bundle
+    assert "seqPane(model, panes.sequence, clock.timed)" in bundle  # timed: step latency
