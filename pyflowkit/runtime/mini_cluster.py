@@ -133,6 +133,7 @@ def with_savepoint(
     read and its state maps onto the job's operators (nothing is submitted otherwise)."""
     from pyflowkit.runtime.checkpoint.savepoint import SavepointRestoreSettings, read_savepoint
     from pyflowkit.runtime.checkpoint.state_assignment import check_state_mapping
+    from pyflowkit.runtime.checkpoint.state_types import check_state_types
     from pyflowkit.state.user_types import job_state_classes
 
     if isinstance(allow_non_restored_state, bool) is False:
@@ -142,5 +143,6 @@ def with_savepoint(
         )
     _, states = read_savepoint(path, job_state_classes(job_graph))
     check_state_mapping(states, job_graph.vertices, str(path), allow_non_restored_state)
+    check_state_types(states, job_graph.vertices, str(path), "state file")
     settings = SavepointRestoreSettings(str(path), allow_non_restored_state)
     return replace(job_graph, savepoint_restore_settings=settings)

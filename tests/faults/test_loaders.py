@@ -11,13 +11,15 @@ from typing import Any
 
 import pytest
 
+from pyflowkit.common import Types
+from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.runtime import JobStatus, MiniCluster, load_trace
 from pyflowkit.runtime.checkpoint.savepoint import read_savepoint
 from pyflowkit.runtime.predicates import checkpoint_completed
 from pyflowkit.runtime.trace import trace_from_json
 from pyflowkit.runtime.two_phase_commit import TransactionStore
-from tests.checkpoint.jobs import word_count
+from tests.checkpoint.jobs import WORDS, word_count
 
 
 @pytest.fixture(scope="module")
@@ -406,3 +408,93 @@ def test_missing_trace_file_names_the_path(tmp_path: Path) -> None:
 def test_trace_from_json_accepts_what_save_trace_writes() -> None:
     events = trace_from_json(trace_doc(subtask=1, attempt=0, vertex="Map"))
     assert events[1].subtask == 1 and events[1].vertex == "Map"
+
+
+def typed_word_count(interval: int | None = 30) -> Any:
+    """The word count with declared types (the reduce's state is read as Tuple(String, Int))."""
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    if interval is not None:
+        env.enable_checkpointing(interval)
+    pair = Types.TUPLE([Types.STRING(), Types.INT()])
+    (
+        env.from_collection(WORDS, type_info=Types.STRING())
+        .map(lambda w: (w, 1), output_type=pair)
+        .key_by(lambda t: t[0], key_type=Types.STRING())
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .uid("counts")
+        .print()
+    )
+    return env
+
+
+@pytest.fixture(scope="module")
+def typed_savepoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = MiniCluster(echo_print=False, seed=1, source_batch=2).submit(typed_word_count())
+    run.run_until(checkpoint_completed(1))
+    sp = run.trigger_savepoint(tmp_path_factory.mktemp("typed-sp"))
+    run.run()
+    return Path(run.savepoint_path(sp))
+
+
+def resigned(edit: Callable[[Path], None]) -> Callable[[Path], None]:
+    def apply(d: Path) -> None:
+        edit(d)
+        resign(d, state_doc(d))
+
+    return apply
+
+
+def edit_key_to(d: Path, new: Any) -> None:
+    entry = first_keyed_entry_state(state_doc(d), meta(d))
+    first = next(v for k, v in entry["v"] if k == "entries")[0]
+    old = json.dumps(first, separators=(",", ":"))
+    replace_in_state(old, json.dumps([new, *first[1:]], separators=(",", ":")))(d)
+
+
+# (case id, tamper, fragments): re-signed edits the checksum cannot catch, which the declared
+# types of the restoring job must (was: accepted, then 101 restarts blaming the user's reduce)
+TYPED_CASES: list[tuple[str, Callable[[Path], None], list[str]]] = [
+    (
+        "reduce value edited to a string (re-signed)",
+        resigned(lambda d: edit_value_to(d, "many")),
+        [
+            "its state file holds a value of state '_op_state' of operator 'Keyed Reduce' "
+            "(uid 'counts', operator id ",
+            "that the restoring job's declared type Java Tuple2<String, Integer> cannot read: (",
+            "'many') (tuple): field 1 ('many'): an integer is required.",
+            "Flink fails the restore when the state's serializer cannot read a value",
+        ],
+    ),
+    (
+        "key edited to an int (re-signed)",
+        resigned(lambda d: edit_key_to(d, 7)),
+        [
+            "holds a key of state '_op_state' of operator 'Keyed Reduce'",
+            "declared type String cannot read: 7 (int): a str is required.",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "tamper,fragments", [c[1:] for c in TYPED_CASES], ids=[c[0] for c in TYPED_CASES]
+)
+def test_a_state_value_the_declared_type_cannot_read_fails_the_restore_once(
+    typed_savepoint: Path, tmp_path: Path, tamper: Callable[[Path], None], fragments: list[str]
+) -> None:
+    d = tmp_path / typed_savepoint.name
+    shutil.copytree(typed_savepoint, d)
+    tamper(d)
+    read_savepoint(d)  # the schema and the checksum accept it: only the type can refuse it
+    cluster = MiniCluster(echo_print=False, seed=2)
+    env = typed_word_count(interval=None)
+    with pytest.raises(IllegalArgumentException) as err:
+        cluster.submit(env, savepoint_path=d)
+    message = str(err.value)
+    assert message.startswith(f"Cannot restore savepoint {str(d)!r}: "), message
+    for fragment in fragments:
+        assert fragment in message, (fragment, message)
+    run = cluster.submit(env, savepoint_path=typed_savepoint)  # the intact one restores
+    run.run()
+    assert run.job_status is JobStatus.FINISHED

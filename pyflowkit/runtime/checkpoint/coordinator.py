@@ -807,10 +807,12 @@ class CheckpointCoordinator:
         """``restoreSavepoint``: load and validate it, make it the latest checkpoint, restore."""
         from pyflowkit.runtime.checkpoint.savepoint import read_savepoint
         from pyflowkit.runtime.checkpoint.state_assignment import check_state_mapping
+        from pyflowkit.runtime.checkpoint.state_types import check_state_types
         from pyflowkit.state.user_types import job_state_classes
 
         metadata, states = read_savepoint(path, job_state_classes(self.job_graph))
         check_state_mapping(states, self.job_graph.vertices, path, allow_non_restored_state)
+        check_state_types(states, self.job_graph.vertices, str(path), "state file")
         self.allow_non_restored_state = allow_non_restored_state
         allowing = "allowing non restored state" if allow_non_restored_state else ""
         self._emit(
