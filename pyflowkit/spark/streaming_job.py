@@ -60,14 +60,15 @@ def max_restarts_setting(configuration: dict[str, str]) -> int | None:
     return int(value)
 
 
-def failure_line(error: BaseException) -> str:
+def failure_line(error: BaseException, job_graph: Any = None) -> str:
     """One line for a query failure: the user's exception and the subtask it failed in, else
-    the first line of Spark's error."""
+    the failing Spark source as Flink names it, else the first line of Spark's error."""
     from pyflowkit.spark.executor import user_error_message
+    from pyflowkit.spark.streaming_failures import failure_text
 
     carried = user_error_message(error)
     if carried is None:
-        return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return failure_text(job_graph, error)
     tb, where = carried
     return f"{tb.strip().splitlines()[-1]} in {where}"
 
@@ -557,7 +558,7 @@ class StreamingJob:
         strategy = self.restart_strategy
         strategy.notify_failure(int(time.time() * 1000))
         name = f"{self.job_name} ({self.job_id})"
-        self.last_error, self.last_failure = error, failure_line(error)
+        self.last_error, self.last_failure = error, failure_line(error, self.job_graph)
         if not strategy.can_restart():
             self.failure_note = f"Recovery is suppressed by {strategy}"
             print(f"Job {name} switched from state RUNNING to FAILED.", file=sys.stderr)
@@ -706,9 +707,23 @@ class StreamingJob:
             cause = JobException(self.failure_note)
             cause.__cause__ = self.error
         if carried is None:
+            from pyflowkit.errors import FlinkRuntimeException, IOException
+            from pyflowkit.spark.streaming_failures import query_error_text, source_failure
+
+            named = source_failure(self.job_graph, self.error)
+            # the cause Flink's job would carry, without Spark's query dump (kept on it)
+            error: BaseException = (
+                IOException(named) if named else FlinkRuntimeException(query_error_text(self.error))
+            )
+            error.spark_exception = self.error  # type: ignore[attr-defined]
+            if self.failure_note:
+                cause.__cause__ = error
+            else:
+                cause = error
             raise JobExecutionException(
                 self.job_id,
-                f"Job '{self.job_name}' ({self.job_id}) failed on Spark: {self.error}",
+                f"Job '{self.job_name}' ({self.job_id}) failed on Spark: {named or error}"
+                + (f" {self.failure_note}." if self.failure_note else ""),
                 cause,
             ) from None
         tb, where = carried

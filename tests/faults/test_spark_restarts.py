@@ -10,6 +10,7 @@ restart strategy decides, and the failure is in the job's exceptions; pyflowkit'
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,7 +20,7 @@ from pyflowkit.common.job_status import JobStatus
 from pyflowkit.common.restart_strategy import RestartStrategies
 from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import SourceFunction
-from pyflowkit.errors import JobExecutionException
+from pyflowkit.errors import IOException, JobException, JobExecutionException
 from pyflowkit.spark.executor import TextProgressLine
 from pyflowkit.spark.job_client import SparkJobClient
 from pyflowkit.spark.stage import ERROR_BEGIN, ERROR_END
@@ -37,14 +38,20 @@ class QueryFailure(Exception):
     """What Spark raises for a failed micro-batch: the user's traceback between markers."""
 
 
+USER_FAILURE = f"[STREAM_FAILED] {ERROR_BEGIN}{USER_TB}{ERROR_END}Map (1/2){ERROR_END}"
+
+
 class FailingQuery:
     """A started query that has failed (``awaitTermination`` raises its exception)."""
 
     lastProgress = None
     status = {"isTriggerActive": False}
 
+    def __init__(self, text: str = USER_FAILURE) -> None:
+        self.text = text
+
     def awaitTermination(self, timeout: float) -> bool:  # noqa: N802 — Spark's name
-        raise QueryFailure(f"[STREAM_FAILED] {ERROR_BEGIN}{USER_TB}{ERROR_END}Map (1/2){ERROR_END}")
+        raise QueryFailure(self.text)
 
     def exception(self) -> Any:
         return None
@@ -54,12 +61,13 @@ class FailingQuery:
 
 
 class Writer:
-    def __init__(self) -> None:
+    def __init__(self, text: str = USER_FAILURE) -> None:
         self.starts = 0
+        self.text = text
 
     def start(self) -> FailingQuery:
         self.starts += 1
-        return FailingQuery()
+        return FailingQuery(self.text)
 
 
 class Numbers(SourceFunction):
@@ -67,19 +75,28 @@ class Numbers(SourceFunction):
         yield from range(3)
 
 
-def failing_job(conf: dict[str, str], strategy: Any = None) -> tuple[StreamingJob, Writer]:
+def numbers_job(env: StreamExecutionEnvironment) -> None:
+    env.add_source(Numbers(), "Numbers", Types.INT()).map(int, Types.INT()).print()
+
+
+def failing_job(
+    conf: dict[str, str],
+    strategy: Any = None,
+    build: Callable[[StreamExecutionEnvironment], None] = numbers_job,
+    text: str = USER_FAILURE,
+) -> tuple[StreamingJob, Writer]:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.enable_checkpointing(1000)
     if strategy is not None:
         env.set_restart_strategy(strategy)
-    env.add_source(Numbers(), "Numbers", Types.INT()).map(int, Types.INT()).print()
+    build(env)
     graph = env.get_job_graph()
     configuration = Configuration()
     for key, value in conf.items():
         configuration.set_string(key, value)
     settings = settings_from(None, dict(conf), "job-1")
     job = StreamingJob(None, graph, dict(conf), settings, print_output=False)
-    writer = Writer()
+    writer = Writer(text)
     job._writer = writer
     job.query = writer.start()
     job.status = "RUNNING"
@@ -175,3 +192,52 @@ def test_progress_between_restarts_resets_the_guard(monkeypatch) -> None:
 def test_a_bad_max_restarts_setting_is_refused() -> None:
     with pytest.raises(ValueError, match="'pyflowkit.spark.max-restarts' must be an int >= 0"):
         failing_job({"pyflowkit.spark.max-restarts": "-1"})
+
+
+# What PySpark's StreamingQueryException says when Spark's socket source finds nothing listening:
+# its message, then the JVM stack trace, whose first line carries the query dump (the plan)
+SOCKET_REFUSED = (
+    "[STREAM_FAILED] Query [id = 5f1c, runId = 9a2e] terminated with exception: Connection "
+    "refused SQLSTATE: XXKST\n\nJVM stacktrace:\norg.apache.spark.sql.streaming."
+    "StreamingQueryException: Connection refused\n=== Streaming Query ===\nIdentifier: "
+    "pyflowkit-1 [id = 5f1c, runId = 9a2e]\nCurrent Committed Offsets: {}\nCurrent State: "
+    "INITIALIZING\nThread State: RUNNABLE\n\nLogical Plan:\nWriteToMicroBatchDataSource "
+    "ForeachBatchSink\n+- TransformWithStateInPySpark\n\tat org.apache.spark.sql.execution."
+    "streaming.StreamExecution.runStream(StreamExecution.scala:345)\nCaused by: java.net."
+    "ConnectException: Connection refused\n\tat java.base/sun.nio.ch.Net.connect0(Native Method)"
+)
+
+
+def socket_job(env: StreamExecutionEnvironment) -> None:
+    env.socket_text_stream("localhost", 9999).print()
+
+
+def test_a_socket_with_nothing_listening_fails_naming_source_and_address(monkeypatch) -> None:
+    """Flink's ``SocketTextStreamFunction`` throws ``java.net.ConnectException: Connection
+    refused`` and the job restarts per its strategy; here the source and host:port are named, on
+    the JobClient and the status line, without Spark's query dump, and the restarts are bounded."""
+    job, writer = failing_job(
+        {"pyflowkit.spark.max-restarts": "2"}, FAST, socket_job, SOCKET_REFUSED
+    )
+    client = SparkJobClient(job)
+    stream = io.StringIO()
+    job.listeners.append(TextProgressLine(stream))
+    assert job.wait(timeout=60) == "FAILED"
+    assert job.restarts == 2 and writer.starts == 3
+    said = (
+        "java.net.ConnectException: Connection refused in Source: Socket Stream (1/1): nothing "
+        "listens on localhost:9999 (start the server first, e.g. nc -lk 9999)"
+    )
+    assert client.last_failure == said
+    assert f"last failure: {said}" in stream.getvalue()
+    with pytest.raises(JobExecutionException) as info:
+        client.get_job_execution_result().result()
+    text = str(info.value)
+    assert text.startswith(f"Job 'Flink Streaming Job' ({job.job_id}) failed on Spark: {said} ")
+    assert "The restart guard stopped it after 2 restarts" in text
+    for dump in ("=== Streaming Query ===", "Logical Plan", "JVM stacktrace", "SQLSTATE"):
+        assert dump not in text
+    guard = info.value.cause
+    assert isinstance(guard, JobException) and isinstance(guard.__cause__, IOException)
+    assert str(guard.__cause__) == said
+    assert guard.__cause__.spark_exception.args[0] == SOCKET_REFUSED  # kept for debugging
