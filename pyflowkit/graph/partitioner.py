@@ -14,6 +14,9 @@ from pyflowkit.state.java_hash import java_hash_code
 from pyflowkit.state.key_groups import (
     DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
     assign_key_to_parallel_operator,
+    compute_operator_index_for_key_group,
+    memo_key_group,
+    shared_key_groups,
 )
 
 
@@ -148,7 +151,19 @@ class KeyGroupStreamPartitioner(StreamPartitioner):
         self.max_parallelism = max_parallelism
 
     def select_channel(self, value: Any) -> int:
-        key = self.key_selector(value)
+        return self.channel_of_key(self.key_selector(value))
+
+    def channel_of_key(self, key: Any) -> int:
+        """The consumer subtask of a selected key (``assignKeyToParallelOperator``); the key
+        group of a ``str`` or ``int`` key is left in the shared memo for the keyed operator."""
+        tk = type(key)
+        if tk is str or tk is int:
+            memo = shared_key_groups(self.key_hash, self.max_parallelism, tk)
+            if memo is not None:
+                kg = memo_key_group(memo, key, self.max_parallelism, self.key_hash)
+                return compute_operator_index_for_key_group(
+                    self.max_parallelism, self.number_of_channels, kg
+                )
         return assign_key_to_parallel_operator(
             key, self.max_parallelism, self.number_of_channels, self.key_hash
         )

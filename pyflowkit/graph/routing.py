@@ -259,7 +259,7 @@ class ChannelSelector:
             if len(c) > _KEY_CACHE_LIMIT:
                 c.clear()
         select_key = p.key_selector  # type: ignore[attr-defined]
-        select = p.select_channel
+        channel_of = p.channel_of_key  # type: ignore[attr-defined]
         get, str_get = cache.get, str_cache.get
         self_identifying = SELF_IDENTIFYING_KEY_TYPES
         k = None
@@ -270,30 +270,28 @@ class ChannelSelector:
                 ch = str_get(k)
                 if ch is None:
                     if type(k) is str:
-                        ch = str_cache[k] = select(v)
+                        ch = str_cache[k] = channel_of(k)
                     else:
                         ck = key_identity(k)
                         ch = get(ck)
                         if ch is None:
-                            ch = cache[ck] = select(v)
+                            ch = cache[ck] = channel_of(k)
                 vappends[ch](v)
         elif timestamps is None:
             for v in values:
                 k = select_key(v)
-                if type(k) not in self_identifying:  # 1, True and 1.0 hash apart in Java
-                    k = key_identity(k)
-                ch = get(k)
+                ck = k if type(k) in self_identifying else key_identity(k)  # 1, True, 1.0 apart
+                ch = get(ck)
                 if ch is None:
-                    ch = cache[k] = select(v)
+                    ch = cache[ck] = channel_of(k)
                 vappends[ch](v)
         else:
             for v, ts in zip(values, timestamps, strict=True):
                 k = select_key(v)
-                if type(k) not in self_identifying:
-                    k = key_identity(k)
-                ch = get(k)
+                ck = k if type(k) in self_identifying else key_identity(k)
+                ch = get(ck)
                 if ch is None:
-                    ch = cache[k] = select(v)
+                    ch = cache[ck] = channel_of(k)
                 vappends[ch](v)
                 tappends[ch](ts)
         self._str_keys = type(k) is str  # the next batch's loop follows the last key's type

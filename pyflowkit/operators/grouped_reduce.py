@@ -8,7 +8,6 @@ shared with the window operators in ``window_aggregators``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from itertools import chain, repeat
 from operator import is_
 from typing import Any, ClassVar
 
@@ -19,10 +18,11 @@ from pyflowkit.java_semantics import pickled_key
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
+from pyflowkit.state.key_groups import shared_key_groups
 from pyflowkit.state.time import VOID_NAMESPACE
 
 STATE_NAME = "_op_state"  # StreamGroupedReduce.STATE_NAME
-_KEY_MAP_CACHE_LIMIT = 1 << 16
+_KEY_CACHE_LIMIT = 1 << 18  # keys the operator's own key-group caches hold
 
 
 class StreamGroupedReduce(AbstractUdfStreamOperator):
@@ -34,15 +34,15 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         super().__init__(function)
         self._reduce = resolve_method(function, "reduce", "ReduceFunction", "Keyed Reduce")
         self._state: Any = None
-        # key → its key group's state map, for str and int keys (exact types) apart
-        self._str_maps: dict[str, dict[Any, Any]] = {}
-        self._int_maps: dict[int, dict[Any, Any]] = {}
+        # key → key group, for str and int keys (exact types) apart: the memos the key_by's
+        # partitioner fills (key_groups.shared_key_groups), or the operator's own
+        self._str_kgs: dict[str, int] = {}
+        self._int_kgs: dict[int, int] = {}
+        self._own_kgs = True  # the two dicts above are the operator's own (bounded here)
         self._str_keys = False  # the last batch ended on a str key: use the str loop
         self._maps_version = -1  # the backend's snapshot_version the cached maps belong to
-        self._kg_maps: dict[int, dict[Any, Any]] = {}  # key group → the map the caches hold
-        # key group → its keys in the str / int cache (to re-point them after a snapshot)
-        self._str_keys_of: dict[int, list[str]] = {}
-        self._int_keys_of: dict[int, list[int]] = {}
+        self._kg_maps: dict[int, dict[Any, Any]] = {}  # key group → its live state map
+        self._maps: list[dict[Any, Any] | None] = []  # the same, indexed by key group
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -63,6 +63,12 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self._state = backend.get_partitioned_state(ValueStateDescriptor(STATE_NAME))
         # every key the batch loops write is logged: a checkpoint measures only those entries
         self._written = self._state.table.log_writes(backend.key_group_of).append
+        self._maps = [None] * backend.max_parallelism
+        if backend.key_check is None:  # a declared key type checks each new key: own caches
+            str_kgs = shared_key_groups(backend.key_hash, backend.max_parallelism, str)
+            int_kgs = shared_key_groups(backend.key_hash, backend.max_parallelism, int)
+            if str_kgs is not None and int_kgs is not None:
+                self._str_kgs, self._int_kgs, self._own_kgs = str_kgs, int_kgs, False
 
     def batch_keys_itself(self) -> bool:
         """The batch path selects keys for its own state; a function that can read keyed state
@@ -100,14 +106,16 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         written = self._written
         select = self._key_selector1
         reduce = self._reduce
-        str_get = self._str_maps.get
-        int_get = self._int_maps.get
+        str_kg = self._str_kgs.get
+        int_kg = self._int_kgs.get
+        maps = self._maps
         map_for = self._map_for_key
         key = None
         for v in values:
             key = select(v)  # type: ignore[misc]
             tk = type(key)
-            m = str_get(key) if tk is str else int_get(key) if tk is int else None
+            kg = str_kg(key) if tk is str else int_kg(key) if tk is int else None
+            m = None if kg is None else maps[kg]
             if m is None:
                 if tk.__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
                     key = pickled_key(key)
@@ -130,18 +138,21 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         """``_reduce_all`` with output and no ``first_of_key``, for a stream of ``str`` keys.
 
         The str cache holds ``str`` keys only, so a hit needs no type check (only a ``str``
-        equals a ``str``); any other key misses and takes the checked path.
+        equals a ``str``); any other key misses and takes the checked path. A key group whose
+        map is not fetched yet (or outside this subtask's range) finds None there.
         """
         self._check_cached_maps()
         written = self._written
         select = self._key_selector1
         reduce = self._reduce
-        str_get = self._str_maps.get
+        str_kg = self._str_kgs.get
+        maps = self._maps
         map_for = self._map_for_key
         key = None
         for v in values:
             key = select(v)  # type: ignore[misc]
-            m = str_get(key)
+            kg = str_kg(key)
+            m = None if kg is None else maps[kg]
             if m is None:
                 if type(key).__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
                     key = pickled_key(key)
@@ -165,55 +176,47 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
 
     def _check_cached_maps(self) -> None:
         """After a snapshot, access the cached state maps through the state table once (it
-        gives the snapshot its copies of them before they are written); re-point the cached
-        keys only if the table handed out other maps."""
+        gives the snapshot its copies of them before they are written); keep the maps it hands
+        out (usually the same ones)."""
         version = self.keyed_state_backend.snapshot_version  # type: ignore[union-attr]
         if version == self._maps_version:
             return
         self._maps_version = version
         kg_maps = self._kg_maps
+        if not kg_maps:
+            return
         maps = self._state.table.namespace_maps(kg_maps, VOID_NAMESPACE, logged=True)
         if all(map(is_, maps, kg_maps.values())):
             return
-        # every key group's map fetched in one pass, then the cached keys re-pointed in C
         self._kg_maps = kg_maps = dict(zip(kg_maps, maps, strict=True))
-        for cache, keys_of in (
-            (self._str_maps, self._str_keys_of),
-            (self._int_maps, self._int_keys_of),
-        ):
-            if keys_of:
-                key_lists = keys_of.values()
-                maps = map(repeat, map(kg_maps.__getitem__, keys_of), map(len, key_lists))
-                cache.update(
-                    zip(chain.from_iterable(key_lists), chain.from_iterable(maps), strict=True)
-                )
+        by_kg = self._maps
+        for kg, m in kg_maps.items():
+            by_kg[kg] = m
 
     def _map_for_key(self, key: Any) -> dict[Any, Any]:
         """The state table's void-namespace map holding ``key`` (checks the key group first).
 
-        ``str`` and ``int`` keys (exact types) are cached in separate dicts: ``True`` and ``1.0``
-        equal ``1`` in Python but hash to other key groups in Java, so they are never cached.
+        ``str`` and ``int`` keys (exact types) get their key groups cached in separate dicts:
+        ``True`` and ``1.0`` equal ``1`` in Python but hash to other key groups in Java, so
+        they are never cached.
         """
         kg = self.keyed_state_backend.checked_key_group(key)  # type: ignore[union-attr]
-        m = self._state.table.logged_namespace_map(kg, VOID_NAMESPACE)
+        m = self._maps[kg]
+        if m is None:
+            m = self._state.table.logged_namespace_map(kg, VOID_NAMESPACE)
+            self._maps[kg] = self._kg_maps[kg] = m
         tk = type(key)
         if tk is str:
-            cache, keys_of = self._str_maps, self._str_keys_of
+            cache: dict[Any, int] = self._str_kgs
         elif tk is int:
-            cache, keys_of = self._int_maps, self._int_keys_of  # type: ignore[assignment]
+            cache = self._int_kgs
         else:
             self._state.table.mixed_keys = True
             return m
-        if len(cache) >= _KEY_MAP_CACHE_LIMIT:
-            cache.clear()
-            keys_of.clear()
-        cache[key] = m
-        self._kg_maps[kg] = m
-        keys = keys_of.get(kg)
-        if keys is None:
-            keys_of[kg] = [key]
-        else:
-            keys.append(key)
+        if self._own_kgs:  # (a shared memo got the key group from checked_key_group)
+            if len(cache) >= _KEY_CACHE_LIMIT:
+                cache.clear()
+            cache[key] = kg
         return m
 
 

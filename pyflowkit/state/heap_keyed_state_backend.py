@@ -17,7 +17,12 @@ from pyflowkit.errors import IllegalArgumentException, IllegalStateException
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity, pickled_key
 from pyflowkit.state.heap_states import STATE_CLASSES
 from pyflowkit.state.java_hash import java_hash_code
-from pyflowkit.state.key_groups import KeyGroupRange, assign_to_key_group
+from pyflowkit.state.key_groups import (
+    KeyGroupRange,
+    assign_to_key_group,
+    memo_key_group,
+    shared_key_groups,
+)
 from pyflowkit.state.time import VOID_NAMESPACE
 
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
@@ -522,7 +527,16 @@ class HeapKeyedStateBackend:
             return kg
         if self.key_check is not None:
             self.key_check(key)
-        kg = assign_to_key_group(key, self.max_parallelism, self.key_hash)
+        tk = type(key)
+        memo = (
+            shared_key_groups(self.key_hash, self.max_parallelism, tk)
+            if tk is str or tk is int
+            else None
+        )
+        if memo is not None:  # usually left there by the key_by's partitioner
+            kg = memo_key_group(memo, key, self.max_parallelism, self.key_hash)
+        else:
+            kg = assign_to_key_group(key, self.max_parallelism, self.key_hash)
         if kg not in self.key_group_range:
             raise IllegalArgumentException(
                 f"Key group {kg} is not in {self.key_group_range}. Unless you're directly using "

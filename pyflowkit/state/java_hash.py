@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import struct
+from itertools import repeat
+from operator import lshift, mul, or_
 from typing import Any
 
 from pyflowkit.errors import InvalidTypesException
@@ -24,17 +26,36 @@ def to_int32(value: int) -> int:
     return value - (1 << 32) if value & 0x80000000 else value
 
 
+_CHUNK = 64  # code units hashed per C-level sum
+# _POWERS[n]: 31^(n-1) … 31^0 (mod 2^32), the weights of an n-unit string's units
+_POWERS = [[pow(31, k, 1 << 32) for k in range(n - 1, -1, -1)] for n in range(_CHUNK + 1)]
+
+
 def string_hash(s: str) -> int:
-    """``java.lang.String.hashCode``: s[0]*31^(n-1) + … over UTF-16 code units."""
-    h = 0
+    """``java.lang.String.hashCode``: s[0]*31^(n-1) + … over UTF-16 code units.
+
+    Summed up to 64 code units at a time in C (``sum(map(mul, …))`` with the powers of 31
+    mod 2^32): the value of Java's loop, which wraps modulo 2^32 too."""
     if s.isascii():
-        for ch in s.encode("ascii"):
-            h = (31 * h + ch) & _MASK
+        units: Any = s.encode("ascii")
+    else:  # a lone surrogate is one code unit
+        data = s.encode("utf-16-le", "surrogatepass")
+        units = data[0::2] if not any(data[1::2]) else _utf16_units(data)
+    n = len(units)
+    if n <= _CHUNK:
+        h = sum(map(mul, units, _POWERS[n])) & _MASK
     else:
-        data = s.encode("utf-16-le", "surrogatepass")  # a lone surrogate is one code unit
-        for i in range(0, len(data), 2):
-            h = (31 * h + (data[i] | data[i + 1] << 8)) & _MASK
-    return to_int32(h)
+        h = 0
+        for start in range(0, n, _CHUNK):
+            chunk = units[start : start + _CHUNK]
+            k = len(chunk)
+            h = (h * pow(31, k, 1 << 32) + sum(map(mul, chunk, _POWERS[k]))) & _MASK
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def _utf16_units(data: bytes) -> list[int]:
+    """The UTF-16 code units of little-endian ``data``."""
+    return list(map(or_, data[0::2], map(lshift, data[1::2], repeat(8))))
 
 
 def long_hash(v: int) -> int:
@@ -166,6 +187,16 @@ def typed_java_hash_code(value: Any, type_info: Any) -> int:
     return java_hash_code(value)
 
 
+def pickled_row_hash(key: Any) -> int:
+    """``Row.of(key).hashCode()`` for a key of an undeclared type in PyFlink 1.20: its pickled
+    bytes as ``CloudPickleCoderImpl`` writes them (protocol 5)."""
+    import pickle
+
+    from pyflowkit.java_semantics import _plain
+
+    return to_int32(62 + _bytes_hash(pickle.dumps(_plain(key), protocol=5)))
+
+
 def key_hash_function(keys_by_row: bool, key_type: Any) -> Any:
     """The ``hashCode`` the key groups of a keyed stream are computed from.
 
@@ -177,13 +208,6 @@ def key_hash_function(keys_by_row: bool, key_type: Any) -> Any:
     if not keys_by_row:
         return java_hash_code
     if key_type is None or type(key_type).__name__ == "PickledBytesTypeInfo":
-        import pickle
-
-        from pyflowkit.java_semantics import _plain
-
-        def pickled_row_hash(key: Any) -> int:  # PyFlink's CloudPickleCoderImpl: protocol 5
-            return to_int32(62 + _bytes_hash(pickle.dumps(_plain(key), protocol=5)))
-
         return pickled_row_hash
 
     def typed_row_hash(key: Any) -> int:

@@ -65,6 +65,45 @@ def assign_to_key_group(
     return murmur_hash(hash_code(key)) % max_parallelism
 
 
+_SHARED_LIMIT = 1 << 18  # keys a shared memo holds before it starts over
+_SHARED: dict[tuple[Callable[[Any], int], int, type], dict[Any, int]] = {}
+
+
+def shared_key_groups(
+    hash_code: Callable[[Any], int], max_parallelism: int, key_type: type
+) -> dict[Any, int] | None:
+    """The process-wide memo of ``assign_to_key_group`` under a module-level hashCode rule
+    (``java_hash_code``, ``pickled_row_hash``) for keys of exactly ``key_type``, ``str`` or
+    ``int`` (their hashCode is a function of their value; one memo per type, so a lookup of
+    ``True`` or ``1.0`` never finds ``1``); None for another rule or type. A ``key_by``'s
+    partitioner fills it as it routes a record, and the keyed operator behind the hash edge
+    reads the key group there: Flink computes ``assignToKeyGroup`` on both sides of the edge
+    from the same key, with the same result."""
+    memo = _SHARED.get((hash_code, max_parallelism, key_type))
+    if memo is None:
+        from pyflowkit.state.java_hash import pickled_row_hash
+
+        if hash_code is not java_hash_code and hash_code is not pickled_row_hash:
+            return None
+        if key_type is not str and key_type is not int:
+            return None
+        memo = _SHARED[(hash_code, max_parallelism, key_type)] = {}
+    return memo
+
+
+def memo_key_group(
+    memo: dict[Any, int], key: str | int, max_parallelism: int, hash_code: Callable[[Any], int]
+) -> int:
+    """``assign_to_key_group`` of an exact ``str`` or ``int`` key through ``memo``
+    (``shared_key_groups``)."""
+    kg = memo.get(key)
+    if kg is None:
+        if len(memo) >= _SHARED_LIMIT:
+            memo.clear()
+        kg = memo[key] = murmur_hash(hash_code(key)) % max_parallelism
+    return kg
+
+
 def compute_operator_index_for_key_group(
     max_parallelism: int, parallelism: int, key_group: int
 ) -> int:

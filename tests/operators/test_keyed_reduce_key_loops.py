@@ -58,8 +58,8 @@ def test_the_str_loop_sends_other_key_types_through_the_checked_path() -> None:
     for kg, _ns, key, _value in op.keyed_state_backend.tables["_op_state"].entries():
         assert kg == assign_to_key_group(key, 128), key
     # the caches hold exact str / int keys only, so True and 1.0 never find 1's map
-    assert all(type(k) is str for k in op._str_maps)
-    assert all(type(k) is int for k in op._int_maps)
+    assert all(type(k) is str for k in op._str_kgs)
+    assert all(type(k) is int for k in op._int_kgs)
     assert not op._str_keys and op.keyed_state_backend.current_key == 1
 
 
