@@ -62,7 +62,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         backend = self._require_keyed("StreamGroupedReduce")
         self._state = backend.get_partitioned_state(ValueStateDescriptor(STATE_NAME))
         # every key the batch loops write is logged: a checkpoint measures only those entries
-        self._written = self._state.table.log_writes(backend.key_group_of).append
+        self._written = self._state.table.log_writes(backend.key_groups_of).append
         self._maps = [None] * backend.max_parallelism
         if backend.key_check is None:  # a declared key type checks each new key: own caches
             str_kgs = shared_key_groups(backend.key_hash, backend.max_parallelism, str)

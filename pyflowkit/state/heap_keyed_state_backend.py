@@ -169,7 +169,7 @@ class StateTable:
         # the write log (``log_writes``): keys an operator wrote in void-namespace maps since the
         # last freeze; sound while every write since went through the logging operator
         self.write_log: list[Any] | None = None
-        self._key_group_of: Callable[[Any], int] | None = None
+        self._key_groups_of: Callable[[list[Any]], list[int]] | None = None
         self._log_sound = False
         # set once a key other than an exact str or int was written: equal keys of other types
         # (1, 1.0, True) share a map entry under the first one's key object, which the log
@@ -197,9 +197,8 @@ class StateTable:
         if log is not None:
             if self._log_sound and not self.mixed_keys:
                 written: dict[int, list[Any]] = {}
-                kg_of = self._key_group_of
-                for key in log:
-                    kg = kg_of(key)  # type: ignore[misc]
+                kgs = self._key_groups_of(log)  # type: ignore[misc]
+                for kg, key in zip(kgs, log, strict=True):
                     keys = written.get(kg)
                     if keys is None:
                         written[kg] = [key]
@@ -214,14 +213,14 @@ class StateTable:
             self._copied_at.clear()
         return self._version, view
 
-    def log_writes(self, key_group_of: Callable[[Any], int]) -> list[Any]:
+    def log_writes(self, key_groups_of: Callable[[list[Any]], list[int]]) -> list[Any]:
         """Start the write log: the caller appends every key it writes (puts or removes) in the
         void-namespace maps it got from ``namespace_maps``/``logged_namespace_map``; any other
         write path (``put``, ``remove``, ``namespace_map``) makes the current interval unsound,
         and its snapshot is then measured by scanning. Returns the log (append to it)."""
         if self.write_log is None:
             self.write_log = []
-            self._key_group_of = key_group_of
+            self._key_groups_of = key_groups_of
             self._log_sound = False  # writes before this were not logged
         return self.write_log
 
@@ -517,7 +516,29 @@ class HeapKeyedStateBackend:
     def key_group_of(self, key: Any) -> int:
         """``KeyGroupRangeAssignment.assignToKeyGroup`` (not checked against this subtask)."""
         kg = self._kg_cache.get(key_identity(key))
-        return assign_to_key_group(key, self.max_parallelism, self.key_hash) if kg is None else kg
+        if kg is not None:
+            return kg
+        tk = type(key)
+        memo = (
+            shared_key_groups(self.key_hash, self.max_parallelism, tk)
+            if tk is str or tk is int
+            else None
+        )
+        if memo is not None:
+            return memo_key_group(memo, key, self.max_parallelism, self.key_hash)
+        return assign_to_key_group(key, self.max_parallelism, self.key_hash)
+
+    def key_groups_of(self, keys: list[Any]) -> list[int]:
+        """``key_group_of`` of each key; ``str`` keys read in C from the shared memo
+        (``key_groups.shared_key_groups``), where the key_by's partitioner usually left them."""
+        memo = shared_key_groups(self.key_hash, self.max_parallelism, str)
+        if memo is None:
+            return list(map(self.key_group_of, keys))
+        kgs = list(map(memo.get, keys))  # the memo holds str keys only: others find None
+        if None in kgs:
+            kg_of = self.key_group_of
+            kgs = [kg_of(k) if kg is None else kg for kg, k in zip(kgs, keys, strict=True)]
+        return kgs  # type: ignore[return-value]
 
     def checked_key_group(self, key: Any) -> int:
         """The key's key group, which must belong to this subtask's range (cached per key)."""
