@@ -194,17 +194,17 @@ def test_a_bad_max_restarts_setting_is_refused() -> None:
         failing_job({"pyflowkit.spark.max-restarts": "-1"})
 
 
-# What PySpark's StreamingQueryException says when Spark's socket source finds nothing listening:
-# its message, then the JVM stack trace, whose first line carries the query dump (the plan)
+# What PySpark's StreamingQueryException says when Spark's socket source finds nothing listening
+# (Spark 4.x, recorded; shortened): its message, the query dump (the plan), the JVM stack trace
 SOCKET_REFUSED = (
-    "[STREAM_FAILED] Query [id = 5f1c, runId = 9a2e] terminated with exception: Connection "
-    "refused SQLSTATE: XXKST\n\nJVM stacktrace:\norg.apache.spark.sql.streaming."
-    "StreamingQueryException: Connection refused\n=== Streaming Query ===\nIdentifier: "
-    "pyflowkit-1 [id = 5f1c, runId = 9a2e]\nCurrent Committed Offsets: {}\nCurrent State: "
-    "INITIALIZING\nThread State: RUNNABLE\n\nLogical Plan:\nWriteToMicroBatchDataSource "
-    "ForeachBatchSink\n+- TransformWithStateInPySpark\n\tat org.apache.spark.sql.execution."
-    "streaming.StreamExecution.runStream(StreamExecution.scala:345)\nCaused by: java.net."
-    "ConnectException: Connection refused\n\tat java.base/sun.nio.ch.Net.connect0(Native Method)"
+    "[STREAM_FAILED] Query [id = 764e6d48, runId = 55192a21] terminated with exception: "
+    "Connection refused SQLSTATE: XXKST\n=== Streaming Query ===\nIdentifier: pyflowkit-977518b3 "
+    "[id = 764e6d48, runId = 55192a21]\nCurrent Committed Offsets: {}\nCurrent Available "
+    "Offsets: {TextSocketV2[host: localhost, port: 9999]: -1}\n\nCurrent State: ACTIVE\nThread "
+    "State: RUNNABLE\n\nLogical Plan:\n~WriteToMicroBatchDataSourceV1 ForeachBatchSink\n+- "
+    "~TransformWithStateInPySpark\n\nJVM stacktrace:\norg.apache.spark.sql.streaming."
+    "StreamingQueryException: Connection refused\nCaused by: java.net.ConnectException: "
+    "Connection refused\n\tat java.base/sun.nio.ch.Net.connect0(Native Method)"
 )
 
 
