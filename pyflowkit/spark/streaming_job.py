@@ -722,7 +722,7 @@ class StreamingJob:
                 cause = error
             raise JobExecutionException(
                 self.job_id,
-                f"Job '{self.job_name}' ({self.job_id}) failed on Spark: {named or error}"
+                f"Job '{self.job_name}' ({self.job_id}) failed on Spark: {str(named or error).rstrip('.')}."
                 + (f" {self.failure_note}." if self.failure_note else ""),
                 cause,
             ) from None

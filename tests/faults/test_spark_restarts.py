@@ -233,7 +233,7 @@ def test_a_socket_with_nothing_listening_fails_naming_source_and_address(monkeyp
     with pytest.raises(JobExecutionException) as info:
         client.get_job_execution_result().result()
     text = str(info.value)
-    assert text.startswith(f"Job 'Flink Streaming Job' ({job.job_id}) failed on Spark: {said} ")
+    assert text.startswith(f"Job 'Flink Streaming Job' ({job.job_id}) failed on Spark: {said}. ")
     assert "The restart guard stopped it after 2 restarts" in text
     for dump in ("=== Streaming Query ===", "Logical Plan", "JVM stacktrace", "SQLSTATE"):
         assert dump not in text
