@@ -170,6 +170,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
 
     def _after_batch(self, values: Sequence[Any], last_key: Any) -> None:
         """Leave the key context at the last key; pick the next batch's loop by its key type."""
+        self._state.table.bound_write_log()
         if values:
             self._str_keys = type(last_key) is str
             self.keyed_state_backend.set_current_key(last_key)  # type: ignore[union-attr]

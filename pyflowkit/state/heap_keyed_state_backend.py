@@ -27,6 +27,7 @@ from pyflowkit.state.time import VOID_NAMESPACE
 
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
 _VERIFIED_LIMIT = 1 << 16  # live maps whose last copy a table remembers
+_WRITE_LOG_LIMIT = 1 << 18  # keys a write log holds between marks before it is dropped
 _SMALL_MAP = 32  # entries per map below which _copy_maps checks every value
 _ATOMS = frozenset((str, int, float, bool, bytes, type(None)))
 
@@ -223,6 +224,15 @@ class StateTable:
             self._key_groups_of = key_groups_of
             self._log_sound = False  # writes before this were not logged
         return self.write_log
+
+    def bound_write_log(self) -> None:
+        """Drop the write log once it holds more than ``_WRITE_LOG_LIMIT`` keys (a job without
+        checkpoints, or a long interval): memory stays flat, and the next snapshot is measured
+        by scanning; the log starts again at that mark."""
+        log = self.write_log
+        if log is not None and len(log) > _WRITE_LOG_LIMIT:
+            log.clear()
+            self._log_sound = False
 
     def release(self, version: int) -> None:
         """The snapshot of ``version`` is serialised: it no longer needs its maps kept."""

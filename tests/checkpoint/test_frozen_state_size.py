@@ -484,3 +484,28 @@ def test_a_keyed_reduce_checkpoint_measures_only_the_logged_entries(monkeypatch:
     for size, exact in _reduce_sized(rounds):
         assert size == exact
     assert calls == [3, 1]  # the keys written since the last checkpoint, each once
+
+
+def test_a_keyed_reduce_without_checkpoints_keeps_its_write_log_bounded(monkeypatch: Any) -> None:
+    """Past the limit the log is dropped (memory stays flat without checkpoints); the next
+    checkpoint scans, still exactly, and the one after it is measured from the log again."""
+    from pyflowkit.graph.transformations import OperatorFactory
+    from pyflowkit.state import heap_keyed_state_backend
+    from tests.operators.test_operators import harness
+
+    monkeypatch.setattr(heap_keyed_state_backend, "_WRITE_LOG_LIMIT", 500)
+    factory = OperatorFactory("StreamGroupedReduce", params={"function": lambda a, b: a})
+    op, _ = harness(factory.create(), key=lambda v: v[0])
+    table = op._state.table
+    lengths = []
+    for start in range(0, 5000, 400):
+        op.process_batch([(k, 1) for k in range(start, start + 400)], None)
+        lengths.append(len(table.write_log))
+    assert max(lengths) <= 800 and lengths[:3] == [400, 0, 400]
+    snap = op.snapshot_state(1, 0)
+    assert snap.pending_keyed_state.frozen_tables()[0][1].written is None  # scanned
+    assert operator_snapshot_size(snap) == state_size(snap.to_dict())
+    op.process_batch([(7, 2), (5000, 1)], None)
+    snap = op.snapshot_state(2, 0)
+    assert snap.pending_keyed_state.frozen_tables()[0][1].written is not None
+    assert operator_snapshot_size(snap) == state_size(snap.to_dict())
