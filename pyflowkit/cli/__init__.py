@@ -15,7 +15,7 @@ from types import ModuleType
 from pyflowkit.cli.errors import CliError
 
 #: Subcommand modules, in the order ``pyflowkit --help`` lists them.
-SUBCOMMANDS: tuple[str, ...] = ("graph", "explain", "run", "demo")
+SUBCOMMANDS: tuple[str, ...] = ("graph", "explain", "run", "demo", "spark")
 
 
 def _subcommand_modules() -> list[ModuleType]:

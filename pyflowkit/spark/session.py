@@ -133,8 +133,21 @@ def get_session(
         active = SparkSession.getActiveSession()
         if active is not None and not conf:
             return active
-        master = DEFAULT_MASTER
+        master = _service_remote(configuration, conf) or DEFAULT_MASTER
     return _embedded_session(master, conf, jvm_stderr)
+
+
+def _service_remote(configuration: Mapping[str, str] | None, conf: Mapping[str, str]) -> str | None:
+    """The local Spark service's ``sc://`` URL for a script with no master configured (started
+    on first use; see ``service.SERVICE_OPTION``), unless a ``spark.*`` key other than a runtime
+    SQL setting asks for a session of its own (a Connect session cannot change those)."""
+    if any(not key.startswith("spark.sql.") for key in conf):
+        return None
+    from pyflowkit.spark import service
+
+    # Settings or Python files of its own: a session of its own (they would leak into the shared one)
+    own = bool(conf) or any(key.startswith("python.") for key in (configuration or {}))
+    return service.default_remote(configuration, shared=not own)
 
 
 def _embedded_session(master: str, conf: dict[str, str], jvm_stderr: Path | None = None) -> Any:
@@ -179,7 +192,12 @@ def _build(master: str, conf: Mapping[str, str], jvm_stderr: Path | None = None)
         builder = SparkSession.builder.remote(master)
         for k, v in conf.items():
             builder = builder.config(k, v)
-        return builder.getOrCreate()
+        session = builder.getOrCreate()
+        from pyflowkit.spark.service import is_shared_session_url
+
+        if is_shared_session_url(master):  # stop() closes the connection, keeps the session
+            session.release_session_on_close = False
+        return session
     active = SparkSession.getActiveSession()
     if active is not None:  # one SparkContext per JVM: replace a session we did not configure
         active.stop()
