@@ -44,6 +44,26 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 # `%load_ext pyflowkit` and `pyflowkit run` start Spark in the background; in tests (and the
 # notebook kernels they start) only tests/spark/test_warmup.py turns that on.
 os.environ.setdefault("PYFLOWKIT_SPARK_PREWARM", "0")
+# Programs the tests run from the shell use the local Spark service as users' programs do
+# (pyflowkit.spark.service); its state lives in a directory of this test run, not the user's,
+# and whatever service the run started is stopped when the run ends (pytest_sessionfinish).
+_SERVICE_DIR = Path(
+    os.environ.setdefault(
+        "PYFLOWKIT_SPARK_SERVICE_DIR",
+        os.path.join(os.environ.get("TMPDIR", "/tmp"), f"pyflowkit-test-services-{os.getpid()}"),
+    )
+)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if not _SERVICE_DIR.is_dir():
+        return
+    from pyflowkit.spark import service
+
+    for directory in _SERVICE_DIR.iterdir():
+        if directory.is_dir():
+            service.stop(directory)
+    shutil.rmtree(_SERVICE_DIR, ignore_errors=True)
 
 
 def spark_log4j_path() -> Path:
@@ -104,6 +124,35 @@ def spark(tmp_path_factory: pytest.TempPathFactory):
     session = build_spark_session(**{"spark.sql.warehouse.dir": str(warehouse)})
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_service(spark):
+    """A Spark Connect session on the local Spark service (``pyflowkit spark start``), as a
+    program whose default target is Spark gets it; the service is stopped at the end."""
+    pytest.importorskip("grpc", reason="Spark Connect needs grpcio (the test extra)")
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    from pyflowkit.spark import service
+
+    state, _ = service.start(idle_minutes=10)
+    session = ConnectSession.builder.remote(state.remote()).getOrCreate()
+    session.release_session_on_close = False
+    yield session
+    session.stop()
+    service.stop(state.directory)
+
+
+@pytest.fixture(params=["embedded", "service"])
+def spark_host(request, spark, monkeypatch):
+    """The embedded local session, then the local Spark service: the same test on both.
+    A program on the service has only the Connect session; PySpark picks Connect's column
+    functions by ``SPARK_CONNECT_MODE_ENABLED``, set here while the test runs."""
+    if request.param == "embedded":
+        return spark
+    session = request.getfixturevalue("spark_service")
+    monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
+    return session
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """Differential: pipelines built with the real API give the same records per sink on Spark as in
-the in-process reference driver (``pyflowkit.reference.local_driver``) and as plain Python."""
+the in-process reference driver (``pyflowkit.reference.local_driver``) and as plain Python.
+Tests taking ``spark_host`` run twice: on the embedded session and on the local Spark service
+(Spark Connect, ``pyflowkit spark start``), which programs with no master configured use."""
 
 from __future__ import annotations
 
@@ -84,10 +86,10 @@ def test_map_filter(spark, p) -> None:
 
 
 @pytest.mark.parametrize("p", [1, 2, 3, 4])
-def test_word_count_reduce_streaming(spark, p) -> None:
+def test_word_count_reduce_streaming(spark_host, p) -> None:
     env = env_with(p)
     word_count(env).reduce(lambda a, b: (a[0], a[1] + b[1])).print()
-    s, ref = run_both(spark, env)
+    s, ref = run_both(spark_host, env)
     # same lines on the same subtasks, in the same order per key (Flink's guarantee)
     assert per_key(s, lambda v: flink_tuple(v)[0]) == per_key(ref, lambda v: flink_tuple(v)[0])
     finals: dict[str, int] = {}
@@ -103,22 +105,22 @@ def test_word_count_reduce_streaming(spark, p) -> None:
 
 
 @pytest.mark.parametrize("p", [1, 2, 3])
-def test_word_count_sum_batch_emits_final_results_only(spark, p) -> None:
+def test_word_count_sum_batch_emits_final_results_only(spark_host, p) -> None:
     env = env_with(p, "BATCH")
     word_count(env).sum(1).print()
     from pyflowkit.spark.executor import execute
 
-    lines = execute(env.get_job_graph(), spark=spark, print_output=False).print_lines
+    lines = execute(env.get_job_graph(), spark=spark_host, print_output=False).print_lines
     assert sorted(flink_tuple(v) for v in strip(lines)) == sorted(COUNTS.items())
 
 
 @pytest.mark.parametrize("agg", ["min", "max", "min_by", "max_by"])
-def test_keyed_aggregations(spark, agg) -> None:
+def test_keyed_aggregations(spark_host, agg) -> None:
     env = env_with(2)
     data = [("a", 3, "x"), ("b", 1, "y"), ("a", 1, "z"), ("b", 5, "w"), ("a", 7, "v")]
     stream = env.from_collection(data).key_by(lambda t: t[0])
     getattr(stream, agg)(1).print()
-    s, ref = run_both(spark, env)
+    s, ref = run_both(spark_host, env)
     assert per_key(s, lambda v: eval(v)[0]) == per_key(ref, lambda v: eval(v)[0])
     assert len(s) == len(data)
 
@@ -147,7 +149,7 @@ def test_partitioners(spark, partition) -> None:
         assert all(int(line.split("> ")[1]) % 2 == int(line[0]) - 1 for line in s)
 
 
-def test_union_and_connect(spark) -> None:
+def test_union_and_connect(spark_host) -> None:
     from pyflowkit.datastream.functions import CoMapFunction
 
     class Tag(CoMapFunction):
@@ -163,14 +165,14 @@ def test_union_and_connect(spark) -> None:
     c = env.from_collection([100])
     a.union(b).map(lambda x: x + 1).print()
     a.connect(c).map(Tag()).print()
-    s, ref = run_both(spark, env)
+    s, ref = run_both(spark_host, env)
     assert Counter(strip(s)) == Counter(strip(ref))
     assert sorted(strip(s)) == sorted(
         ["2", "3", "4", "11", "21", "('left', 1)", "('left', 2)", "('left', 3)", "('right', 100)"]
     )
 
 
-def test_side_outputs(spark) -> None:
+def test_side_outputs(spark_host) -> None:
     from pyflowkit.datastream.functions import ProcessFunction
 
     odd = OutputTag("odd", Types.INT())
@@ -186,14 +188,14 @@ def test_side_outputs(spark) -> None:
     main = env.from_collection(list(range(10))).process(Split(), output_type=Types.INT())
     main.map(lambda x: ("even", x)).print()
     main.get_side_output(odd).map(lambda x: ("odd", x)).print()
-    s, ref = run_both(spark, env)
+    s, ref = run_both(spark_host, env)
     assert Counter(s) == Counter(ref)
     assert sorted(eval(v) for v in strip(s)) == sorted(
         [("even", x) for x in range(0, 10, 2)] + [("odd", x) for x in range(1, 10, 2)]
     )
 
 
-def test_keyed_process_with_state_and_event_time_timers(spark) -> None:
+def test_keyed_process_with_state_and_event_time_timers(spark_host) -> None:
     from pyflowkit.datastream.functions import KeyedProcessFunction
     from pyflowkit.datastream.state import ValueStateDescriptor
 
@@ -220,7 +222,7 @@ def test_keyed_process_with_state_and_event_time_timers(spark) -> None:
         .process(CountThenFire())
         .print()
     )
-    s, ref = run_both(spark, env)
+    s, ref = run_both(spark_host, env)
     # Not compared with the reference driver: it shares one user-function instance between
     # subtasks (state handles overwritten by the last open()), unlike Flink's per-subtask copies.
     assert len(s) == len(ref)
@@ -232,7 +234,7 @@ def test_keyed_process_with_state_and_event_time_timers(spark) -> None:
 
 
 @pytest.mark.parametrize("mode", ["STREAMING", "BATCH"])
-def test_tumbling_event_time_window(spark, mode) -> None:
+def test_tumbling_event_time_window(spark_host, mode) -> None:
     from pyflowkit.datastream.window import TumblingEventTimeWindows
 
     env = env_with(2, mode)
@@ -249,15 +251,15 @@ def test_tumbling_event_time_window(spark, mode) -> None:
         .reduce(lambda a, b: (a[0], a[1] + b[1]))
         .print()
     )
-    s, ref = run_both(spark, env)
+    s, ref = run_both(spark_host, env)
     assert Counter(s) == Counter(ref)
     assert sorted(eval(v) for v in strip(s)) == [("a", 4), ("a", 4), ("b", 2), ("b", 5)]
 
 
-def test_count_window(spark) -> None:
+def test_count_window(spark_host) -> None:
     env = env_with(2)
     data = [("a", i) for i in range(5)] + [("b", i) for i in range(4)]
     env.from_collection(data).key_by(lambda t: t[0]).count_window(2).sum(1).print()
-    s, ref = run_both(spark, env)
+    s, ref = run_both(spark_host, env)
     assert per_key(s, lambda v: eval(v)[0]) == per_key(ref, lambda v: eval(v)[0])
     assert sorted(eval(v) for v in strip(s)) == [("a", 1), ("a", 5), ("b", 1), ("b", 5)]
