@@ -136,6 +136,14 @@ def code_fingerprint() -> str:
 
 
 def _pid_alive(pid: int) -> bool:
+    """The pid runs. A supervisor this process started and never waited for is our child: once
+    it exits it stays a zombie (``kill(pid, 0)`` still succeeds) until reaped, so reap it here;
+    without this ``stop()`` from the starting process waited its whole 30 s bound."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass  # not our child: kill(pid, 0) below tells
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
