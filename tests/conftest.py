@@ -8,8 +8,12 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
+import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -47,12 +51,8 @@ os.environ.setdefault("PYFLOWKIT_SPARK_PREWARM", "0")
 # Programs the tests run from the shell use the local Spark service as users' programs do
 # (pyflowkit.spark.service); its state lives in a directory of this test run, not the user's,
 # and whatever service the run started is stopped when the run ends (pytest_sessionfinish).
-_SERVICE_DIR = Path(
-    os.environ.setdefault(
-        "PYFLOWKIT_SPARK_SERVICE_DIR",
-        os.path.join(os.environ.get("TMPDIR", "/tmp"), f"pyflowkit-test-services-{os.getpid()}"),
-    )
-)
+_SERVICE_DIR = Path(tempfile.gettempdir(), f"pyflowkit-test-services-{os.getuid()}-{os.getpid()}")
+os.environ["PYFLOWKIT_SPARK_SERVICE_DIR"] = str(_SERVICE_DIR)  # never the user's own
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -126,30 +126,74 @@ def spark(tmp_path_factory: pytest.TempPathFactory):
     session.stop()
 
 
+@dataclass(frozen=True)
+class FirstProgram:
+    """``python word_count.py`` run from the shell as the test session's first program."""
+
+    result: subprocess.CompletedProcess
+    seconds: float
+    env: dict[str, str]
+
+
 @pytest.fixture(scope="session")
-def spark_service(spark):
-    """A Spark Connect session on the local Spark service (``pyflowkit spark start``), as a
-    program whose default target is Spark gets it; the service is stopped at the end."""
-    pytest.importorskip("grpc", reason="Spark Connect needs grpcio (the test extra)")
+def spark_service_first_program() -> FirstProgram:
+    """The first program of this test run from the shell, with no master configured: as a
+    user's first program, it starts the local Spark service (in this run's directory,
+    ``_SERVICE_DIR``); the tests on the service then connect to that one JVM. Bounded: a
+    service that does not start fails the tests that need it (the program falls back)."""
+    if not java_available():
+        pytest.skip("Java not found (install Java 17+ or set JAVA_HOME)")
+    pytest.importorskip("grpc", reason="Spark Connect needs grpcio")
+    from pyflowkit.spark import service
+
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", service.SERVICE_ENV)
+    }
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    program = REPO_ROOT / "pyflowkit" / "examples" / "word_count.py"
+    began = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, str(program)],
+        env=env,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=service.START_TIMEOUT_S + 120,
+        check=False,
+    )
+    seconds = time.perf_counter() - began
+    if result.returncode != 0 or service.read_state() is None:
+        pytest.fail(f"the first program did not start the local Spark service:\n{result.stderr}")
+    yield FirstProgram(result, seconds, env)
+    service.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_service(spark_service_first_program):
+    """A Spark Connect session on the local Spark service the first program started, as a
+    program whose default target is Spark gets it (its shared server-side session)."""
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     from pyflowkit.spark import service
 
-    state, _ = service.start(idle_minutes=10)
+    state = service.read_state()
+    if state is None:
+        pytest.fail("the local Spark service stopped")
     session = ConnectSession.builder.remote(state.remote()).getOrCreate()
     session.release_session_on_close = False
     yield session
     session.stop()
-    service.stop(state.directory)
 
 
 @pytest.fixture(params=["embedded", "service"])
-def spark_host(request, spark, monkeypatch):
+def spark_host(request, monkeypatch):
     """The embedded local session, then the local Spark service: the same test on both.
     A program on the service has only the Connect session; PySpark picks Connect's column
     functions by ``SPARK_CONNECT_MODE_ENABLED``, set here while the test runs."""
     if request.param == "embedded":
-        return spark
+        return request.getfixturevalue("spark")
     session = request.getfixturevalue("spark_service")
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
     return session

@@ -41,6 +41,9 @@ DIR_ENV = "PYFLOWKIT_SPARK_SERVICE_DIR"
 CONNECT_SERVER = "org.apache.spark.sql.connect.service.SparkConnectServer"
 DAEMON_MODULE = "pyflowkit.spark.service_daemon"
 START_TIMEOUT_S = 180.0
+#: A start holds the lock while the JVM starts; a second starter waits that long and a bit.
+LOCK_TIMEOUT_S = START_TIMEOUT_S + 60.0
+STOP_TIMEOUT_S = 30.0
 SHARED_SESSION_PARAM = "session_id"
 _FALSE = ("0", "false", "no", "off")
 
@@ -150,7 +153,10 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:  # an exited process its new parent has not reaped yet is gone too
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _is_supervisor(pid: int) -> bool:
@@ -234,16 +240,38 @@ def free_port() -> int:
 
 
 class _DirLock:
-    """An exclusive ``flock`` on the service directory: one starter at a time."""
+    """An exclusive ``flock`` on the service directory: one starter (or stopper) at a time.
 
-    def __init__(self, directory: Path) -> None:
+    Waits at most ``timeout`` seconds (a start holds it while the JVM starts, up to
+    ``START_TIMEOUT_S``), then raises ``SparkServiceError`` naming the holder's pid."""
+
+    def __init__(self, directory: Path, timeout: float = LOCK_TIMEOUT_S) -> None:
         self.path = directory / "lock"
+        self.timeout = timeout
 
     def __enter__(self) -> _DirLock:
         import fcntl
 
         self.file = open(self.path, "a+")  # noqa: SIM115
-        fcntl.flock(self.file, fcntl.LOCK_EX)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                fcntl.flock(self.file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    self.file.seek(0)
+                    holder = self.file.read().strip() or "unknown"
+                    self.file.close()
+                    raise SparkServiceError(
+                        f"the local Spark service's lock {self.path} is still held after "
+                        f"{self.timeout:g} s (by pid {holder}, starting or stopping it)"
+                    ) from None
+                time.sleep(0.1)
+        self.file.seek(0)
+        self.file.truncate()
+        self.file.write(str(os.getpid()))
+        self.file.flush()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -298,7 +326,9 @@ def start(
             _stop(state)
             state = None
         if state is not None:
-            return _wait_ready(state, timeout), False
+            state = _wait_ready(state, timeout)
+            touch_activity(directory)  # an explicit start restarts the idle clock
+            return state, False
         port = port or free_port()
         if announce:
             print(announce.format(port=port, idle=_minutes_text(idle_minutes)), file=sys.stderr)
@@ -330,19 +360,28 @@ def start(
                 close_fds=True,
             )
         daemon.returncode = 0  # never waited for: the service outlives this process
-        deadline = time.time() + timeout
-        while time.time() < deadline:
+        deadline = time.monotonic() + timeout
+        why = f"it did not accept connections within {timeout:.0f} s"
+        while time.monotonic() < deadline:
             state = read_state(directory)
             if state is not None and state.status == "running":
                 return state, True
             if not _pid_alive(daemon.pid) or _zombie(daemon):
+                why = "its supervisor exited"
                 break
             time.sleep(0.2)
+        else:  # do not leave a half-started JVM behind: stop what this call started
+            _stop(read_state(directory) or _starting_state(directory, daemon.pid, port))
         tail = _log_tail(directory / "service.log")
         raise SparkServiceError(
-            f"the local Spark service did not start within {timeout:.0f} s "
+            f"the local Spark service did not start: {why} "
             f"(log {directory / 'service.log'}):\n{tail}"
         )
+
+
+def _starting_state(directory: Path, pid: int, port: int) -> ServiceState:
+    """A record for a supervisor that has not written its own yet (to stop it)."""
+    return ServiceState(directory, pid, None, port, time.time(), 0.0, "starting", "", "", "")
 
 
 def _zombie(proc: subprocess.Popen) -> bool:
@@ -353,15 +392,21 @@ def _zombie(proc: subprocess.Popen) -> bool:
 
 
 def _wait_ready(state: ServiceState, timeout: float) -> ServiceState:
-    deadline = time.time() + timeout
+    """Wait (at most ``timeout`` s) until a service another process is starting accepts
+    connections."""
+    deadline = time.monotonic() + timeout
     while state.status != "running":
-        if time.time() > deadline:
-            raise SparkServiceError(f"the local Spark service (pid {state.pid}) is not ready")
+        if time.monotonic() > deadline:
+            raise SparkServiceError(
+                f"the local Spark service (pid {state.pid}) did not accept connections within "
+                f"{timeout:.0f} s (log {state.log}):\n{_log_tail(state.log)}"
+            )
         time.sleep(0.2)
         fresh = read_state(state.directory)
         if fresh is None:
             raise SparkServiceError(
-                f"the local Spark service stopped while starting:\n{_log_tail(state.log)}"
+                f"the local Spark service stopped while starting (log {state.log}):\n"
+                f"{_log_tail(state.log)}"
             )
         state = fresh
     return state
@@ -391,15 +436,22 @@ def stop(directory: Path | None = None) -> ServiceState | None:
         return state
 
 
-def _stop(state: ServiceState, timeout: float = 30.0) -> None:
+def _stop(state: ServiceState, timeout: float = STOP_TIMEOUT_S) -> None:
+    """SIGTERM the supervisor (it stops its JVM, then removes the state); after ``timeout`` s
+    SIGKILL both and say so."""
     try:
-        os.kill(state.pid, signal.SIGTERM)  # the supervisor stops its JVM, then removes state
+        os.kill(state.pid, signal.SIGTERM)
     except ProcessLookupError:
         pass
-    deadline = time.time() + timeout
-    while _pid_alive(state.pid) and time.time() < deadline:
+    deadline = time.monotonic() + timeout
+    while _pid_alive(state.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     if _pid_alive(state.pid):
+        print(
+            f"pyflowkit: the local Spark service (pid {state.pid}) did not stop within "
+            f"{timeout:.0f} s of SIGTERM; killing it and its JVM",
+            file=sys.stderr,
+        )
         for pid in filter(None, (state.jvm_pid, state.pid)):
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -483,19 +535,48 @@ def default_remote(
     configuration: Mapping[str, str] | None = None, shared: bool = True
 ) -> str | None:
     """The ``spark.remote`` of the local service for a default-target program (started on
-    first use), or None when the automatic service does not apply. ``shared``: the service's
-    shared server-side session (see ``ServiceState.remote``)."""
-    if not enabled(configuration) or not is_script_process():
+    first use), or None when the automatic service does not apply or could not start (then the
+    program runs on an embedded session, as with the service turned off). ``shared``: the
+    service's shared server-side session (see ``ServiceState.remote``)."""
+    if not enabled(configuration) or not is_script_process() or sys.platform == "win32":
         return None
-    if sys.platform == "win32":
+    if not connect_client_available():
         return None
-    state = read_state()
-    if state is None or state.status != "running" or state.fingerprint != code_fingerprint():
-        state, _ = start(idle_timeout_minutes(configuration), announce=ANNOUNCE)
-    elif not _listening(state.port):
-        state = _wait_ready(state, START_TIMEOUT_S)
+    from pyflowkit.spark import preflight
+
+    if preflight.find_java() is None:
+        return None  # the embedded session's preflight says what is missing
+    try:
+        state = read_state()
+        if state is None or state.status != "running" or state.fingerprint != code_fingerprint():
+            state, _ = start(idle_timeout_minutes(configuration), announce=ANNOUNCE)
+        elif not _listening(state.port):
+            state = _wait_ready(state, START_TIMEOUT_S)
+        remote = state.remote(shared)
+    except (SparkServiceError, OSError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(
+            f"pyflowkit: {first}; running on an in-process Spark session instead "
+            f"({SERVICE_OPTION}=false skips the service)",
+            file=sys.stderr,
+        )
+        return None
     touch_activity(state.directory)
-    return state.remote(shared)
+    return remote
+
+
+def connect_client_available() -> bool:
+    """Spark Connect's Python client (grpcio, grpcio-status, googleapis-common-protos, zstandard)
+    is installed: pyflowkit depends on it, but an environment may lack it."""
+    import importlib.util
+
+    try:
+        return all(
+            importlib.util.find_spec(name) is not None
+            for name in ("grpc", "grpc_status", "google.rpc", "zstandard")
+        )
+    except (ImportError, ValueError):
+        return False
 
 
 def is_shared_session_url(url: str) -> bool:

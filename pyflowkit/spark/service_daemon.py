@@ -102,6 +102,8 @@ def main(argv: list[str]) -> int:
         if record["status"] == "starting" and service._listening(port):
             record["status"] = "running"
             service.write_state(directory, **record)
+            last_active = now  # the idle clock starts when programs can connect, not at launch
+            service.touch_activity(directory)
             print(f"[{time.ctime()}] ready on 127.0.0.1:{port}", flush=True)
         clients = established_clients(port)
         if clients > 0:

@@ -1,7 +1,9 @@
 """Differential: pipelines built with the real API give the same records per sink on Spark as in
 the in-process reference driver (``pyflowkit.reference.local_driver``) and as plain Python.
-Tests taking ``spark_host`` run twice: on the embedded session and on the local Spark service
-(Spark Connect, ``pyflowkit spark start``), which programs with no master configured use."""
+Tests taking ``spark_host`` run on the embedded session and on the local Spark service (Spark
+Connect, ``pyflowkit spark start``), which programs with no master configured use; on the service
+one case of each kind of stage (keyed fold, aggregation pushdown, two inputs, side outputs, state
+and timers, windows) proves the results equal, the other cases run embedded only."""
 
 from __future__ import annotations
 
@@ -85,7 +87,13 @@ def test_map_filter(spark, p) -> None:
     assert sorted(int(v) for v in strip(s)) == [x * 3 for x in range(30) if x * 3 % 2 == 0]
 
 
-@pytest.mark.parametrize("p", [1, 2, 3, 4])
+def hosts(name: str, values: list, on_service: list):
+    """``values`` on the embedded session, ``on_service`` also on the local Spark service."""
+    cases = [("embedded", v) for v in values] + [("service", v) for v in on_service]
+    return pytest.mark.parametrize(f"spark_host,{name}", cases, indirect=["spark_host"])
+
+
+@hosts("p", [1, 2, 3, 4], on_service=[2])
 def test_word_count_reduce_streaming(spark_host, p) -> None:
     env = env_with(p)
     word_count(env).reduce(lambda a, b: (a[0], a[1] + b[1])).print()
@@ -104,7 +112,7 @@ def test_word_count_reduce_streaming(spark_host, p) -> None:
             assert int(prefix) - 1 == assign_key_to_parallel_operator(word, 128, p)
 
 
-@pytest.mark.parametrize("p", [1, 2, 3])
+@hosts("p", [1, 2, 3], on_service=[2])
 def test_word_count_sum_batch_emits_final_results_only(spark_host, p) -> None:
     env = env_with(p, "BATCH")
     word_count(env).sum(1).print()
@@ -114,7 +122,7 @@ def test_word_count_sum_batch_emits_final_results_only(spark_host, p) -> None:
     assert sorted(flink_tuple(v) for v in strip(lines)) == sorted(COUNTS.items())
 
 
-@pytest.mark.parametrize("agg", ["min", "max", "min_by", "max_by"])
+@hosts("agg", ["min", "max", "min_by", "max_by"], on_service=["max_by"])
 def test_keyed_aggregations(spark_host, agg) -> None:
     env = env_with(2)
     data = [("a", 3, "x"), ("b", 1, "y"), ("a", 1, "z"), ("b", 5, "w"), ("a", 7, "v")]
@@ -233,7 +241,7 @@ def test_keyed_process_with_state_and_event_time_timers(spark_host) -> None:
     assert [n for _, _, n in fired] == [3, 3, 3, 2, 2]
 
 
-@pytest.mark.parametrize("mode", ["STREAMING", "BATCH"])
+@hosts("mode", ["STREAMING", "BATCH"], on_service=["STREAMING"])
 def test_tumbling_event_time_window(spark_host, mode) -> None:
     from pyflowkit.datastream.window import TumblingEventTimeWindows
 
@@ -256,10 +264,10 @@ def test_tumbling_event_time_window(spark_host, mode) -> None:
     assert sorted(eval(v) for v in strip(s)) == [("a", 4), ("a", 4), ("b", 2), ("b", 5)]
 
 
-def test_count_window(spark_host) -> None:
+def test_count_window(spark) -> None:
     env = env_with(2)
     data = [("a", i) for i in range(5)] + [("b", i) for i in range(4)]
     env.from_collection(data).key_by(lambda t: t[0]).count_window(2).sum(1).print()
-    s, ref = run_both(spark_host, env)
+    s, ref = run_both(spark, env)
     assert per_key(s, lambda v: eval(v)[0]) == per_key(ref, lambda v: eval(v)[0])
     assert sorted(eval(v) for v in strip(s)) == [("a", 1), ("a", 5), ("b", 1), ("b", 5)]

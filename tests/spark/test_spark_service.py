@@ -1,97 +1,164 @@
 """The local Spark service from the shell, as users meet it: ``python word_count.py`` with no
 master configured starts it (one stderr line says so), a second run reuses it with the same
-results, ``pyflowkit spark status/start`` describe it, and it stops itself when idle (one JVM
-start for all of it)."""
+results, ``pyflowkit spark status/start`` describe it; the supervisor stops the server when idle,
+and a lock or a server that does not start ends with a bounded, clear error (one JVM start for
+the whole test run, shared with the differential tests through ``spark_service``)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
 from pyflowkit.examples import word_count
-from pyflowkit.spark import service
+from pyflowkit.spark import service, service_daemon
 
-pytestmark = [pytest.mark.spark, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[2]
 PROGRAM = REPO / "pyflowkit" / "examples" / "word_count.py"
-IDLE_MINUTES = 0.25  # 15 s: long enough between two runs on a loaded machine, short to wait for
 
 
 def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run(
-        args, env=env, cwd=REPO, capture_output=True, text=True, timeout=600, check=False
+        args, env=env, cwd=REPO, capture_output=True, text=True, timeout=300, check=False
     )
 
 
-def recorded(directory: Path) -> dict:
-    [state_dir] = [d for d in directory.iterdir() if d.is_dir()]
-    return json.loads((state_dir / "service.json").read_text())
+def printed_counts(stdout: str) -> list[str]:
+    return [line for line in stdout.splitlines() if re.match(r"\d> \(", line)]
 
 
-def test_a_second_program_reuses_the_service_a_first_one_started(tmp_path) -> None:
-    pytest.importorskip("grpc", reason="Spark Connect needs grpcio (the test extra)")
-    base = tmp_path / "services"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", service.SERVICE_ENV)
-    }
-    env.update(
-        PYTHONPATH=str(REPO),
-        PYFLOWKIT_SPARK_SERVICE_DIR=str(base),
-        PYFLOWKIT_SPARK_SERVICE_IDLE=str(IDLE_MINUTES),
-    )
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_second_program_reuses_the_service_the_first_one_started(
+    spark_service_first_program,
+) -> None:
+    first, env = spark_service_first_program.result, spark_service_first_program.env
+    started = json.loads((service.service_dir() / "service.json").read_text())
     cli = [sys.executable, "-m", "pyflowkit", "spark"]
-    try:
-        first = run([sys.executable, str(PROGRAM)], env)
-        assert first.returncode == 0, first.stderr[-3000:]
-        started = recorded(base)
-        status = run([*cli, "status"], env)
-        again = run([*cli, "start"], env)
-        second = run([sys.executable, str(PROGRAM)], env)
-        assert second.returncode == 0, second.stderr[-3000:]
-        after = recorded(base)
-        deadline = time.time() + 180  # idle: no program connected for IDLE_MINUTES
-        while time.time() < deadline and list(base.glob("*/service.json")):
-            time.sleep(1)
-        idle_status = run([*cli, "status"], env)
-    finally:
-        for directory in base.iterdir() if base.exists() else ():
-            if directory.is_dir():
-                service.stop(directory)
+    status = run([*cli, "status"], env)
+    again = run([*cli, "start"], env)
+    second = run([sys.executable, str(PROGRAM)], env)
+    assert second.returncode == 0, second.stderr[-3000:]
+    after = json.loads((service.service_dir() / "service.json").read_text())
 
-    announce = [line for line in first.stderr.splitlines() if "local Spark service" in line]
     port = started["port"]
+    announce = [line for line in first.stderr.splitlines() if "local Spark service" in line]
     assert announce == [
         f"pyflowkit: starting a local Spark service (Spark Connect on 127.0.0.1:{port}, idle "
-        "timeout 0.25 min) so that later programs start in seconds; pyflowkit spark stop ends it"
+        "timeout 30 min) so that later programs start in seconds; pyflowkit spark stop ends it"
     ]
     assert "local Spark service" not in second.stderr
     for result in (first, second):  # the word counts of the embedded session, per key in order
-        lines = [line for line in result.stdout.splitlines() if re.match(r"\d> \(", line)]
+        lines = printed_counts(result.stdout)
         assert word_count.check_printed(lines)
         assert len(lines) == sum(word_count.expected_output().values())
-    assert (after["pid"], after["jvm_pid"], after["port"]) == (
-        started["pid"],
-        started["jvm_pid"],
-        port,
-    )  # reused, not restarted
+    reused = (after["pid"], after["jvm_pid"], after["port"])
+    assert reused == (started["pid"], started["jvm_pid"], port)
     assert status.returncode == 0
     out = status.stdout
     assert f"Spark service: running, pid {started['pid']} (JVM pid {started['jvm_pid']})" in out
     assert f"url:          sc://localhost:{port} (Spark Connect, 127.0.0.1 only" in out
     assert re.search(r"uptime: +\d+ (s|min)", out) and re.search(r"idle: +\d+ s \(stops", out)
-    assert "service.log" in out and "token" not in out.split("token in")[0].split("url:")[0]
+    assert "stops itself after 30 min 00 s idle" in out and "service.log" in out
+    token = (service.service_dir() / "token").read_text().strip()
+    assert token not in out  # the token stays in its owner-only file
     assert again.stdout.startswith("Already running: the local Spark service")
-    assert idle_status.stdout.startswith("No local Spark service runs")
-    for pid in (started["pid"], started["jvm_pid"]):
-        assert not service._pid_alive(pid)
-    [log] = base.glob("*/service.log")
-    assert f"stopping: idle for {IDLE_MINUTES:g} min" in log.read_text()
+
+
+FAKE_SERVER = textwrap.dedent(
+    """
+    import socket, sys, time
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
+    time.sleep(600)
+    """
+)
+
+
+def test_the_supervisor_stops_its_server_when_idle(tmp_path, monkeypatch, capsys) -> None:
+    """``service_daemon.main`` with a stand-in for the Connect server (a process listening on
+    the port): ready, then idle past the timeout with no program connected, then it stops the
+    server and removes its state."""
+    port = service.free_port()
+    (tmp_path / "token").write_text("t")
+    monkeypatch.setattr(service_daemon, "POLL_S", 0.1)
+    monkeypatch.setattr(
+        service_daemon, "connect_args", lambda p: [sys.executable, "-c", FAKE_SERVER, str(p)]
+    )
+    began = time.monotonic()
+    assert service_daemon.main([str(tmp_path), str(port), "1.0", "fp"]) == 0
+    elapsed = time.monotonic() - began
+    out = capsys.readouterr().out
+    assert re.search(rf"ready on 127\.0\.0\.1:{port}\n.*stopping: idle for 0\.0166667 min\n", out)
+    assert 1.0 <= elapsed < 30
+    assert not (tmp_path / "service.json").exists()
+    assert not service._listening(port)
+
+
+def test_a_held_lock_ends_in_a_bounded_error_naming_its_holder(tmp_path) -> None:
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time; f = open(sys.argv[1], 'a+'); "
+            "fcntl.flock(f, fcntl.LOCK_EX); f.write('4242'); f.flush(); print('held', flush=True); "
+            "time.sleep(60)",
+            str(tmp_path / "lock"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "held\n"
+        began = time.monotonic()
+        with pytest.raises(service.SparkServiceError) as info, service._DirLock(tmp_path, 0.5):
+            pass
+        assert time.monotonic() - began < 5
+    finally:
+        holder.kill()
+        holder.wait()
+    assert str(info.value) == (
+        f"the local Spark service's lock {tmp_path / 'lock'} is still held after 0.5 s "
+        "(by pid 4242, starting or stopping it)"
+    )
+    with service._DirLock(tmp_path, 0.5):  # released when its holder ends
+        assert (tmp_path / "lock").read_text() == str(__import__("os").getpid())
+
+
+def test_a_service_that_cannot_start_falls_back_to_the_embedded_session(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    """A supervisor that exits at once (here: no such Python) gives one stderr line and None:
+    the program runs on an in-process session instead of hanging."""
+    monkeypatch.setenv(service.DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(service, "is_script_process", lambda: True)
+    monkeypatch.setattr(service.sys, "executable", str(tmp_path / "no-python"))
+    assert service.default_remote({}) is None
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("pyflowkit: starting a local Spark service (Spark Connect on ")
+    assert err[1].startswith("pyflowkit: ")
+    assert err[1].endswith(
+        "; running on an in-process Spark session instead "
+        "(pyflowkit.spark.service=false skips the service)"
+    )
+    assert not list(tmp_path.glob("*/service.json"))
+
+
+def test_opt_out_and_interactive_processes_keep_the_embedded_session(monkeypatch) -> None:
+    monkeypatch.setattr(service, "is_script_process", lambda: True)
+    monkeypatch.delenv(service.SERVICE_ENV, raising=False)
+    assert service.enabled({}) is True
+    assert service.enabled({service.SERVICE_OPTION: "false"}) is False
+    assert service.default_remote({service.SERVICE_OPTION: "false"}) is None
+    monkeypatch.setenv(service.SERVICE_ENV, "0")
+    assert service.enabled({}) is False
+    assert service.enabled({service.SERVICE_OPTION: "true"}) is True
+    assert service.idle_timeout_minutes({service.IDLE_TIMEOUT_OPTION: "5 min"}) == 5.0
+    with pytest.raises(service.SparkServiceError, match="must be > 0 minutes, got '0'"):
+        service.idle_timeout_minutes({service.IDLE_TIMEOUT_OPTION: "0"})
