@@ -13,8 +13,8 @@ import sys
 import tempfile
 import time
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -126,8 +126,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory):
     session.stop()
 
 
-@dataclass(frozen=True)
-class FirstProgram:
+class FirstProgram(NamedTuple):
     """``python word_count.py`` run from the shell as the test session's first program."""
 
     result: subprocess.CompletedProcess
