@@ -152,6 +152,7 @@ def spark_service_first_program() -> FirstProgram:
     }
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     program = REPO_ROOT / "pyflowkit" / "examples" / "word_count.py"
+    service.stop()  # one an earlier program of this run started (pyflowkit run): start afresh
     began = time.perf_counter()
     result = subprocess.run(
         [sys.executable, str(program)],
