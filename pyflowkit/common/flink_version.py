@@ -199,6 +199,38 @@ class FinishedTasksCheckpointing:
         return str(raw).strip().lower() != "false"
 
 
+DECLARATIVE_SLOTS = VersionedRule(
+    "How the JobMaster gets slots",
+    "1.13",
+    "FLIP-138 (declarative resource management); FLINK-31448 (FineGrainedSlotManager, 1.18)",
+    "SlotPoolImpl.requestNewAllocatedSlot sends one ResourceManager.requestSlot per slot, each "
+    "with its AllocationID; SlotManagerImpl.registerSlotRequest picks a free slot for it",
+    "DeclarativeSlotPoolBridge raises DefaultDeclarativeSlotPool's requirements; once connected, "
+    "one ResourceManager.declareRequiredResources carries the total (ResourceRequirement "
+    "numberOfRequiredSlots=N); FineGrainedSlotManager allocates what is missing (dynamic slot "
+    "ids); offered slots fulfil requests in newSlotsAreAvailable; on failover the slots stay "
+    "in the pool and are re-reserved (requirements re-declared), no new TaskExecutor.requestSlot",
+)
+SCHEDULING_STRATEGY = VersionedRule(
+    "Scheduling strategy of a streaming job",
+    "1.12",
+    "FLIP-119 (pipelined region scheduling)",
+    "EagerSchedulingStrategy: every vertex at once",
+    "PipelinedRegionSchedulingStrategy: region by region in topological order (every region of "
+    "a streaming job is schedulable at once)",
+)
+
+
+@dataclass(frozen=True)
+class SlotAllocation:
+    """How a JobMaster asks for slots (``SlotPoolImpl`` vs ``DeclarativeSlotPoolBridge``) and
+    which ``SchedulingStrategy`` its scheduler names."""
+
+    rule: VersionedRule
+    declarative: bool  # 1.20: DeclarativeSlotPoolBridge + FineGrainedSlotManager
+    scheduling_strategy: str  # the strategy class DefaultScheduler.startScheduling logs
+
+
 ALL_RULES: tuple[VersionedRule, ...] = (
     TIME_DEFAULTS,
     ROW_TO_STRING,
@@ -207,6 +239,8 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     KEY_BY_ROW,
     COUNT_WINDOW,
     CHECKPOINTS_AFTER_TASKS_FINISH,
+    DECLARATIVE_SLOTS,
+    SCHEDULING_STRATEGY,
 )
 
 
@@ -222,6 +256,7 @@ class FlinkVersionProfile:
         "key_by",
         "count_window",
         "finished_tasks",
+        "slot_allocation",
     )
 
     def __init__(self, version: str) -> None:
@@ -241,6 +276,10 @@ class FlinkVersionProfile:
         self.key_by = KeyByKey(KEY_BY_ROW, keys_by_row=new)
         self.count_window = CountWindowShape(COUNT_WINDOW, pyflink_assigners=new)
         self.finished_tasks = FinishedTasksCheckpointing(CHECKPOINTS_AFTER_TASKS_FINISH, new)
+        strategy = "PipelinedRegionSchedulingStrategy" if new else "EagerSchedulingStrategy"
+        self.slot_allocation = SlotAllocation(
+            DECLARATIVE_SLOTS, new, "org.apache.flink.runtime.scheduler.strategy." + strategy
+        )
 
     @property
     def rules(self) -> tuple[VersionedRule, ...]:

@@ -40,12 +40,13 @@ NO_RESOURCE_MESSAGE = (
 
 
 class EagerSchedulingStrategy:
-    """Flink 1.11's ``EagerSchedulingStrategy``: schedule every vertex at once, topologically."""
+    """Flink 1.11's ``EagerSchedulingStrategy``: schedule every vertex at once, topologically.
+    Under the 1.20 profile it is named ``PipelinedRegionSchedulingStrategy`` (FLIP-119), which
+    schedules every region of a streaming job at once in the same topological order."""
 
-    name = "org.apache.flink.runtime.scheduler.strategy.EagerSchedulingStrategy"
-
-    def __init__(self, scheduler: DefaultScheduler) -> None:
+    def __init__(self, scheduler: DefaultScheduler, name: str) -> None:
         self.scheduler = scheduler
+        self.name = name
 
     def start_scheduling(self) -> None:
         self.scheduler.allocate_slots_and_deploy(self.scheduler.execution_vertices)
@@ -79,7 +80,9 @@ class DefaultScheduler:
         settings = jg.checkpointing_settings
         checkpointing = settings is not None and 0 < settings.checkpoint_interval < LONG_MAX_VALUE
         self.restart_strategy = create_restart_backoff_strategy(jg.restart_strategy, checkpointing)
-        self.strategy = EagerSchedulingStrategy(self)
+        self.strategy = EagerSchedulingStrategy(
+            self, job_master.profile.slot_allocation.scheduling_strategy
+        )
         self.waiting: list[Execution] = []  # scheduled, waiting for all slots (waitForAllSlots)
         self.pending_restart: set[str] = set()  # ExecutionVertex ids to restart
         self.restart_event = None
@@ -311,6 +314,7 @@ class DefaultScheduler:
         self.pending_restart.clear()
         self.number_of_restarts += 1
         self.jm.transition_job_status(JobStatus.RUNNING)
+        self.jm.slot_pool.release_reserved_slots([self.slot_key(ev) for ev in region])
         for ev in region:
             ev.reset_for_new_execution(self.bus)
         self.restore_state()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pyflowkit.common.flink_version import V1_11, FlinkVersionProfile, profile_for
 from pyflowkit.graph.job_graph import JobGraph
 from pyflowkit.java_semantics import LONG_MAX_VALUE
 from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
@@ -37,7 +38,13 @@ class JobMaster:
         self.failure_cause: BaseException | None = None
         self.failure_traceback: str | None = None
         self.fencing_token = bus.new_id()
-        self.slot_pool = SlotPool(self, bus, rm)
+        self.profile = job_profile(job_graph)
+        if self.profile.slot_allocation.declarative:  # FLIP-138 (1.13+)
+            from pyflowkit.runtime.declarative_slot_pool import DeclarativeSlotPoolBridge
+
+            self.slot_pool: SlotPool = DeclarativeSlotPoolBridge(self, bus, rm)
+        else:
+            self.slot_pool = SlotPool(self, bus, rm)
         self.checkpoint_coordinator: Any = None
         bus.emit(
             "JobMaster",
@@ -305,6 +312,12 @@ class JobMasterCheckpointGateway:
     def fail_job(self, cause: BaseException) -> None:
         """``CheckpointFailureManager``'s job failure callback: ``JobMaster.failJob``."""
         self.jm.fail_job(cause, None)
+
+
+def job_profile(job_graph: JobGraph) -> FlinkVersionProfile:
+    """The version profile the job was compiled under (its ``pyflowkit.flink-version``)."""
+    settings = getattr(job_graph.stream_graph, "execution_config", None)
+    return profile_for(getattr(settings, "flink_version", V1_11))
 
 
 def is_periodic_checkpointing_enabled(job_graph: JobGraph) -> bool:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pyflowkit.runtime.fine_grained_slot_manager import (
+    FineGrainedSlotManager,
+    ResourceRequirements,
+)
 from pyflowkit.runtime.rpc import RpcBus
 
 if TYPE_CHECKING:
@@ -59,6 +63,8 @@ class ResourceManager:
         self.slot_manager = SlotManager()
         for te in task_executors:
             self.slot_manager.register_task_executor(te)
+        # FLIP-138 (jobs under the 1.20 profile): declared requirements on the same slots
+        self.fine_grained = FineGrainedSlotManager(bus, self.slot_manager, task_executors)
 
     def register_job_manager(self, job_master: JobMaster) -> None:
         """``ResourceManager.registerJobManager``: the JobMaster is now known; reply."""
@@ -71,9 +77,14 @@ class ResourceManager:
         self.bus.send(
             self.name,
             "JobMaster",
-            "SlotPool.connectToResourceManager",
+            job_master.slot_pool.connect_method,
             job_master.slot_pool.connect_to_resource_manager,
         )
+
+    def declare_required_resources(self, requirements: ResourceRequirements) -> None:
+        """``ResourceManager.declareRequiredResources`` → ``SlotManager.processResourceRequirements``
+        (FLIP-138: the job's total, not one request per slot)."""
+        self.fine_grained.process_resource_requirements(requirements)
 
     def request_slot(self, request: SlotRequest) -> None:
         """``ResourceManager.requestSlot`` → ``SlotManagerImpl.registerSlotRequest``."""
@@ -122,7 +133,9 @@ class ResourceManager:
     def notify_slot_available(self, allocation_id: str) -> None:
         """A TaskExecutor freed a slot (``SlotReport``): serve pending requests."""
         self.slot_manager.free_slot(allocation_id)
+        self.fine_grained.slot_freed(allocation_id)
         self._fulfil_pending()
+        self.fine_grained.check_resource_requirements()
 
     def task_executor_lost(self, index: int) -> None:
         self.slot_manager.unregister_task_executor(index)

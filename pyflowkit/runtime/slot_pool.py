@@ -44,6 +44,8 @@ class PendingRequest:
 class SlotPool:
     """Flink's ``SlotPoolImpl``; one physical slot per slot-sharing key (group, subtask index)."""
 
+    connect_method = "SlotPool.connectToResourceManager"  # the RM's reply, as traced
+
     def __init__(
         self, job_master: JobMaster, bus: RpcBus, resource_manager: ResourceManager
     ) -> None:
@@ -147,6 +149,9 @@ class SlotPool:
                 req.timeout_event.cancelled = True
             self.rm.cancel_slot_request(req.allocation_id)
         self.pending.clear()
+
+    def release_reserved_slots(self, keys: list[SlotKey]) -> None:
+        """A region restarts: SlotPoolImpl keeps each slot for its slot-sharing key (no trace)."""
 
     def release_task_manager(self, te: TaskExecutor) -> list[AllocatedSlot]:
         lost = [s for s in self.slots.values() if s.task_executor is te]

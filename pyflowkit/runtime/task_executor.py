@@ -33,10 +33,14 @@ class TaskExecutor:
     def request_slot(
         self, slot_index: int, job_id: str, allocation_id: str, job_master: JobMaster
     ) -> None:
-        """``TaskExecutor.requestSlot``: allocate in the slot table, then offer it to the JobMaster."""
+        """``TaskExecutor.requestSlot``: allocate in the slot table, then offer it to the JobMaster.
+        A negative ``slot_index`` is a dynamic SlotID (Flink 1.20's FineGrainedSlotManager)."""
         if not self.alive:
             return
-        self.task_slot_table.allocate_slot(slot_index, job_id, allocation_id)
+        if slot_index < 0:
+            slot_index = self.task_slot_table.allocate_dynamic_slot(job_id, allocation_id)
+        else:
+            self.task_slot_table.allocate_slot(slot_index, job_id, allocation_id)
         self.job_master = job_master
         self.bus.emit(
             self.name,

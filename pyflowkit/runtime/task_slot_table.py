@@ -12,7 +12,7 @@ from pyflowkit.errors import IllegalStateException
 class TaskSlot:
     """Flink's ``TaskSlot``: FREE, or ALLOCATED to a job under an AllocationID, hosting tasks."""
 
-    index: int
+    index: int  # the slot's number; a dynamic slot's counts on from the static ones
     allocation_id: str | None = None
     job_id: str | None = None
     tasks: dict[str, Any] = field(default_factory=dict)  # attempt id → Task
@@ -28,6 +28,21 @@ class TaskSlotTable:
     def __init__(self, owner: str, number_of_slots: int) -> None:
         self.owner = owner
         self.slots = [TaskSlot(i) for i in range(number_of_slots)]
+        self.dynamic_slot_index = number_of_slots  # TaskSlotTableImpl.dynamicSlotIndex
+
+    def allocate_dynamic_slot(self, job_id: str, allocation_id: str) -> int:
+        """``allocateSlot`` with a negative index (the FineGrainedSlotManager's dynamic SlotID):
+        the slot takes ``nextDynamicSlotIndex()`` (never reused) within the TaskExecutor's
+        budget of ``number_of_slots`` slots; returns that index."""
+        free = next((s for s in self.slots if s.allocation_id is None), None)
+        if free is None:
+            raise IllegalStateException(
+                f"Cannot allocate the requested resources on {self.owner}: all "
+                f"{len(self.slots)} slots' resources are allocated."
+            )
+        free.index, self.dynamic_slot_index = self.dynamic_slot_index, self.dynamic_slot_index + 1
+        free.allocation_id, free.job_id = allocation_id, job_id
+        return free.index
 
     def allocate_slot(self, index: int, job_id: str, allocation_id: str) -> None:
         slot = self.slots[index]
@@ -53,15 +68,18 @@ class TaskSlotTable:
             s.tasks.pop(attempt_id, None)
 
     def free_slot(self, allocation_id: str) -> int | None:
-        for s in self.slots:
+        for position, s in enumerate(self.slots):
             if s.allocation_id == allocation_id:
+                index = s.index
                 s.allocation_id = s.job_id = None
+                s.index = position  # a freed dynamic slot leaves its static slot free
                 s.tasks.clear()
-                return s.index
+                return index
         return None
 
     def free_all(self) -> None:
         """The TaskExecutor process is gone: no slot is allocated or hosts a task any more."""
-        for s in self.slots:
+        for position, s in enumerate(self.slots):
             s.allocation_id = s.job_id = None
+            s.index = position
             s.tasks.clear()
