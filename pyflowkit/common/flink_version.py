@@ -202,19 +202,20 @@ class FinishedTasksCheckpointing:
 DECLARATIVE_SLOTS = VersionedRule(
     "How the JobMaster gets slots",
     "1.13",
-    "FLIP-138 (declarative resource management); FLINK-31448 (FineGrainedSlotManager, 1.18)",
+    "FLIP-138",
     "SlotPoolImpl.requestNewAllocatedSlot sends one ResourceManager.requestSlot per slot, each "
     "with its AllocationID; SlotManagerImpl.registerSlotRequest picks a free slot for it",
     "DeclarativeSlotPoolBridge raises DefaultDeclarativeSlotPool's requirements; once connected, "
     "one ResourceManager.declareRequiredResources carries the total (ResourceRequirement "
-    "numberOfRequiredSlots=N); FineGrainedSlotManager allocates what is missing (dynamic slot "
-    "ids); offered slots fulfil requests in newSlotsAreAvailable; on failover the slots stay "
-    "in the pool and are re-reserved (requirements re-declared), no new TaskExecutor.requestSlot",
+    "numberOfRequiredSlots=N); the FineGrainedSlotManager (default since 1.18, FLINK-31448) "
+    "allocates what is missing on dynamic slot ids; offered slots fulfil requests in "
+    "newSlotsAreAvailable; on failover the slots stay in the pool and "
+    "are re-reserved (requirements re-declared), no new TaskExecutor.requestSlot",
 )
 SCHEDULING_STRATEGY = VersionedRule(
     "Scheduling strategy of a streaming job",
     "1.12",
-    "FLIP-119 (pipelined region scheduling)",
+    "FLIP-119",
     "EagerSchedulingStrategy: every vertex at once",
     "PipelinedRegionSchedulingStrategy: region by region in topological order (every region of "
     "a streaming job is schedulable at once)",

@@ -73,7 +73,9 @@ class FineGrainedSlotManager:
         else:
             message = f"Received resource requirements from job {job}: {requirement_text(n)}"
             self.requirements[job] = requirements
-        self.bus.emit(self.name, "FineGrainedSlotManager.processResourceRequirements", message, job=job)
+        self.bus.emit(
+            self.name, "FineGrainedSlotManager.processResourceRequirements", message, job=job
+        )
         self.check_resource_requirements()
 
     def clear_resource_requirements(self, job_id: str) -> None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from pyflowkit.runtime.fine_grained_slot_manager import (
     FineGrainedSlotManager,
     ResourceRequirements,
+    requirement_text,
 )
 from pyflowkit.runtime.rpc import RpcBus
 
@@ -84,6 +85,13 @@ class ResourceManager:
     def declare_required_resources(self, requirements: ResourceRequirements) -> None:
         """``ResourceManager.declareRequiredResources`` → ``SlotManager.processResourceRequirements``
         (FLIP-138: the job's total, not one request per slot)."""
+        self.bus.emit(
+            self.name,
+            "ResourceManager.declareRequiredResources",
+            f"Received resource declaration for job {requirements.job_id}: "
+            f"{requirement_text(requirements.number_of_required_slots)}",
+            job=requirements.job_id,
+        )
         self.fine_grained.process_resource_requirements(requirements)
 
     def request_slot(self, request: SlotRequest) -> None:

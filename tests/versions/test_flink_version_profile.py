@@ -52,6 +52,8 @@ def test_every_rule_names_its_issue_and_both_sides() -> None:
         "FLIP-130 (PyFlink DataStream key_by: AddKey + KeyByKeySelector)",
         "FLINK-26444 (PyFlink's count window assigners)",
         "FLIP-147 (FLINK-2491)",
+        "FLIP-138",
+        "FLIP-119",
     }
     table = rules_table().splitlines()
     assert table[0] == "| Rule | FLIP/JIRA | Since | Flink 1.11 | Flink 1.20 |"
