@@ -35,6 +35,7 @@ _EXPORTS = {
     "Configuration": "pyflowkit.common",
     "RestartStrategies": "pyflowkit.common",
     "JobExecutionResult": "pyflowkit.common",
+    "compare_versions": "pyflowkit.runtime.version_comparison",
 }
 
 

@@ -11,6 +11,7 @@ import importlib
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from pyflowkit.common import python_dependencies as deps
@@ -862,10 +863,26 @@ class StreamExecutionEnvironment:
                 return self._configuration.get_integer(key, 1)
         return 1
 
-    def _settings(self) -> Any:
+    def _settings(self, profile: FlinkVersionProfile | None = None) -> Any:
+        """The frozen settings; ``profile`` compiles under another version (its time defaults
+        unless the program chose a time characteristic), as ``compare_versions`` does."""
         from pyflowkit.graph.settings import EnvironmentSettings
 
         restart = self._config.get_restart_strategy()
+        if profile is not None and profile is not self._profile:
+            saved = (
+                self._profile,
+                self._time_characteristic,
+                self._config.get_auto_watermark_interval(),
+            )
+            self._profile = profile
+            if not self._time_characteristic_set:
+                self._apply_time_defaults()
+            try:
+                return self._settings()
+            finally:
+                self._profile, self._time_characteristic = saved[0], saved[1]
+                self._config.set_auto_watermark_interval(saved[2])
         return EnvironmentSettings(
             parallelism=self.get_parallelism(),
             max_parallelism=self.get_max_parallelism(),
@@ -899,6 +916,20 @@ class StreamExecutionEnvironment:
         if clear_transformations:
             self._transformations.clear()
         return graph
+
+    def _stream_graph_under(self, version: str, job_name: str | None = None) -> Any:
+        """The StreamGraph this program compiles to under ``version``'s profile (the
+        environment is left as it was): ``pyflowkit.compare_versions``."""
+        if not self._transformations:
+            raise IllegalStateException(
+                "No operators defined in streaming topology. Cannot execute."
+            )
+        from pyflowkit.graph.stream_graph_generator import StreamGraphGenerator
+
+        settings = self._settings(profile_for(version))
+        configuration = {**settings.configuration, FLINK_VERSION_KEY: version}
+        settings = replace(settings, configuration=configuration)
+        return StreamGraphGenerator(list(self._transformations), settings, job_name).generate()
 
     def get_job_graph(self, job_name: str | None = None) -> Any:
         from pyflowkit.graph.streaming_job_graph_generator import create_job_graph
@@ -1018,6 +1049,20 @@ class _StreamGraphPipeline:
         self, job_name: str | None = None, clear_transformations: bool = False
     ) -> Any:
         return self._stream_graph
+
+    def _stream_graph_under(self, version: str, job_name: str | None = None) -> Any:
+        """The StreamGraph this program compiles to under ``version``'s profile (the
+        environment is left as it was): ``pyflowkit.compare_versions``."""
+        if not self._transformations:
+            raise IllegalStateException(
+                "No operators defined in streaming topology. Cannot execute."
+            )
+        from pyflowkit.graph.stream_graph_generator import StreamGraphGenerator
+
+        settings = self._settings(profile_for(version))
+        configuration = {**settings.configuration, FLINK_VERSION_KEY: version}
+        settings = replace(settings, configuration=configuration)
+        return StreamGraphGenerator(list(self._transformations), settings, job_name).generate()
 
     def get_job_graph(self, job_name: str | None = None) -> Any:
         from pyflowkit.graph.streaming_job_graph_generator import create_job_graph

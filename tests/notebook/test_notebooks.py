@@ -18,6 +18,7 @@ EXPECTED = {
     "05_failure_and_recovery.ipynb": {SVG, WIDGET, "text/html"},
     "06_running_on_spark.ipynb": {SVG, WIDGET, "text/html"},
     "07_geohash_alerts_end_to_end.ipynb": {SVG, WIDGET, "text/html"},
+    "08_what_changed_since_1_11.ipynb": {"text/html", "text/markdown"},
 }
 #: notebooks that need Spark throughout
 SPARK = {"06_running_on_spark.ipynb"}
@@ -89,6 +90,16 @@ def test_committed_notebooks_have_no_outputs():
     for path in NOTEBOOKS.glob("*.ipynb"):
         nb = nbformat.read(path, as_version=4)
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), path.name
+
+
+def test_what_changed_notebook_compares_a_1_11_environment():
+    import nbformat
+
+    nb = nbformat.read(NOTEBOOKS / "08_what_changed_since_1_11.ipynb", as_version=4)
+    sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert 'set_string("pyflowkit.flink-version", "1.11")' in sources
+    assert "changes = compare_versions(env)" in sources
+    assert "%load_ext" not in sources  # plain Python: the environment names its own version
 
 
 def test_geohash_notebook_checks_both_runtimes_against_plain_python():
