@@ -115,7 +115,7 @@ class StreamingProgress:
         parts.append(f"{self.printed_lines:,} lines printed")
         if self.restarts:
             parts.append(f"{self.restarts} restart(s)")
-        if self.last_failure and (self.status == "RESTARTING" or self.restarts):
+        if self.last_failure and (self.status in ("RESTARTING", "FAILED") or self.restarts):
             parts.append(f"last failure: {self.last_failure}")
         return " · ".join(parts)
 

@@ -165,6 +165,11 @@ def test_a_query_failing_at_every_start_ends_failed_with_its_cause(
             stream.getvalue()
         )
         assert f"last failure: {cause}" in stream.getvalue()
+    # the CLI's last status line, FAILED, names the cause (restarted or not)
+    last = stream.getvalue().splitlines()[-1]
+    assert last.startswith("Flink Streaming Job: FAILED") and last.endswith(
+        f"last failure: {cause}"
+    )
     with pytest.raises(JobExecutionException) as info:
         client.get_job_execution_result().result()
     text = str(info.value)
