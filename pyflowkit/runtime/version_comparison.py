@@ -130,7 +130,7 @@ class VersionComparison:
                 f"<b>{esc(r.issue)}</b> (since {esc(r.changed_in)}): {esc(r.name)}" for r in d.rules
             )
             rows.append(
-                f"<tr><td>{esc(d.kind)}</td><td>{esc(d.what)}</td>"
+                f"<tr><td>{esc(d.kind)}</td><td style='min-width:11em'>{esc(d.what)}</td>"
                 f"<td><code>{esc(d.under_1_11)}</code></td>"
                 f"<td><code>{esc(d.under_1_20)}</code></td><td>{rules or 'none'}</td></tr>"
             )
@@ -147,7 +147,7 @@ class VersionComparison:
             "<table style='border-collapse:collapse'>"
             f"<tr><th {cell}>kind</th><th {cell}>what differs</th><th {cell}>Flink 1.11</th>"
             f"<th {cell}>Flink 1.20</th><th {cell}>why (FLIP/JIRA)</th></tr>"
-            + body.replace("<td>", f"<td {cell}>")
+            + body.replace("<td>", f"<td {cell}>").replace("<td style='", f"<td {cell[:-1]};")
             + "</table></div>"
         )
 
