@@ -62,7 +62,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pyflowkit-bench-service-") as directory:
         service_env = dict(base, PYFLOWKIT_SPARK_SERVICE_DIR=directory)
         embedded_env = dict(base, PYFLOWKIT_SPARK_SERVICE="0")
-        rows: list[tuple[str, list[float]]] = []
+        rows: list[tuple[str, list[float], str]] = []
         print(f"python word_count.py, {args.runs} runs per host; load average before: {load()}")
         try:
             for name, env in (
@@ -73,7 +73,7 @@ def main() -> None:
                 for _ in range(args.runs):
                     seconds, _ = run_once(env)
                     times.append(seconds)
-                rows.append((name, times))
+                rows.append((name, times, load()))  # the load while this host ran
         finally:
             subprocess.run(
                 [sys.executable, "-m", "pyflowkit", "spark", "stop"],
@@ -84,9 +84,9 @@ def main() -> None:
                 check=False,
             )
         print(f"{'host':<22}{'first run':>11}{'next runs (each)':>28}   load average")
-        for name, times in rows:
+        for name, times, during in rows:
             nexts = ", ".join(f"{t:.2f} s" for t in times[1:])
-            print(f"{name:<22}{times[0]:>9.2f} s{nexts:>28}   {load()}")
+            print(f"{name:<22}{times[0]:>9.2f} s{nexts:>28}   {during}")
         embedded, served = rows[0][1], rows[1][1]
         second = served[1] if len(served) > 1 else float("nan")
         print(
