@@ -9,8 +9,9 @@ layer the rule it needs, already resolved for its version: the environment asks 
 Defaults per entry point: a program loaded by the CLI (``pyflowkit run/graph/explain FILE.py``)
 follows 1.20 (``entry_point_version``); a kernel that ran ``%load_ext pyflowkit`` (the classroom
 notebooks, ``%%pipeline``) follows 1.11 (``set_session_version``); the seed job pins 1.11 in its
-configuration; anything else (an environment made in Python) follows ``DEFAULT_VERSION``
-(1.11 until the suite's 1.11 expectations are pinned with ``@pytest.mark.flink_version``). Any
+code (``pyflowkit.examples.alerts_geohash.build``); anything else (an environment made in
+Python: ``python prog.py``, ``env.execute()``) follows ``DEFAULT_VERSION`` (1.11 until the suite's
+1.11 expectations are pinned with ``@pytest.mark.flink_version``). Any
 program chooses with ``Configuration().set_string("pyflowkit.flink-version", "1.20")`` or
 ``env.configure(...)``.
 
@@ -29,8 +30,8 @@ FLINK_VERSION_KEY = "pyflowkit.flink-version"
 V1_11 = "1.11"
 V1_20 = "1.20"
 SUPPORTED_VERSIONS = (V1_11, V1_20)
-# the default of an environment made in Python while the test suite's 1.11 expectations are
-# pinned one by one (issue 24's target: 1.20 for env.execute(); pyflowkit run already has it)
+# the default of an environment made in Python while the suite's 1.11 expectations are pinned one
+# by one (issue 24's target: 1.20 for env.execute(); the seed job and the notebooks pin 1.11)
 DEFAULT_VERSION = V1_11
 FINISHED_TASKS_KEY = "execution.checkpointing.checkpoints-after-tasks-finish.enabled"
 

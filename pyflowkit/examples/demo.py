@@ -44,11 +44,16 @@ DemoStage = Callable[[CompiledJob], StageResult]
 
 
 def compile_example(name: str, out_root: Path) -> CompiledJob:
-    """Build the example on a fresh environment; compile StreamGraph → JobGraph → ExecutionGraph."""
+    """Build the example on a fresh environment; compile StreamGraph → JobGraph → ExecutionGraph.
+    The demo shows Flink 1.11's runtime (the classroom's version): its environments pin 1.11."""
+    from pyflowkit.common.configuration import Configuration
+    from pyflowkit.common.flink_version import FLINK_VERSION_KEY, V1_11
     from pyflowkit.datastream import StreamExecutionEnvironment
 
     example = load_example(name)
-    env = StreamExecutionEnvironment.get_execution_environment()
+    env = StreamExecutionEnvironment.get_execution_environment(
+        Configuration().set_string(FLINK_VERSION_KEY, V1_11)
+    )
     example.build(env)
     job_graph = env.get_job_graph(example.JOB_NAME)
     stream_graph = job_graph.stream_graph  # the same generation: node ids match across levels

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyflowkit.common.flink_version import default_version
+
 MINIMAL_CHECKPOINT_TIME = 10  # CheckpointCoordinatorConfiguration.MINIMAL_CHECKPOINT_TIME (ms)
 DEFAULT_JOB_NAME = "Flink Streaming Job"
 
@@ -48,4 +50,5 @@ class EnvironmentSettings:
     checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
     restart_strategy: Any = None  # pyflowkit.common.RestartStrategyConfiguration or None (fallback)
     configuration: dict[str, str] = field(default_factory=dict)  # every Configuration key as set
-    flink_version: str = "1.11"  # the environment's pyflowkit.flink-version profile
+    # the environment's pyflowkit.flink-version profile (unset: the entry point's default)
+    flink_version: str = field(default_factory=default_version)

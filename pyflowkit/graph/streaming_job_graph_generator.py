@@ -11,7 +11,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 
-from pyflowkit.common.flink_version import V1_11, profile_for
+from pyflowkit.common.flink_version import default_version, profile_for
 from pyflowkit.common.job_id import JobID
 from pyflowkit.errors import IllegalStateException, JobException
 from pyflowkit.graph.chaining_rules import is_chainable
@@ -407,5 +407,7 @@ def create_job_graph(stream_graph: StreamGraph, job_id: str | None = None) -> Jo
 def _finished_tasks_enabled(stream_graph: StreamGraph) -> bool:
     """``ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH`` under the job's version profile (FLIP-147)."""
     settings = stream_graph.execution_config
-    finished_tasks = profile_for(getattr(settings, "flink_version", V1_11)).finished_tasks
+    finished_tasks = profile_for(
+        getattr(settings, "flink_version", None) or default_version()
+    ).finished_tasks
     return finished_tasks.enabled(getattr(settings, "configuration", None))

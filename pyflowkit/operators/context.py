@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyflowkit.common.flink_version import default_version
 from pyflowkit.common.python_dependencies import CACHED_FILES
 from pyflowkit.common.python_dependencies import cached_files as parse_cached_files
 from pyflowkit.metrics.metricbase import MetricRegistry
@@ -109,7 +110,8 @@ class StreamConfig:
     is_chain_start: bool = True
     is_chain_end: bool = True
     runtime_mode: str = "STREAMING"  # the job's resolved RuntimeExecutionMode: STREAMING / BATCH
-    flink_version: str = "1.11"  # the job's pyflowkit.flink-version (common.flink_version)
+    # the job's pyflowkit.flink-version (common.flink_version; unset: the entry point's default)
+    flink_version: str = field(default_factory=default_version)
     cached_files: dict[str, tuple[str, bool]] = field(default_factory=dict)  # name → (path, exec)
 
     @property
@@ -155,7 +157,7 @@ class StreamConfig:
             time_characteristic=getattr(settings, "time_characteristic", "ProcessingTime"),
             auto_watermark_interval=getattr(settings, "auto_watermark_interval", 0),
             chain_index=chain_index,
-            flink_version=getattr(settings, "flink_version", "1.11"),
+            flink_version=getattr(settings, "flink_version", None) or default_version(),
             cached_files=parse_cached_files(
                 (getattr(settings, "configuration", None) or {}).get(CACHED_FILES)
             ),

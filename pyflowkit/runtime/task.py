@@ -54,6 +54,7 @@ class Task:
         self.failure_traceback: str | None = None
         self.invoking = False
         self.checkpointing = TaskCheckpointDriver(self)
+        self._waiting_for_pending_checkpoints = False  # FLIP-147: afterInvoke announced it
         jv = tdd.job_vertex
         cls = STREAM_TASK_CLASSES.get(jv.invokable_class)
         if cls is None:
@@ -291,6 +292,23 @@ class Task:
     def _after_invoke(self) -> None:
         if self.state is not S.RUNNING:
             return
+        pending = self.checkpointing.pending_checkpoints()
+        if pending:  # FLIP-147: waitForPendingCheckpoints before closeAllOperators
+            if not self._waiting_for_pending_checkpoints:
+                self._waiting_for_pending_checkpoints = True
+                self.emit(
+                    "StreamTask.afterInvoke",
+                    f"{self.name} waits for the asynchronous part of checkpoint(s) "
+                    f"{', '.join(map(str, pending))} (waitForPendingCheckpoints).",
+                )
+            self.bus.call_later(
+                1, self.lane, "StreamTask.afterInvoke", self._guard(self._after_invoke)
+            )
+            return
+        if self._waiting_for_pending_checkpoints:
+            self.emit(
+                "StreamTask.afterInvoke", f"{self.name}: all pending checkpoints are finished."
+            )
         self.invokable.after_invoke()
         self.invokable.clean_up_invoke()
         self.emit(

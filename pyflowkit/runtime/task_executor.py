@@ -105,6 +105,7 @@ class TaskExecutor:
             )
         task = self._live_task(attempt_id)
         if task is None:
+            self._reply_unknown_task(attempt_id, checkpoint_id)
             return
         self.bus.emit_about_checkpoint(
             task.executor_event_template,
@@ -114,6 +115,23 @@ class TaskExecutor:
         )
         task.trigger_checkpoint_barrier(
             checkpoint_id, timestamp, options, advance_to_end_of_event_time
+        )
+
+    def _reply_unknown_task(self, attempt_id: str, checkpoint_id: int) -> None:
+        """The ``triggerCheckpoint`` reply for a task no longer here (it finished meanwhile): a
+        ``CheckpointException(TASK_CHECKPOINT_FAILURE)``. Only a coordinator that waits for the
+        replies hears it (1.20's ``triggerTasks``; 1.11's ``Execution.triggerCheckpoint`` drops
+        it, so nothing is sent then)."""
+        jm = self.job_master if self.alive else None
+        coord = jm.checkpoint_coordinator if jm is not None else None
+        if coord is None or not coord.aborts_on_trigger_failure:
+            return
+        message = f"TaskManager received a checkpoint request for unknown task {attempt_id}."
+        self.bus.send(
+            self.name,
+            "JobMaster",
+            "CheckpointCoordinator.onTriggerFailure",
+            lambda: coord.on_trigger_tasks_failure(checkpoint_id, message),
         )
 
     def confirm_checkpoint(self, attempt_id: str, checkpoint_id: int, timestamp: int) -> None:

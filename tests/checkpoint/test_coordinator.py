@@ -22,6 +22,10 @@ from pyflowkit.runtime.checkpoint.task_state import CheckpointMetrics, TaskState
 from pyflowkit.runtime.rpc import ClusterConfig, RpcBus
 from pyflowkit.state.snapshot import OperatorSnapshot
 
+# Flink 1.11's CheckpointCoordinator (its own trigger checks; 1.20's DefaultCheckpointPlanCalculator
+# needs the real JobGraph and is tested in tests/versions/test_finished_tasks_checkpoints.py)
+pytestmark = pytest.mark.flink_version("1.11")
+
 
 def vertex(vid: str, name: str, p: int, source: bool = False):
     node = SimpleNamespace(id=int(vid, 16) % 1000, operator_name=name, uid=None)

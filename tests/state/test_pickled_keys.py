@@ -1,5 +1,6 @@
 """A key selector returning a list or dict with no declared key type: PyFlink 1.20 keys the stream
-by the key's pickled bytes (``PICKLED_BYTE_ARRAY``; Java routes by ``Row(byte[]).hashCode()``,
+by the key's pickled bytes (``PICKLED_BYTE_ARRAY``; Java routes by ``Row.of(bytes).hashCode()``,
+``62 + Arrays.hashCode(bytes)``; the 1.11 profile by the key as a ``Row(byte[])``,
 ``31 + Arrays.hashCode(bytes)``), so the job runs and keyed state is per key; on every host."""
 
 from __future__ import annotations
@@ -52,7 +53,22 @@ def test_list_and_dict_keys_on_the_simulated_cluster(mode: str, parallelism: int
     check(results, mode)
 
 
-def test_records_go_to_the_subtask_of_the_pickled_key_group() -> None:
+def row_of_pickled_bytes_hash(key: Any) -> int:
+    """PyFlink 1.20's key_by keys by ``Row.of(key)`` (FLIP-130 ``KeyByKeySelector``), the key
+    being its pickled bytes (cloudpickle, protocol 5): ``62 + Arrays.hashCode(bytes)``."""
+    h = (62 + arrays_hash_code(pickle.dumps(key, protocol=5))) % 2**32
+    return h - 2**32 if h >= 2**31 else h
+
+
+@pytest.mark.parametrize(
+    "hash_code",
+    [
+        # the 1.11 profile keys by the key itself: Row(byte[]).hashCode, 31 + Arrays.hashCode
+        pytest.param(java_hash_code, marks=pytest.mark.flink_version("1.11"), id="1.11"),
+        pytest.param(row_of_pickled_bytes_hash, marks=pytest.mark.flink_version("1.20"), id="1.20"),
+    ],
+)
+def test_records_go_to_the_subtask_of_the_pickled_key_group(hash_code: Any) -> None:
     conf = Configuration().set_string("execution.target", "local")
     env = StreamExecutionEnvironment.get_execution_environment(conf)
     env.set_parallelism(4)
@@ -63,7 +79,7 @@ def test_records_go_to_the_subtask_of_the_pickled_key_group() -> None:
         .execute_and_collect()
     )
     for key, subtask in got:
-        assert subtask == assign_key_to_parallel_operator([key], 128, 4)
+        assert subtask == assign_key_to_parallel_operator([key], 128, 4, hash_code)
 
 
 @pytest.mark.spark

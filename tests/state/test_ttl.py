@@ -383,8 +383,7 @@ def test_ttl_on_spark_with_the_same_operator_code_and_its_processing_clock(
 
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(2)
-    if interval:
-        env.get_config().set_auto_watermark_interval(interval)
+    env.get_config().set_auto_watermark_interval(interval)  # 0: none (1.20's default is 200)
     assert env.get_config().get_auto_watermark_interval() == interval
     last_seen_job(env, 5000)  # several chunks
     env.execute("ttl on spark", spark=spark)

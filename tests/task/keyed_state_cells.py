@@ -29,6 +29,7 @@ from typing import Any
 
 from pyflowkit.cep import CEP, IterativeCondition, Pattern
 from pyflowkit.common import Types, WatermarkStrategy
+from pyflowkit.common.flink_version import default_version, profile_for
 from pyflowkit.common.watermark_strategy import TimestampAssigner
 from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflowkit.datastream.functions import (
@@ -248,8 +249,10 @@ class WindowApplyProbe(Probe, WindowFunction):
 
 class WindowProcessProbe(Probe, ProcessWindowFunction):
     """States from ``context.global_state()``, ``context.window_state()`` or the runtime
-    context. A count window's GlobalWindow is never cleaned up (its cleanup time is
-    Long.MAX_VALUE), so per-window state lives on across firings as the global one does."""
+    context. Flink 1.11's ``count_window(1)`` has one GlobalWindow per key, never cleaned up
+    (its cleanup time is Long.MAX_VALUE), so per-window state lives on across firings as the
+    global one does; PyFlink 1.20's ``CountTumblingWindowAssigner(1)`` puts record i of a key in
+    ``CountWindow(i)``, so each firing's window state holds that one record."""
 
     def __init__(self, cell: str, store: str) -> None:
         super().__init__(cell)
@@ -504,11 +507,19 @@ def _chain(key: str, outs: list[tuple[str, list[str]]], want: list[str], strict:
 
 
 def check_cell(
-    op: str, kind: str, parallelism: int, mode: str, outputs: Outputs, inputs: Inputs = FIXED
+    op: str,
+    kind: str,
+    parallelism: int,
+    mode: str,
+    outputs: Outputs,
+    inputs: Inputs = FIXED,
+    version: str | None = None,
 ) -> list[str]:
     """What is wrong with the cell (empty: every record's function saw exactly its key's state
-    of ``kind``); ``filter`` and ``cep`` have one check for all kinds."""
+    of ``kind``); ``filter`` and ``cep`` have one check for all kinds. ``version``: the Flink
+    version the job was built under (None: the default a new environment follows)."""
     name = cell_name(op, parallelism)
+    count_windows = profile_for(version or default_version()).count_window.pyflink_assigners
     rows = outputs.rows.get(name, [])
     strict = mode == STREAMING
     left = inputs.left_records()
@@ -536,9 +547,15 @@ def check_cell(
                 problems.append(f"key {key} matched {brief(got)}, Flink: {brief(pairs)}")
         elif op == "reduce":
             problems += _reduce(key, outs, toks, strict)
+        elif op == "window_process_window" and count_windows:  # one CountWindow per record
+            if Counter((t, tuple(c)) for t, c in outs) != Counter((t, (t,)) for t in toks):
+                problems.append(
+                    f"key {key}: window states {brief(outs, 2)}, Flink 1.20: each record's "
+                    f"CountWindow holds that record alone, {brief(toks)}"
+                )
         else:
             problems += _chain(key, outs, toks, strict and op not in TWO_INPUTS)
-    if op in ("filter", "cep", "reduce"):
+    if op in ("filter", "cep", "reduce") or (op == "window_process_window" and count_windows):
         return problems
     chains = {
         key: max((r.kind(index) for r in by_key.get(key, [])), key=len, default=[]) for key in want

@@ -174,6 +174,18 @@ def test_random_key_sequences_and_interleavings(
     assert not problems, "\n".join(problems[:12])
 
 
+# Flink 1.11's count_window(1) is GlobalWindows + PurgingTrigger(CountTrigger(1)): one window per
+# key whose state lives on across firings (the matrix above checks 1.20's CountWindow per record)
+@pytest.mark.flink_version("1.11")
+@pytest.mark.parametrize("mode", (STREAMING, BATCH))
+def test_1_11_count_window_state_lives_on_in_the_global_window(mode: str) -> None:
+    op = "window_process_window"
+    out = Outputs.parse(run_lines("reference", mode, build_env(mode, ops=(op,), parallelisms=(2,))))
+    for kind in STATES:
+        assert check_cell(op, kind, 2, mode, out) == []
+    assert check_cell(op, "list", 2, mode, out, version="1.20")  # not 1.20's one-record windows
+
+
 # ---------------------------------------------------------------------------------------------
 # the model itself: it rejects state that is not per key, and accepts state that is
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pyflowkit.common.checkpointing_options import CHECKPOINTS_DIR
-from pyflowkit.common.flink_version import V1_11, profile_for
+from pyflowkit.common.flink_version import default_version, profile_for
 from pyflowkit.common.fs_path import local_path
 from pyflowkit.errors import (
     CheckpointException,
@@ -142,7 +142,9 @@ def _names(executions: Any) -> str:
 def _plan_calculator(job_graph: Any, gateway: Any) -> DefaultCheckpointPlanCalculator | None:
     """The 1.20 profile's ``DefaultCheckpointPlanCalculator``; None under 1.11 (its own checks)."""
     settings = getattr(job_graph.stream_graph, "execution_config", None)
-    finished_tasks = profile_for(getattr(settings, "flink_version", V1_11)).finished_tasks
+    finished_tasks = profile_for(
+        getattr(settings, "flink_version", None) or default_version()
+    ).finished_tasks
     if not finished_tasks.supported:
         return None
     allow = finished_tasks.enabled(getattr(settings, "configuration", None))
@@ -744,6 +746,23 @@ class CheckpointCoordinator:
             callback(False)
         if not self.shutdown:
             self._execute_queued_request()
+
+    @property
+    def aborts_on_trigger_failure(self) -> bool:
+        """1.20's ``triggerCheckpointRequest`` waits for the sources' ``triggerCheckpoint``
+        replies (``triggerTasks``) and aborts the checkpoint when one fails; 1.11's
+        ``Execution.triggerCheckpoint`` ignores them."""
+        return self.plan_calculator is not None
+
+    def on_trigger_tasks_failure(self, checkpoint_id: int, message: str) -> None:
+        """A source's ``triggerCheckpoint`` failed (its task finished before the RPC arrived):
+        ``abortPendingCheckpoint(checkpoint, cause)`` with the TaskExecutor's
+        ``CheckpointException`` (TASK_CHECKPOINT_FAILURE, not counted as a failure); the next
+        trigger's plan sees the task FINISHED."""
+        pending = self.pending.get(checkpoint_id)
+        if self.shutdown or pending is None or pending.discarded:
+            return
+        self.abort_pending_checkpoint(pending, R.TASK_CHECKPOINT_FAILURE, message)
 
     def abort_pending_checkpoints(self, reason: R) -> None:
         """``abortPendingCheckpoints``: every pending checkpoint, oldest first."""

@@ -284,6 +284,16 @@ class TaskCheckpointDriver:
             )
         return True
 
+    def pending_checkpoints(self) -> list[int]:
+        """``SubtaskCheckpointCoordinatorImpl.waitForPendingCheckpoints`` (FLIP-147, 1.20 profile):
+        the checkpoints whose asynchronous part is still running; ``StreamTask.afterInvoke``
+        waits for them before it closes the operators (a source that finishes right after its
+        final checkpoint still acknowledges the checkpoint it took meanwhile). 1.11 waits for none.
+        """
+        if not self.checkpoints_after_tasks_finish:
+            return []
+        return sorted(cid for cid, sync in self.in_flight.items() if sync.async_scheduled)
+
     def _trigger_checkpoint_async(
         self, barrier: CheckpointBarrier, advance_to_end_of_event_time: bool
     ) -> None:
