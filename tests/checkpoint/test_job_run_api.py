@@ -65,6 +65,8 @@ def test_trigger_checkpoint_by_hand_without_periodic_checkpointing() -> None:
     assert all({"sync", "async"} <= set(s["checkpoint"]) for s in subtasks)
 
 
+# 1.11's rule: a FINISHED source stops checkpointing (1.20, FLIP-147: tests/versions)
+@pytest.mark.flink_version("1.11")
 def test_trigger_checkpoint_errors() -> None:
     run, _ = start(interval=None)
     with pytest.raises(IllegalArgumentException, match="no JobMaster yet"):
