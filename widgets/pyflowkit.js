@@ -48,6 +48,24 @@ function graphPane(model, root, opts) {
   const applyView = () => {
     canvas.style.transform = `translate(${view.x}px, ${view.y}px) scale(${view.z})`;
   };
+  // The zoom buttons' corner of the frame (px from its top right), when they lie over the frame.
+  const controlsBox = () => {
+    if (!options.stepper || !controls.offsetWidth) return null;
+    return { w: controls.offsetWidth + 12, h: controls.offsetHeight + 8 };
+  };
+  // The frame height that shows the whole drawing at the scale where its smallest text is 14 px
+  // (below the zoom buttons when it does not fit beside them); 0 when it is wider than the frame.
+  const need = () => {
+    const svg = canvas.querySelector("svg");
+    const vb = svg && svg.viewBox && svg.viewBox.baseVal;
+    if (!vb || !vb.width || !vb.height) return 0;
+    const floor = (MIN_FONT_PX + 0.05) / minFontUnits(svg);
+    const w = frame.clientWidth || 800;
+    if (vb.width * floor > w) return 0; // wider than the pane at 14 px: it pans anyway
+    const ctl = controlsBox();
+    const below = ctl && w - vb.width * floor < ctl.w ? ctl.h : 0;
+    return Math.ceil(vb.height * floor) + 4 + below;
+  };
   const fit = () => {
     const svg = canvas.querySelector("svg");
     if (!svg || !svg.viewBox || !svg.viewBox.baseVal) return;
@@ -57,9 +75,22 @@ function graphPane(model, root, opts) {
     const h = frame.clientHeight || 300;
     const floor = (MIN_FONT_PX + 0.05) / minFontUnits(svg); // + a rounding margin
     base = Math.max(Math.min(w / vb.width, h / vb.height), floor);
+    let x = Math.max(0, (w - vb.width * base) / 2);
+    let y = 0;
+    // the zoom buttons lie over the frame's top right corner: the drawing goes left of them, or
+    // below them when it is too wide for that (a cluster's label is never under a button)
+    const ctl = controlsBox();
+    if (ctl && x < ctl.w) {
+      if (w - vb.width * base >= ctl.w) x = (w - vb.width * base - ctl.w) / 2;
+      else {
+        base = Math.max(Math.min(w / vb.width, (h - ctl.h) / vb.height), floor);
+        x = Math.max(0, (w - vb.width * base) / 2);
+        y = ctl.h;
+      }
+    }
     svg.style.width = `${vb.width * base}px`;
     svg.style.height = `${vb.height * base}px`;
-    view = { x: Math.max(0, (w - vb.width * base) / 2), y: 0, z: 1 };
+    view = { x, y, z: 1 };
     applyView();
     zoomLabel.textContent = `${Math.round(100 * view.z)}%`;
   };
@@ -211,6 +242,7 @@ function graphPane(model, root, opts) {
     const top = svg.querySelector("g.graph") || svg;
     const text = { aligning: "aligning", async: "async part", acknowledged: "acked ✓" };
     const font = minFontUnits(svg);
+    const boxes = obstacles(svg); // the drawing's text: a badge goes where it covers none
     for (const [id, phase] of Object.entries(badges)) {
       const node = svg.querySelector(`g[id="${CSS.escape(id)}"]`);
       if (!node) continue;
@@ -221,9 +253,14 @@ function graphPane(model, root, opts) {
       const label = text[phase] || phase;
       const h = font * 1.35;
       const w = font * 0.62 * label.length + font;
+      const x = box.x + box.width - w + 4;
+      // on the box's top right edge; else its bottom right edge, else just above or below it
+      const spots = [box.y - h * 0.6, box.y + box.height - h * 0.4, box.y - h - 1, box.y + box.height + 1];
+      const y = spots.find((top) => !overlaps({ x, y: top, width: w, height: h }, boxes)) ?? spots[0];
+      boxes.push({ x, y, width: w, height: h });
       g.append(
-        svgEl("rect", { x: box.x + box.width - w + 4, y: box.y - h * 0.6, width: w, height: h, rx: h / 2 }),
-        Object.assign(svgEl("text", { x: box.x + box.width - w / 2 + 4, y: box.y - h * 0.6 + h * 0.72, "text-anchor": "middle", "font-size": font }), { textContent: label }),
+        svgEl("rect", { x, y, width: w, height: h, rx: h / 2 }),
+        Object.assign(svgEl("text", { x: x + w / 2, y: y + h * 0.72, "text-anchor": "middle", "font-size": font }), { textContent: label }),
       );
       top.appendChild(g);
     }
@@ -305,10 +342,12 @@ function graphPane(model, root, opts) {
   const resize = new ResizeObserver(() => fit());
   resize.observe(frame);
   drawSvg();
-  return () => {
+  const cleanup = () => {
     resize.disconnect();
     for (const [ev, f] of Object.entries(handlers)) model.off(ev, f);
   };
+  cleanup.need = need;
+  return cleanup;
 }
 
 // The visible notebook area around a widget: JupyterLab 4's and Notebook 7's windowed notebook
@@ -428,7 +467,12 @@ function renderStepper(model, root) {
   const status = el("span", "pfk-badge");
   const stepNo = el("span", "pfk-step-no");
   const msg = el("div", "pfk-message");
-  head.append(statusLabel, status, stepNo, msg);
+  // the restart / restore banner lies over the raw log line (nothing moves when it appears, and
+  // it covers no subtask of the graph)
+  const msgSlot = el("div", "pfk-message-slot");
+  const banner = el("div", "pfk-banner");
+  msgSlot.append(msg, banner);
+  head.append(statusLabel, status, stepNo, msgSlot);
 
   const bar = el("div", "pfk-toolbar");
   const button = (label, cls, onclick, title) => {
@@ -526,8 +570,6 @@ function renderStepper(model, root) {
   const graphBox = el("div", "pfk-pane pfk-graph-pane");
   root.appendChild(graphBox);
   const cleanupGraph = graphPane(model, graphBox, { stepper: true, timed: clock.timed });
-  const banner = el("div", "pfk-banner"); // over the graph's bottom edge: nothing moves
-  graphBox.appendChild(banner);
 
   const tabBar = el("div", "pfk-tabs");
   const body = el("div", "pfk-tab-body");
@@ -704,16 +746,7 @@ function renderStepper(model, root) {
   // pane share what the status line, toolbar, legend and tabs leave.
   const graphFrame = graphBox.querySelector(".pfk-graph-frame");
   const area = () => notebookArea(root);
-  // The frame height that shows the whole graph at the scale where its smallest text is 14 px.
-  const graphNeed = () => {
-    const svg = graphFrame.querySelector("svg");
-    const vb = svg && svg.viewBox && svg.viewBox.baseVal;
-    if (!vb || !vb.width || !vb.height) return 0;
-    const floor = (MIN_FONT_PX + 0.05) / minFontUnits(svg);
-    const w = graphFrame.clientWidth || 800;
-    if (vb.width * floor > w) return 0; // wider than the pane at 14 px: it pans anyway
-    return Math.ceil(vb.height * floor) + 4;
-  };
+  const graphNeed = () => cleanupGraph.need();
   let fitted = null;
   const fitArea = () => {
     const a = presenting ? null : area();

@@ -49,6 +49,35 @@ def break_chain(name: str) -> str:
     return name.replace(" -> ", "\n-> ")
 
 
+#: The longest line of an operator's name in a graph box: a longer name wraps after its commas and
+#: spaces, as Flink's web UI wraps a long operator name inside its fixed-width node (a window's
+#: ``Window(GlobalWindows(), CountTrigger, CountEvictor, GprsDelta)`` is three lines, not one line
+#: wider than a projector's pane).
+WRAP_AT = 28
+
+
+def wrap_name(line: str, width: int = WRAP_AT) -> str:
+    """``line`` broken after spaces into lines of at most ``width`` characters (a longer word
+    stays whole); the text stays Flink's, only line breaks are added."""
+    if len(line) <= width:
+        return line
+    lines: list[str] = []
+    current = ""
+    for word in re.split(r"(?<= )", line):
+        if current and len(current) + len(word.rstrip()) > width:
+            lines.append(current.rstrip())
+            current = word
+        else:
+            current += word
+    lines.append(current.rstrip())
+    return "\n".join(lines)
+
+
+def operator_lines(name: str) -> str:
+    """A (chained) operator name for a graph box: one operator per line, long names wrapped."""
+    return "\n".join(wrap_name(line) for line in break_chain(name).split("\n"))
+
+
 def css_token(value: object) -> str:
     """A value usable as one SVG class token (spaces would split it)."""
     return re.sub(r"[^A-Za-z0-9_-]", "_", str(value))

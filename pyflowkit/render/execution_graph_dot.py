@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pyflowkit.render.dot import DotBuilder, break_chain, css_token, label_lines
+from pyflowkit.render.dot import DotBuilder, css_token, label_lines, operator_lines
 from pyflowkit.render.states import (
     legend_graph_attrs,
     normalise_states,
@@ -31,8 +31,8 @@ def execution_vertex_id(vertex: Any) -> str:
 
 
 def subtask_label(vertex: Any) -> str:
-    """Flink's ``name (i/n)``, the chained name shown one operator per line."""
-    return f"{break_chain(vertex.task_name)} ({vertex.subtask_index + 1}/{vertex.parallelism})"
+    """Flink's ``name (i/n)``, the chained name shown one operator per line (long ones wrapped)."""
+    return f"{operator_lines(vertex.task_name)} ({vertex.subtask_index + 1}/{vertex.parallelism})"
 
 
 def execution_graph_to_dot(graph: Any, states: Mapping[str, object] | None = None) -> str:
@@ -50,7 +50,7 @@ def execution_graph_to_dot(graph: Any, states: Mapping[str, object] | None = Non
         cid = execution_job_vertex_id(ejv)
         cluster = vertex_cluster(
             label_lines(
-                break_chain(ejv.name),
+                operator_lines(ejv.name),
                 f"Parallelism: {ejv.parallelism} (max {ejv.max_parallelism})",
             ),
             ejv.name,

@@ -70,3 +70,16 @@ def test_svg_and_json(graph, tmp_path):
     plan = json.loads(graph.save(tmp_path / "eg.json").read_text())  # getJsonPlan(): REST plan
     assert [n["id"] for n in plan["nodes"]] == [WIN_ID, MAP_ID, SRC_ID]
     assert plan["nodes"][0]["inputs"][0]["ship_strategy"] == "HASH"
+
+
+def test_a_long_operator_name_wraps_after_its_spaces_with_flink_s_text():
+    from pyflowkit.render.dot import WRAP_AT, operator_lines, wrap_name
+
+    name = "Window(GlobalWindows(), CountTrigger, CountEvictor, GprsDelta)"
+    assert wrap_name(name) == "Window(GlobalWindows(),\nCountTrigger, CountEvictor,\nGprsDelta)"
+    assert wrap_name(name).replace("\n", " ") == name  # only line breaks are added
+    assert all(len(line) <= WRAP_AT for line in wrap_name(name).split("\n"))
+    assert wrap_name("Source: Collection Source") == "Source: Collection Source"  # short: as is
+    assert wrap_name("x" * 40) == "x" * 40  # a word longer than the width stays whole
+    chained = operator_lines(f"{name} -> Sink: Print to Std. Out")
+    assert chained.split("\n")[-1] == "-> Sink: Print to Std. Out"
