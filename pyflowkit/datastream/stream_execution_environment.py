@@ -1089,14 +1089,15 @@ def _java_only(method: str, option: str, values: Iterable[str]) -> str:
 def _refuse_null_tuple_fields(elements: list[Any], type_info: TypeInformation | None) -> None:
     """``fromCollection`` serializes every element on the client: a None field of a declared
     tuple fails the call, as Flink's ``TupleSerializer`` does."""
-    from pyflowkit.operators.declared_types import null_tuple_field
+    from pyflowkit.operators.declared_types import first_null_tuple_field
 
-    for index, element in enumerate(elements):
-        field = null_tuple_field(type_info, element)
-        if field is not None:
-            raise InvalidProgramException(
-                f"from_collection(): element {index} {element!r} cannot be serialized with its "
-                f"declared type {type_info}: Field {field} is null, but expected to hold a value "
-                "(Flink's TupleSerializer refuses null fields: NullFieldException). Declare the "
-                "record as Types.ROW(...) to allow None fields."
-            )
+    found = first_null_tuple_field(type_info, elements)
+    if found is not None:
+        index, field = found
+        element = elements[index]
+        raise InvalidProgramException(
+            f"from_collection(): element {index} {element!r} cannot be serialized with its "
+            f"declared type {type_info}: Field {field} is null, but expected to hold a value "
+            "(Flink's TupleSerializer refuses null fields: NullFieldException). Declare the "
+            "record as Types.ROW(...) to allow None fields."
+        )

@@ -486,19 +486,28 @@ def collection_converter(type_info: Any) -> Callable[[Any], Any] | None:
     return None
 
 
-def null_tuple_field(type_info: Any, element: Any) -> int | None:
-    """The position of ``element``'s first None field when ``type_info`` is a Java tuple, or None.
+def first_null_tuple_field(type_info: Any, elements: list[Any]) -> tuple[int, int] | None:
+    """(element, field) of the first None field in ``elements`` declared as a Java tuple, or None.
 
     Flink's ``TupleSerializer`` refuses null fields (``NullFieldException``: "Field 1 is null, but
     expected to hold a value."), and ``fromCollection`` serializes the whole collection on the
     client (``FromElementsFunction``), so PyFlink refuses such a collection in ``from_collection``
-    itself. A ``Row`` allows None fields.
+    itself. A ``Row`` allows None fields. Only a declared tuple pays for the scan (in C).
     """
     from pyflowkit.common.typeinfo import TupleTypeInfo
 
-    if not isinstance(type_info, TupleTypeInfo) or not isinstance(element, tuple | list):
+    if not isinstance(type_info, TupleTypeInfo):
         return None
-    return next((i for i, v in enumerate(element) if v is None), None)
+    for index, element in enumerate(elements):
+        if None in element if type(element) is tuple else _has_none(element):
+            field = next((i for i, v in enumerate(element) if v is None), None)
+            if field is not None:  # `in` also matched a field equal to None
+                return index, field
+    return None
+
+
+def _has_none(element: Any) -> bool:
+    return isinstance(element, tuple | list) and any(v is None for v in element)
 
 
 def _fits_long(value: int) -> bool:
