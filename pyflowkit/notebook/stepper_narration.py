@@ -75,6 +75,42 @@ NARRATION: dict[str, tuple[str, str]] = {
         "{sender} offers its reserved slot to the JobMaster",
         "the TaskExecutor, not the ResourceManager, hands the slot to the job's JobMaster",
     ),
+    "DeclarativeSlotPoolBridge.requestNewAllocatedSlot": (
+        "The scheduler asks the declarative SlotPool for a slot{for_task}",
+        "Flink 1.13+ (FLIP-138): the request only raises the number of slots the job needs",
+    ),
+    "DefaultDeclarativeSlotPool.declareResourceRequirements": (
+        "The SlotPool updates the resources the job requires",
+        "one number per resource profile, not one request per slot (FLIP-138)",
+    ),
+    "DeclarativeSlotPoolService.connectToResourceManager": (
+        "The SlotPool connects to the ResourceManager",
+        "requirements declared before the connection are sent once it stands",
+    ),
+    "ResourceManager.declareRequiredResources": (
+        "The JobMaster declares how many slots the job requires",
+        "the ResourceManager, not the JobMaster, decides which slots to allocate (FLIP-138)",
+    ),
+    "FineGrainedSlotManager.processResourceRequirements": (
+        "The ResourceManager's SlotManager compares the requirements with the slots the job has",
+        "it allocates only what is missing",
+    ),
+    "DefaultSlotStatusSyncer.allocateSlot": (
+        "The SlotManager allocates a slot on a TaskExecutor",
+        "a dynamic slot: its number comes after the TaskExecutor's fixed slots",
+    ),
+    "FineGrainedSlotManager.clearResourceRequirements": (
+        "The ResourceManager clears the job's resource requirements",
+        "the job ended: its slots go back to the TaskExecutors",
+    ),
+    "DefaultDeclarativeSlotPool.offerSlots": (
+        "The JobMaster's SlotPool accepts the offered slots",
+        "accepted slots fill the job's declared requirements",
+    ),
+    "DeclarativeSlotPoolBridge.newSlotsAreAvailable": (
+        "The SlotPool hands the new slot to the oldest waiting request",
+        "then the scheduler can deploy that subtask",
+    ),
     "SlotPool.offerSlot": (
         "The JobMaster's SlotPool accepts the slot",
         "an offered slot fulfils a pending slot request of the scheduler",

@@ -144,3 +144,24 @@ def test_lost_task_manager_gets_new_slots_on_the_other(version: str) -> None:
     assert run.job_status is JobStatus.FINISHED
     alive = {r for r in run.tasks_frame()["task_executor"]}
     assert te not in alive
+
+
+def test_the_sequence_diagram_draws_1_20_slot_calls_between_their_components() -> None:
+    from pyflowkit.notebook.stepper_narration import NARRATION
+    from pyflowkit.render.sequence_model import sequence_model
+
+    run = _run("1.20")
+    run.run()
+    messages = sequence_model(run.trace, 2).to_dict()["messages"]
+    ends = {m["method"]: (m["from"], m["to"]) for m in messages}
+    assert ends[DECLARE] == ("SlotPool", "ResourceManager")
+    assert ends["DeclarativeSlotPoolBridge.requestNewAllocatedSlot"] == ("Scheduler", "SlotPool")
+    assert ends["DeclarativeSlotPoolService.connectToResourceManager"] == ("JobMaster", "SlotPool")
+    assert ends[OFFER_1_20] == ("JobMaster", "SlotPool")
+    assert ends["DefaultDeclarativeSlotPool.declareResourceRequirements"] == (
+        "SlotPool",
+        "SlotPool",
+    )
+    flip_138 = ("DeclarativeSlotPool", "DefaultDeclarativeSlotPool", "FineGrainedSlotManager")
+    slot_calls = {m for m in ends if m.startswith(flip_138) or m == DECLARE}
+    assert slot_calls - set(NARRATION) == set(), "every 1.20 slot call has a narration"
