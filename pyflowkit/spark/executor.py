@@ -234,7 +234,9 @@ def start_streaming(
     """Start the job's Structured Streaming query; returns the running ``StreamingJob``."""
     from pyflowkit.spark.streaming_job import StreamingJob, settings_from
 
-    session = get_session({**python_deps.session_settings(configuration), **configuration}, spark)
+    session = get_session(
+        {**python_deps.session_settings(configuration), **configuration}, spark, use_service=False
+    )
     python_deps.ship(session, configuration)
     job_id = getattr(job_graph, "job_id", None) or uuid.uuid4().hex
     settings = settings_from(_settings(job_graph), configuration, job_id)

@@ -117,11 +117,14 @@ def get_session(
     spark: Any = None,
     *,
     jvm_stderr: Path | None = None,
+    use_service: bool = True,
 ) -> Any:
     """The session to run on: ``spark`` if given; else the one ``spark.master``/``spark.remote``
     configure; else the active session; else an embedded ``local[*]`` one (started once, reused).
     A session a background warm-up is still starting for the same settings is waited for.
-    ``jvm_stderr``: a file for the stderr of the JVM this call starts (the warm-up passes one)."""
+    ``jvm_stderr``: a file for the stderr of the JVM this call starts (the warm-up passes one).
+    ``use_service=False``: never the local Spark service (a Structured Streaming query needs a
+    classic session: Spark Connect cannot serialize pyflowkit's ``foreachBatch``)."""
     if spark is not None:
         return spark
     master, conf = resolve_master(configuration)
@@ -133,7 +136,7 @@ def get_session(
         active = SparkSession.getActiveSession()
         if active is not None and not conf:
             return active
-        master = _service_remote(configuration, conf) or DEFAULT_MASTER
+        master = (use_service and _service_remote(configuration, conf)) or DEFAULT_MASTER
     return _embedded_session(master, conf, jvm_stderr)
 
 

@@ -162,3 +162,32 @@ def test_opt_out_and_interactive_processes_keep_the_embedded_session(monkeypatch
     assert service.idle_timeout_minutes({service.IDLE_TIMEOUT_OPTION: "5 min"}) == 5.0
     with pytest.raises(service.SparkServiceError, match="must be > 0 minutes, got '0'"):
         service.idle_timeout_minutes({service.IDLE_TIMEOUT_OPTION: "0"})
+
+
+def test_a_streaming_query_never_runs_on_the_service(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spark Connect cannot serialize pyflowkit's foreachBatch: a Structured Streaming query
+    takes the classic session even where a batch job would use the local service."""
+    from pyspark.sql import SparkSession
+
+    from pyflowkit.spark import executor, session
+
+    masters: list[str] = []
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+    monkeypatch.setattr(session, "_service_remote", lambda configuration, conf: "sc://service")
+    monkeypatch.setattr(
+        session, "_embedded_session", lambda master, conf, err=None: masters.append(master)
+    )
+    monkeypatch.setattr(session.preflight, "check_python_packages", lambda: None)
+    session.get_session({})
+    session.get_session({}, use_service=False)
+    assert masters == ["sc://service", session.DEFAULT_MASTER]
+
+    calls: list[dict] = []
+    monkeypatch.setattr(
+        executor,
+        "get_session",
+        lambda *a, **k: calls.append(k) or (_ for _ in ()).throw(RuntimeError("stop")),
+    )
+    with pytest.raises(RuntimeError, match="stop"):
+        executor.start_streaming(object(), {})
+    assert calls == [{"use_service": False}]
