@@ -23,7 +23,7 @@ def run_on_spark(job: CompiledJob, spark: Any = None) -> StageResult:
     """Run the JobGraph on Spark, summarise the plan and the run, write ``spark_plan.txt``."""
     from pyflowkit.spark.executor import execute
     from pyflowkit.spark.preflight import SparkEnvironmentError
-    from pyflowkit.spark.session import get_session
+    from pyflowkit.spark.session import get_session, is_connect
 
     try:
         session = get_session(None, spark)
@@ -41,7 +41,10 @@ def run_on_spark(job: CompiledJob, spark: Any = None) -> StageResult:
         + (
             f" (Spark: {progress.jobs_done} jobs, {progress.stages_done} stages, "
             f"{progress.tasks_done} tasks)"
-            if progress is not None
+            if progress is not None and progress.jobs_done
+            # a Spark Connect session has no status tracker to count them
+            else " (on the local Spark service)"
+            if is_connect(session)
             else ""
         )
         + f"; {len(printed)} printed lines "
