@@ -1050,20 +1050,6 @@ class _StreamGraphPipeline:
     ) -> Any:
         return self._stream_graph
 
-    def _stream_graph_under(self, version: str, job_name: str | None = None) -> Any:
-        """The StreamGraph this program compiles to under ``version``'s profile (the
-        environment is left as it was): ``pyflowkit.compare_versions``."""
-        if not self._transformations:
-            raise IllegalStateException(
-                "No operators defined in streaming topology. Cannot execute."
-            )
-        from pyflowkit.graph.stream_graph_generator import StreamGraphGenerator
-
-        settings = self._settings(profile_for(version))
-        configuration = {**settings.configuration, FLINK_VERSION_KEY: version}
-        settings = replace(settings, configuration=configuration)
-        return StreamGraphGenerator(list(self._transformations), settings, job_name).generate()
-
     def get_job_graph(self, job_name: str | None = None) -> Any:
         from pyflowkit.graph.streaming_job_graph_generator import create_job_graph
 

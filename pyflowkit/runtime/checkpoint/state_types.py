@@ -57,36 +57,26 @@ def check_state_types(
                 for name, st in states.items():
                     entries = st.get("entries", ())
                     keys = [e[0] for e in entries]
-                    if key_check is not None and not key_check.all_fit(keys):
-                        index, why = first_misfit(key_check, keys) or (0, "")
+                    columns = [("key", key_check, keys, node.state_key_type)]
+                    if name == REDUCE_STATE:
+                        columns.append(("value", reduce_check, [e[2] for e in entries], value_type))
+                    for kind, check, values, declared in columns:
+                        if check is None or check.all_fit(values):
+                            continue
+                        index, why = first_misfit(check, values) or (0, "")
+                        key = keys[index] if kind == "value" else None
                         _refuse(
                             pointer,
                             file,
                             name,
                             node,
                             op_id,
-                            "key",
-                            keys[index],
-                            node.state_key_type,
+                            kind,
+                            values[index],
+                            declared,
                             why,
-                            None,
+                            key,
                         )
-                    if reduce_check is not None and name == REDUCE_STATE:
-                        values = [e[2] for e in entries]
-                        if not reduce_check.all_fit(values):
-                            index, why = first_misfit(reduce_check, values) or (0, "")
-                            _refuse(
-                                pointer,
-                                file,
-                                name,
-                                node,
-                                op_id,
-                                "value",
-                                values[index],
-                                value_type,
-                                why,
-                                keys[index],
-                            )
 
 
 def _refuse(
