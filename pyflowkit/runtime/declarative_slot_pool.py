@@ -219,18 +219,7 @@ class DeclarativeSlotPoolBridge(SlotPool):
         TaskExecutor; the ResourceManager drops the job's requirements (disconnectJobManager)."""
         self.cancel_pending()
         self.rm.fine_grained.clear_resource_requirements(self.job_id)
-        for slot in list(self.offered.values()):
-            te = slot.task_executor
-            alloc = slot.allocation_id
-            self.bus.send(
-                "SlotPool",
-                te.name,
-                "TaskExecutor.freeSlot",
-                lambda te=te, alloc=alloc: (
-                    te.free_slot(alloc),
-                    self.rm.notify_slot_available(alloc),
-                ),
-            )
+        self._free_at_task_executors(list(self.offered.values()))
         self.offered.clear()
         self.free.clear()
         self.slots.clear()

@@ -162,7 +162,12 @@ class SlotPool:
     def release_all(self) -> None:
         """The job is over: give every slot back (TaskExecutor.freeSlot, then the RM)."""
         self.cancel_pending()
-        for slot in list(self.slots.values()):
+        self._free_at_task_executors(list(self.slots.values()))
+        self.slots.clear()
+
+    def _free_at_task_executors(self, slots: list[AllocatedSlot]) -> None:
+        """``TaskExecutor.freeSlot`` for each slot, then the ResourceManager sees it free."""
+        for slot in slots:
             te = slot.task_executor
             alloc = slot.allocation_id
             self.bus.send(
@@ -174,4 +179,3 @@ class SlotPool:
                     self.rm.notify_slot_available(alloc),
                 ),
             )
-        self.slots.clear()
