@@ -56,7 +56,8 @@ def _type_signature(key: Any) -> Any:
 
 
 def pickled_key_hash_code(key: Any) -> int:
-    """The Java ``hashCode()`` of the key PyFlink routes an undeclared key type by.
+    """The 1.11 profile's Java ``hashCode()`` of a key of an undeclared type, keyed by its pickle
+    (1.20 keys by ``Row.of(bytes)``: ``java_hash.pickled_row_hash``).
 
     ``KeyByKeySelector`` keys by ``Row(byte[])``, whose ``hashCode`` is
     ``RowUtils.deepHashCodeRow``: the RowKind's byte (INSERT: 0) times 31 plus

@@ -13,7 +13,7 @@ import pytest
 from pyflowkit.common import Configuration
 from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflowkit.java_semantics import PickledList, key_identity, pickled_key, pickled_key_hash_code
-from pyflowkit.state.java_hash import java_hash_code
+from pyflowkit.state.java_hash import java_hash_code, key_hash_function
 from pyflowkit.state.key_groups import assign_key_to_parallel_operator
 from tests.spark.pickled_key_jobs import NAMES, RECORDS, SubtaskOf, check, jobs
 
@@ -27,12 +27,16 @@ def arrays_hash_code(data: bytes) -> int:
     return h - 2**32 if h >= 2**31 else h
 
 
-def test_the_key_hash_is_pyflinks_row_of_pickled_bytes() -> None:
+def test_the_key_hash_of_pickled_bytes_under_each_profile() -> None:
+    """1.11 keys by the key itself, a ``Row(byte[])``: ``31 + Arrays.hashCode``; PyFlink 1.20
+    keys by ``Row.of(key)`` over the cloudpickled bytes: ``62 + Arrays.hashCode``."""
     for key in ([1], ["a", 2.5], {"k": [1, 2]}, {3, 4}):
         expected = arrays_hash_code(pickle.dumps(key)) + 31
         expected = (expected + 2**31) % 2**32 - 2**31
         assert pickled_key_hash_code(key) == expected
         assert java_hash_code(key) == expected == java_hash_code(pickled_key(key))
+        assert key_hash_function(True, None)(key) == row_of_pickled_bytes_hash(key)
+        assert key_hash_function(False, None)(key) == expected
     # equal lists are one key; lists whose pickles differ are two ([1] and [1.0]), as in PyFlink
     assert key_identity([1]) == key_identity(PickledList([1])) != key_identity([1.0])
     wrapped = pickled_key([1, 2])
