@@ -32,7 +32,8 @@ version, ``kind`` (``print`` or ``collect``), the raw ``lines``, how to compare 
 the order is defined; ``sorted``: compare as sorted lines; ``sorted_no_subtask``: sorted, with the
 ``:k>``/``k>`` subtask prefix dropped because Flink picks the round-robin start at random;
 ``final_per_key``: each key's last line, subtask dropped, for running aggregates whose inputs
-interleave from several subtasks),
+interleave from several subtasks; ``final_per_subtask``: each sink subtask's last line, for a
+running aggregate of plain values),
 ``error`` (PyFlink's own exception text if the pipeline cannot run there) and ``notes``.
 Recording is deterministic: fixed inputs, and ordering is only relied on where Flink defines it.
 """
