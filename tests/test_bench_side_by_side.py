@@ -59,3 +59,11 @@ def test_rates_are_better_higher_and_the_load_average_is_not_a_measurement() -> 
     assert not tool.higher_is_better("t / 200,000 · ratio")
     assert not tool.is_measurement("t / 200,000 · load avg")
     assert tool.is_measurement("t / 200,000 · on s")
+
+
+def test_a_long_metric_keeps_its_column_name_in_the_table() -> None:
+    metric = "Throughput, 500,000 words, parallelism 2 / checkpointing off (baseline) · words/s"
+    shown = tool.fit(metric, 72)
+    assert len(shown) == 72 and shown.endswith("… · words/s")
+    assert shown.startswith("Throughput, 500,000 words, parallelism 2 / checkpointing")
+    assert tool.fit("short · s", 72) == "short · s"

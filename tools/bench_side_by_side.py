@@ -197,6 +197,16 @@ def print_header(old: Side, new: Side) -> None:
     print("|" + "|".join("-" * (w + 2) for w in (12, 72, 12, 12, 7, 13)) + "|", flush=True)
 
 
+def fit(metric: str, width: int) -> str:
+    """``metric`` in ``width`` characters: a long row label is shortened in its middle, so the
+    column name at its end (``· words/s``) always shows."""
+    if len(metric) <= width:
+        return metric
+    label, _, column = metric.rpartition(" · ")
+    keep = width - len(column) - 4
+    return f"{label[:keep]}… · {column}" if label and keep > 8 else metric[: width - 1] + "…"
+
+
 def print_rows(old: Side, new: Side, name: str, max_slowdown: float) -> int:
     """The rows of benchmark ``name``; how many got worse by more than ``max_slowdown``."""
     worse = 0
@@ -211,7 +221,7 @@ def print_rows(old: Side, new: Side, name: str, max_slowdown: float) -> int:
         flag = " !" if slower > 1 + max_slowdown else ""
         worse += bool(flag)
         print(
-            f"| {name:<12} | {key[1][:72]:<72} | {a:>12,.4g} | {b:>12,.4g} | "
+            f"| {name:<12} | {fit(key[1], 72):<72} | {a:>12,.4g} | {b:>12,.4g} | "
             f"{ratio:>6.3f}{flag or ' '} | {la:>13} |",
             flush=True,
         )
