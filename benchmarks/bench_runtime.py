@@ -288,6 +288,37 @@ def shapes_table(n_words: int, parallelism: int, runs: int) -> None:
     )
 
 
+def collection_table(elements: int, runs: int) -> None:
+    """Issue 25 (service brief §2): ``from_collection`` of ``(str, int)`` tuples with a declared
+    ``Types.TUPLE([STRING, INT])`` against the same call without a type (Flink's Java-side
+    conversion narrows declared ints; the undeclared collection is taken as is)."""
+    from pyflowkit.common import Types
+
+    data = [(VOCABULARY[i % 15], i) for i in range(elements)]
+    tuple_type = Types.TUPLE([Types.STRING(), Types.INT()])
+
+    def build(type_info: Any) -> Any:
+        return StreamExecutionEnvironment.get_execution_environment().from_collection(
+            data, type_info
+        )
+
+    t = {
+        name: seconds
+        for name, (seconds, _) in timed(
+            {"undeclared": lambda: build(None), "declared": lambda: build(tuple_type)}, runs
+        ).items()
+    }
+    print(
+        f"\nfrom_collection of {elements:,} (str, int) tuples; best CPU time of {runs}; {_load()}"
+    )
+    print(f"| {'call':<52} | {'CPU time':>9} | {'ratio':>6} |")
+    print(f"|{'-' * 54}|{'-' * 11}|{'-' * 8}|")
+    print(f"| {'no type_info (baseline)':<52} | {t['undeclared']:>7.3f} s | {'1.00x':>6} |")
+    ratio = t["declared"] / t["undeclared"]
+    label = "type_info=Types.TUPLE([STRING(), INT()])"
+    print(f"| {label:<52} | {t['declared']:>7.3f} s | {ratio:>5.2f}x |")
+
+
 def _load() -> str:
     with open("/proc/loadavg") as f:
         return "load average " + " ".join(f.read().split()[:3])
@@ -310,7 +341,14 @@ def main() -> None:
     parser.add_argument(
         "--shapes-only", action="store_true", help="only the table of issue 25's shapes"
     )
+    parser.add_argument("--collection", type=int, default=200_000, help="from_collection size")
+    parser.add_argument(
+        "--collection-only", action="store_true", help="only the from_collection table"
+    )
     args = parser.parse_args()
+    if args.collection_only:
+        collection_table(args.collection, args.runs)
+        return
     if args.shapes_only:
         shapes_table(args.words, args.parallelism, args.runs)
         return
@@ -415,6 +453,7 @@ def main() -> None:
         f"{quiet_s / fast_s:.2f}x echo_print=False): {'met' if ok_print else 'NOT met'}"
     )
     shapes_table(args.words, args.parallelism, args.runs)
+    collection_table(args.collection, args.runs)
     if args.memory_records:
         memory_table(args.memory_records)
 

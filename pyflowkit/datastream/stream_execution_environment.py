@@ -716,12 +716,11 @@ class StreamExecutionEnvironment:
         if isinstance(type_info, RowTypeInfo):
             # PyFlink reads the collection with its RowTypeInfo: functions get named Rows.
             elements = [type_info.row_of(e, "Source: Collection Source") for e in elements]
-        from pyflowkit.operators.declared_types import collection_converter
+        from pyflowkit.operators.declared_types import convert_collection, tuple_columns
 
-        convert = collection_converter(type_info)  # PyFlink's Java side narrows ints, floats
-        if convert is not None:
-            elements = [convert(e) for e in elements]
-        _refuse_null_tuple_fields(elements, type_info)
+        columns = tuple_columns(type_info, elements)
+        elements = convert_collection(type_info, elements, columns)  # PyFlink narrows ints
+        _refuse_null_tuple_fields(elements, type_info, columns)  # None fields stay None
         reader = _source("pyflowkit.operators.sources", "CollectionSource", elements)
         if reader is not None:  # one list (the source's own copy): user-code copies check it once
             elements = reader.elements
@@ -1072,12 +1071,14 @@ def _java_only(method: str, option: str, values: Iterable[str]) -> str:
     )
 
 
-def _refuse_null_tuple_fields(elements: list[Any], type_info: TypeInformation | None) -> None:
+def _refuse_null_tuple_fields(
+    elements: list[Any], type_info: TypeInformation | None, columns: list[Any] | None = None
+) -> None:
     """``fromCollection`` serializes every element on the client: a None field of a declared
     tuple fails the call, as Flink's ``TupleSerializer`` does."""
     from pyflowkit.operators.declared_types import first_null_tuple_field
 
-    found = first_null_tuple_field(type_info, elements)
+    found = first_null_tuple_field(type_info, elements, columns)
     if found is not None:
         index, field = found
         element = elements[index]

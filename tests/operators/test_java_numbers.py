@@ -202,3 +202,40 @@ def test_numbers_on_spark(spark: Any, build: Any, expected: list[str]) -> None:
     env.set_parallelism(2)
     got = list(build(env).execute_and_collect("numbers", spark=spark))
     assert sorted(got) == sorted(expected)
+
+
+COLUMN_CASES = [
+    # (declared tuple, elements): the column path must give what element by element gives
+    (
+        Types.TUPLE([Types.STRING(), Types.INT(), Types.FLOAT()]),
+        [("a", 1, 110.1), ("b", 2**31, 2.5), ("c", True, float("inf"))],
+    ),
+    (Types.TUPLE([Types.BYTE(), Types.SHORT()]), [(200, 7), (-129, 43878), (2**70, None)]),
+    (Types.TUPLE([Types.LONG(), Types.FLOAT()]), [(2**63, 1), (-(2**63), 0.1), (5, "x")]),
+    (Types.TUPLE([Types.INT(), Types.TUPLE([Types.SHORT()])]), [(1, (43878,)), (2, (7,))]),
+    (Types.TUPLE([Types.INT(), Types.INT()]), [(1, 2), [2**40, 3], (4,)]),  # mixed shapes
+]
+
+
+@pytest.mark.parametrize(("type_info", "elements"), COLUMN_CASES)
+def test_from_collection_converts_columns_as_it_converts_elements(
+    type_info: Any, elements: list[Any]
+) -> None:
+    """``convert_collection`` (column by column, in C where it can) equals converting element by
+    element with ``collection_converter``, types included (43878 SHORT -> -21658, bools kept)."""
+    from pyflowkit.operators.declared_types import collection_converter, convert_collection
+
+    convert = collection_converter(type_info)
+    expected = [convert(e) for e in elements]
+    got = convert_collection(type_info, list(elements))
+    assert got == expected
+    assert [[type(v) for v in e] for e in got] == [[type(v) for v in e] for e in expected]
+
+
+def test_an_int_column_that_fits_is_not_copied_and_a_float_column_is_cast_to_32_bits() -> None:
+    from pyflowkit.operators.declared_types import convert_collection
+
+    elements = [("a", i) for i in range(1000)]
+    assert convert_collection(Types.TUPLE([Types.STRING(), Types.INT()]), elements) is elements
+    got = convert_collection(Types.TUPLE([Types.INT(), Types.FLOAT()]), [(1, 1e300), (2, 110.1)])
+    assert got == [(1, float("inf")), (2, 110.0999984741211)]
