@@ -233,6 +233,31 @@ class SlotAllocation:
     scheduling_strategy: str  # the strategy class DefaultScheduler.startScheduling logs
 
 
+ADAPTIVE_BATCH_SCHEDULER = VersionedRule(
+    "Scheduler and parallelism of a BATCH job",
+    "1.17 (1.15 opt-in)",
+    "FLIP-187 (FLINK-30682, FLINK-30683)",
+    "DefaultScheduler: every vertex at the parallelism it was compiled with (the environment's "
+    "unless set_parallelism), all deployed at once",
+    "AdaptiveBatchScheduler (jobmanager.scheduler: AdaptiveBatch): a vertex whose parallelism the "
+    "program did not set (env.set_parallelism is only the upper bound) is initialized once its "
+    "blocking inputs FINISHED; DefaultVertexParallelismAndInputInfosDecider gives it "
+    "ceil(consumed non-broadcast bytes / execution.batch.adaptive.auto-parallelism."
+    "avg-data-volume-per-task, 16 MiB) within [min-parallelism 1, max-parallelism "
+    "(parallelism.default)] (tiny inputs: 1; only broadcast inputs: min-parallelism); a source "
+    "takes default-source-parallelism (max-parallelism); VertexwiseSchedulingStrategy deploys "
+    "each vertex when its inputs are consumable",
+)
+
+
+@dataclass(frozen=True)
+class BatchScheduling:
+    """Which scheduler a BATCH job gets (``DefaultSlotPoolServiceSchedulerFactory``)."""
+
+    rule: VersionedRule
+    adaptive: bool  # 1.20: AdaptiveBatchScheduler; 1.11: DefaultScheduler
+
+
 ALL_RULES: tuple[VersionedRule, ...] = (
     TIME_DEFAULTS,
     ROW_TO_STRING,
@@ -243,6 +268,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     CHECKPOINTS_AFTER_TASKS_FINISH,
     DECLARATIVE_SLOTS,
     SCHEDULING_STRATEGY,
+    ADAPTIVE_BATCH_SCHEDULER,
 )
 
 
@@ -259,6 +285,7 @@ class FlinkVersionProfile:
         "count_window",
         "finished_tasks",
         "slot_allocation",
+        "batch_scheduling",
     )
 
     def __init__(self, version: str) -> None:
@@ -282,6 +309,7 @@ class FlinkVersionProfile:
         self.slot_allocation = SlotAllocation(
             DECLARATIVE_SLOTS, new, "org.apache.flink.runtime.scheduler.strategy." + strategy
         )
+        self.batch_scheduling = BatchScheduling(ADAPTIVE_BATCH_SCHEDULER, adaptive=new)
 
     @property
     def rules(self) -> tuple[VersionedRule, ...]:

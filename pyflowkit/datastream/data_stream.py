@@ -126,6 +126,7 @@ class _OperatorSettings:
                 "parallelism."
             )
         t.parallelism = parallelism
+        t.parallelism_configured = True
         return self
 
     def set_max_parallelism(self, max_parallelism: int) -> Any:
@@ -246,6 +247,7 @@ class DataStream(_OperatorSettings):
         """``forceNonParallel``: parallelism and max parallelism 1."""
         t = self._physical("force_non_parallel()")
         t.parallelism = 1
+        t.parallelism_configured = True
         t.max_parallelism = 1
         return self
 

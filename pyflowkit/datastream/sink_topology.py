@@ -139,5 +139,6 @@ def sink_to(stream: DataStream, sink: Any) -> UnifiedSinkStreamSink:
         )
     env._add_operator(writer)
     if committer is not None:
+        committer.parallelism_configured = batch  # the BATCH committer's setParallelism(1)
         env._add_operator(committer)
     return UnifiedSinkStreamSink(env, writer, committer, batch)

@@ -192,8 +192,9 @@ class WindowedStream(PositionAggregations):
             name, operator_class, params, output_type, parallelism=self._parallelism()
         )
         stream = DataStream(self._input._env, t)
-        if not self._keyed:
+        if not self._keyed:  # AllWindowedStream: forceNonParallel
             t.max_parallelism = 1
+            t.parallelism_configured = True
         return stream
 
     def _parallelism(self) -> int | None:

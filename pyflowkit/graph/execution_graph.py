@@ -52,7 +52,11 @@ class IntermediateResultPartition:
 
     @property
     def number_of_subpartitions(self) -> int:
-        """``PartitionDescriptor``: one subpartition per consuming subtask (1 if none known)."""
+        """``PartitionDescriptor``: one subpartition per consuming subtask (1 if none known); in
+        a dynamic graph (AdaptiveBatchScheduler) what the result fixed before its consumer's
+        parallelism was decided (``getNumberOfSubpartitionsForDynamicGraph``)."""
+        if self.result.dynamic_subpartitions is not None:
+            return self.result.dynamic_subpartitions
         if self.consumers and self.consumers[0]:
             return len(self.consumers[0])
         return 1
@@ -77,6 +81,8 @@ class IntermediateResult:
     partitions: list[IntermediateResultPartition] = field(default_factory=list)
     consumer_edge: JobEdge | None = None
     number_of_consumers: int = 0
+    # dynamic graph: the subpartitions each partition has (consumer max parallelism, 1 broadcast)
+    dynamic_subpartitions: int | None = None
 
     def register_consumer(self) -> int:
         index = self.number_of_consumers
@@ -267,6 +273,14 @@ class ExecutionGraph(Renderable):
             self._by_id[ejv.id] = ejv
             for result in ejv.produced_data_sets:
                 self.intermediate_results[result.id] = result
+        self._regions = None
+
+    @classmethod
+    def dynamic(cls, job_graph: JobGraph) -> ExecutionGraph:
+        """A dynamic graph (``DefaultExecutionGraph`` of the AdaptiveBatchScheduler): no job
+        vertex attached yet; each is attached (``initializeJobVertex``) once its parallelism is
+        decided, after its producers."""
+        return cls(job_graph)
 
     # -- lookup --------------------------------------------------------------------------------
     def get_job_vertex(self, vertex_id_or_name: str) -> ExecutionJobVertex:

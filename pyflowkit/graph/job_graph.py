@@ -120,6 +120,22 @@ class JobVertex:
     def is_input_vertex(self) -> bool:
         return not self.inputs
 
+    @property
+    def parallelism_configured(self) -> bool:
+        """``JobVertex.isParallelismConfigured`` (1.17+): the program set the parallelism of one
+        of the chained operators (``set_parallelism``, a non-parallel source's forced 1). The
+        environment's parallelism does not count: it is the AdaptiveBatchScheduler's upper bound.
+        """
+        from pyflowkit.graph.transformations import LegacySourceTransformation
+
+        for node in self.stream_nodes:
+            t = node.transformation
+            if getattr(t, "parallelism_configured", False):
+                return True
+            if isinstance(t, LegacySourceTransformation) and not t.parallel:
+                return True
+        return False
+
     def __str__(self) -> str:
         return self.name
 

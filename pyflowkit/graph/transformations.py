@@ -77,6 +77,8 @@ class Transformation:
         self.name = name
         self.output_type = output_type
         self.parallelism = parallelism
+        # Transformation.isParallelismConfigured (1.17+): set by the program, not the environment
+        self.parallelism_configured = False
         self.max_parallelism: int = -1
         self.uid: str | None = None
         self.user_provided_node_hash: str | None = None
@@ -91,6 +93,7 @@ class Transformation:
     def set_parallelism(self, parallelism: int) -> None:
         validate_parallelism(parallelism, self.name)
         self.parallelism = parallelism
+        self.parallelism_configured = True
 
     def set_max_parallelism(self, max_parallelism: int) -> None:
         validate_max_parallelism(max_parallelism, self.name)
@@ -170,6 +173,7 @@ class LegacySourceTransformation(PhysicalTransformation):
                 f"is a non-parallel source and cannot run with parallelism {parallelism}."
             )
         self.parallelism = parallelism
+        self.parallelism_configured = True
 
 
 class SourceTransformation(PhysicalTransformation):

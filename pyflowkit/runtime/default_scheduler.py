@@ -64,25 +64,17 @@ class DefaultScheduler:
         self.jm = job_master
         self.bus = job_master.bus
         jg = job_master.job_graph
-        self.execution_graph = ExecutionGraph.from_job_graph(jg)
+        self.execution_graph = self.create_execution_graph()
         self.execution_vertices: list[ExecutionVertex] = []
         self.by_key: dict[tuple[str, int], ExecutionVertex] = {}
-        for jv in jg.vertices:
-            for graph_vertex in self.execution_graph.get_job_vertex(jv.id).task_vertices:
-                ev = ExecutionVertex(graph_vertex, jg.job_id)
-                ev.reset_for_new_execution(self.bus)
-                self.execution_vertices.append(ev)
-                self.by_key[(jv.id, ev.subtask_index)] = ev
-        self.regions = [
-            [self.by_key[(v.job_vertex.id, v.subtask_index)] for v in region.execution_vertices]
-            for region in self.execution_graph.failover_regions
-        ]
+        for ejv in self.execution_graph.job_vertices:
+            self.register_execution_vertices(ejv)
+        self.regions: list[list[ExecutionVertex]] = []
+        self.compute_regions()
         settings = jg.checkpointing_settings
         checkpointing = settings is not None and 0 < settings.checkpoint_interval < LONG_MAX_VALUE
         self.restart_strategy = create_restart_backoff_strategy(jg.restart_strategy, checkpointing)
-        self.strategy = EagerSchedulingStrategy(
-            self, job_master.profile.slot_allocation.scheduling_strategy
-        )
+        self.strategy: Any = self.create_scheduling_strategy()
         self.waiting: list[Execution] = []  # scheduled, waiting for all slots (waitForAllSlots)
         self.pending_restart: set[str] = set()  # ExecutionVertex ids to restart
         self.restart_event = None
@@ -93,6 +85,31 @@ class DefaultScheduler:
         self.restored: Any = None  # RestoredState the next deployments start from (or None)
         job_master.slot_pool.on_slot_available = self._try_deploy
         job_master.slot_pool.on_request_timeout = self._on_slot_request_timeout
+
+    def create_execution_graph(self) -> ExecutionGraph:
+        """``SchedulerBase.createAndRestoreExecutionGraph``: every job vertex attached at once."""
+        return ExecutionGraph.from_job_graph(self.jm.job_graph)
+
+    def create_scheduling_strategy(self) -> Any:
+        return EagerSchedulingStrategy(self, self.jm.profile.slot_allocation.scheduling_strategy)
+
+    def register_execution_vertices(self, ejv: Any) -> list[ExecutionVertex]:
+        """The runtime side (executions) of an attached ExecutionJobVertex's subtasks."""
+        created = []
+        for graph_vertex in ejv.task_vertices:
+            ev = ExecutionVertex(graph_vertex, self.jm.job_graph.job_id)
+            ev.reset_for_new_execution(self.bus)
+            self.execution_vertices.append(ev)
+            self.by_key[(ejv.id, ev.subtask_index)] = ev
+            created.append(ev)
+        return created
+
+    def compute_regions(self) -> None:
+        """The failover regions of the attached subtasks (``SchedulingPipelinedRegion``)."""
+        self.regions = [
+            [self.by_key[(v.job_vertex.id, v.subtask_index)] for v in region.execution_vertices]
+            for region in self.execution_graph.failover_regions
+        ]
 
     # -- scheduling -----------------------------------------------------------------------------
     def start_scheduling(self) -> None:
@@ -168,17 +185,18 @@ class DefaultScheduler:
                     (edge.data_set.id, ev.subtask_index, e.attempt_id),
                     partition.number_of_subpartitions,
                     default_max_parallelism(edge.target.max_parallelism, edge.target.parallelism),
+                    blocking=partition.result.dynamic_subpartitions is not None,
                 )
             )
         gates = []
         two_input = jv.invokable_class == "TwoInputStreamTask"
         for num, edge in enumerate(jv.inputs):
-            sub = graph_vertex.consumed_subpartition_index(num)
+            subs = self.consumed_subpartitions(graph_vertex, num, edge)
             channels = []
             for graph_edge in graph_vertex.input_edges[num]:
                 p = graph_edge.source.partition_number
                 producer = self.by_key[(edge.source.id, p)].current_execution
-                channels.append(((edge.data_set.id, p, producer.attempt_id), sub))
+                channels.extend(((edge.data_set.id, p, producer.attempt_id), sub) for sub in subs)
             gates.append(
                 InputGateDeploymentDescriptor(
                     edge, edge.type_number if two_input else 0, tuple(channels)
@@ -199,6 +217,11 @@ class DefaultScheduler:
             settings=getattr(self.jm.job_graph.stream_graph, "execution_config", None),
             extra=self._restore_extra(ev),
         )
+
+    def consumed_subpartitions(self, graph_vertex: Any, num: int, edge: Any) -> range:
+        """The subpartition(s) the subtask reads of each producer partition on input ``num``."""
+        sub = graph_vertex.consumed_subpartition_index(num)
+        return range(sub, sub + 1)
 
     def _restore_extra(self, ev: ExecutionVertex) -> dict[str, Any]:
         """``JobManagerTaskRestore`` of the subtask: its share of the restored checkpoint."""
@@ -230,6 +253,8 @@ class DefaultScheduler:
             e.transition_state(S.RUNNING, self.bus)
         elif state is S.FINISHED:
             e.transition_state(S.CANCELED if e.state is S.CANCELING else S.FINISHED, self.bus)
+            if e.state is S.FINISHED:
+                self.on_task_finished(e)
         elif state is S.CANCELED and e.state is S.CANCELING:
             e.transition_state(S.CANCELED, self.bus)
         elif state in (S.FAILED, S.CANCELED):
@@ -239,6 +264,9 @@ class DefaultScheduler:
                 self.mark_failed(e, cause or RuntimeError("Task failed."), tb)
                 return
         self.jm.check_job_progress()
+
+    def on_task_finished(self, e: Execution) -> None:
+        """A subtask FINISHED (``SchedulerBase.onTaskFinished``): nothing more to schedule here."""
 
     def mark_failed(self, e: Execution, cause: BaseException, tb: str | None) -> None:
         """``Execution.markFailed`` → ``handleTaskFailure``."""

@@ -20,6 +20,9 @@ class ResultPartitionDeploymentDescriptor:
     partition_id: PartitionId
     number_of_subpartitions: int
     consumer_max_parallelism: int  # HASH partitioners use the CONSUMER's max parallelism
+    # a BLOCKING partition of a dynamic graph: written in full before its consumer is deployed
+    # (BoundedBlockingSubpartition: no credit back-pressure on the producer)
+    blocking: bool = False
 
 
 @dataclass(frozen=True)

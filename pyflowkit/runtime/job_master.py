@@ -25,6 +25,7 @@ class JobMaster:
     def __init__(
         self, job_graph: JobGraph, bus: RpcBus, rm: ResourceManager, dispatcher: Dispatcher
     ) -> None:
+        from pyflowkit.runtime.adaptive_batch_scheduler import uses_adaptive_batch_scheduler
         from pyflowkit.runtime.default_scheduler import DefaultScheduler
 
         self.job_graph = job_graph
@@ -52,7 +53,12 @@ class JobMaster:
             f"Initializing job {self.job_name} ({self.job_id}).",
             job=self.job_id,
         )
-        self.scheduler = DefaultScheduler(self)
+        if uses_adaptive_batch_scheduler(job_graph, self.profile):  # FLIP-187 (1.17+ default)
+            from pyflowkit.runtime.adaptive_batch_scheduler import AdaptiveBatchScheduler
+
+            self.scheduler = AdaptiveBatchScheduler(self)
+        else:
+            self.scheduler = DefaultScheduler(self)
         restore = job_graph.savepoint_restore_settings
         if is_periodic_checkpointing_enabled(job_graph) or restore is not None:
             self.enable_checkpointing()

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from pyflowkit.runtime.task_executor import TaskExecutor
 
 S = ExecutionState
+# a blocking partition of a dynamic graph keeps every buffer until its consumer runs
+UNBOUNDED_POOL = 1 << 62
 
 
 format_failure = user_traceback  # the task's failure text: the user's frames only
@@ -162,9 +164,8 @@ class Task:
         tdd = self.tdd
         for out_index, rp in enumerate(tdd.produced_partitions):
             n = rp.number_of_subpartitions
-            part = ResultPartition(
-                rp.partition_id, n, n * cfg.buffers_per_channel + cfg.floating_buffers_per_gate
-            )
+            pool = n * cfg.buffers_per_channel + cfg.floating_buffers_per_gate
+            part = ResultPartition(rp.partition_id, n, UNBOUNDED_POOL if rp.blocking else pool)
             part.pool.listeners.append(self.schedule_mailbox)
             rng = self.host.partitioner_rng(
                 tdd.job_vertex.name, tdd.subtask_index, out_index, rp.edge.target.name
