@@ -61,8 +61,9 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         super().open()
         backend = self._require_keyed("StreamGroupedReduce")
         self._state = backend.get_partitioned_state(ValueStateDescriptor(STATE_NAME))
-        # every key the batch loops write is logged: a checkpoint measures only those entries
-        self._written = self._state.table.log_writes(backend.key_groups_of).append
+        # the batch loops log each key's value before their first write after a mark: a
+        # snapshot copies nothing and a checkpoint measures only the entries written
+        self._state.table.log_writes(backend.key_groups_of)
         self._maps = [None] * backend.max_parallelism
         if backend.key_check is None:  # a declared key type checks each new key: own caches
             str_kgs = shared_key_groups(backend.key_hash, backend.max_parallelism, str)
@@ -103,7 +104,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         The current key is left at the last record's key (as the per-record path leaves it).
         """
         self._check_cached_maps()
-        written = self._written
+        undo = self._state.table.undo
+        log = None if undo is None else undo.setdefault
         select = self._key_selector1
         reduce = self._reduce
         str_kg = self._str_kgs.get
@@ -121,6 +123,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
                     key = pickled_key(key)
                 m = map_for(key)
             current = m.get(key)
+            if log is not None:  # the value at the last mark, on the first write after it
+                log(key, current)
             if current is not None:
                 v = reduce(current, v)
             elif first_of_key is not None:
@@ -129,7 +133,6 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
                 m.pop(key, None)
             else:
                 m[key] = v
-            written(key)
             if emit is not None:
                 emit(v)
         self._after_batch(values, key)
@@ -142,7 +145,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         map is not fetched yet (or outside this subtask's range) finds None there.
         """
         self._check_cached_maps()
-        written = self._written
+        undo = self._state.table.undo
+        log = None if undo is None else undo.setdefault
         select = self._key_selector1
         reduce = self._reduce
         str_kg = self._str_kgs.get
@@ -158,19 +162,19 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
                     key = pickled_key(key)
                 m = map_for(key)
             current = m.get(key)
+            if log is not None:
+                log(key, current)
             if current is not None:
                 v = reduce(current, v)
             if v is None:  # ValueState.update(null) clears
                 m.pop(key, None)
             else:
                 m[key] = v
-            written(key)
             emit(v)
         self._after_batch(values, key)
 
     def _after_batch(self, values: Sequence[Any], last_key: Any) -> None:
         """Leave the key context at the last key; pick the next batch's loop by its key type."""
-        self._state.table.bound_write_log()
         if values:
             self._str_keys = type(last_key) is str
             self.keyed_state_backend.set_current_key(last_key)  # type: ignore[union-attr]
@@ -212,7 +216,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         elif tk is int:
             cache = self._int_kgs
         else:
-            self._state.table.mixed_keys = True
+            self._state.table.note_mixed_key()
             return m
         if self._own_kgs:  # (a shared memo got the key group from checked_key_group)
             if len(cache) >= _KEY_CACHE_LIMIT:

@@ -10,7 +10,7 @@ import copy
 import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from itertools import chain, compress, repeat
-from operator import is_not, itemgetter
+from operator import is_, is_not, itemgetter
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
@@ -27,7 +27,6 @@ from pyflowkit.state.time import VOID_NAMESPACE
 
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
 _VERIFIED_LIMIT = 1 << 16  # live maps whose last copy a table remembers
-_WRITE_LOG_LIMIT = 1 << 18  # keys a write log holds between marks before it is dropped
 _SMALL_MAP = 32  # entries per map below which _copy_maps checks every value
 _ATOMS = frozenset((str, int, float, bool, bytes, type(None)))
 
@@ -61,9 +60,14 @@ def _immutable(values: Iterable[Any]) -> bool:
     in C); False means some value may need a deep copy."""
     values = list(values)
     types = list(map(type, values))
-    if types.count(tuple) == len(types):  # counted by identity: cheaper than a set of types
+    tuples = types.count(tuple)  # counted by identity: cheaper than a set of types
+    if tuples == len(types):
         return _tuples_of_atoms(values)
-    return _ATOMS.issuperset(types)
+    if not tuples:
+        return _ATOMS.issuperset(types)
+    if not _ATOMS.issuperset(set(types) - {tuple}):  # (None among tuples: an absent value)
+        return False
+    return _tuples_of_atoms(list(compress(values, map(is_, types, repeat(tuple)))))
 
 
 def _tuples_of_atoms(values: list[tuple[Any, ...]]) -> bool:
@@ -83,25 +87,19 @@ def _tuples_of_atoms(values: list[tuple[Any, ...]]) -> bool:
 
 
 def _copy_maps(
-    maps: list[dict[Any, Any]],
-    verified: dict[int, dict[Any, Any]] | None = None,
-    written: list[Any] | None = None,
+    maps: list[dict[Any, Any]], verified: dict[int, dict[Any, Any]] | None = None
 ) -> list[dict[Any, Any]]:
     """``_copy_map`` of each map; the values of all of them checked together first.
 
     ``verified`` maps a live map's id to its last copy whose values were all immutable: values
     that are the very objects of that copy need no check (an entry is checked only when it was
     written since: Flink's ``CopyOnWriteStateMap`` copies per entry too). The check is sound
-    whatever the copy's keys are: an object found immutable stays so. ``written``: the values
-    written in the maps since their verified copies (the table's write log), checked instead of
-    telling them apart by identity."""
+    whatever the copy's keys are: an object found immutable stays so."""
     if verified is None:
         verified = {}
     elif len(verified) > _VERIFIED_LIMIT:
         verified.clear()
-    if written is not None and all(map(verified.__contains__, map(id, maps))):
-        unchecked = written
-    elif sum(map(len, maps)) < _SMALL_MAP * len(maps):  # small maps: all checked at once
+    if sum(map(len, maps)) < _SMALL_MAP * len(maps):  # small maps: all checked at once
         unchecked = list(chain.from_iterable(map(dict.values, maps)))
     else:
         unchecked = list(
@@ -130,30 +128,67 @@ def _unverified(live: dict[Any, Any], last: dict[Any, Any] | None) -> list[Any]:
 
 
 class FrozenView(dict):  # type: ignore[type-arg]
-    """A snapshot's view of one table (key group → namespace → key → value), with its version
-    and the keys written since the previous version by key group (None when not logged)."""
+    """A snapshot's view of one table (key group → namespace → key → value) and its version.
 
-    __slots__ = ("version", "written")
+    A copy-on-write view shares the table's namespace dicts as of the mark. An undo view
+    (``StateTable.log_writes``) holds nothing until ``resolve``: the table's maps now, with the
+    values the undo logs kept for the keys written since the mark. ``changes``: the keys
+    written between the previous mark and this one, their key groups, their values at the
+    previous mark and at this one (None: absent), or None when not known."""
+
+    __slots__ = ("version", "changes", "_table")
     version: int
-    written: dict[int, list[Any]] | None
+    changes: tuple[list[Any], list[int], list[Any], list[Any]] | None
+    _table: StateTable | None
+
+    def resolve(self) -> None:
+        """Fill an undo view with its maps as of its mark (once; a copy-on-write view is)."""
+        table = getattr(self, "_table", None)
+        if table is not None:
+            self._table = None
+            self.update(table.resolve(self.version))
+
+
+def _frozen_view(
+    version: int,
+    shared: dict[int, Any],
+    table: StateTable | None,
+    changes: tuple[list[Any], list[int], list[Any], list[Any]] | None,
+) -> FrozenView:
+    view = FrozenView(shared)
+    view.version, view._table, view.changes = version, table, changes
+    return view
 
 
 class StateTable:
     """Flink's ``CopyOnWriteStateTable``: key group → namespace → key → value for one state.
 
-    A snapshot is a version mark (``freeze``): its view shares the key groups' namespace dicts
-    and maps. On a key group's first access after the mark the table hands the shared
-    namespace dict over to the views, with a copy of each map in it (mutable values
-    deep-copied), and keeps the live maps in a namespace dict of its own: a view never changes
-    while it is serialised, and the live maps stay the same objects, so an operator holding
-    them only has to access them through the table once after each snapshot (Flink copies for
-    the live table instead). Once every snapshot is released the table writes in place again.
-    Every access to values goes through ``get``, ``put``, ``namespace_map(s)`` or ``remove``,
-    which do the copy-on-write check.
+    A snapshot is a version mark (``freeze``). Two ways to keep what it serialises as of the
+    mark while the operator writes on:
+
+    * **Undo logs** (the keyed reduce, ``log_writes``): Flink's ``CopyOnWriteStateMap`` copies
+      an entry only when it is written after a snapshot; here the writer records, on a key's
+      first write after the mark, its value at the mark (``undo.setdefault(key, old)``, None for
+      absent) in the interval's undo log. A view is the maps now with the logged values put
+      back (``resolve``): the mark copies nothing, a write costs one dict operation, and the
+      asynchronous part sizes a checkpoint from the previous one and the last interval's log,
+      O(entries written). Sound while every value at a mark is immutable (atoms, tuples of
+      atoms: checked at the mark for the keys written since), every key is an exact ``str`` or
+      ``int`` (equal keys of other types, 1, 1.0 and True, share an entry under the first
+      one's key object) and every write is logged; anything else resolves the views held and
+      goes copy-on-write for good.
+    * **Copy on write** (every other state): the view shares the key groups' namespace dicts
+      and maps. On a key group's first access after the mark the table hands the shared
+      namespace dict over to the views, with a copy of each map in it (mutable values
+      deep-copied), and keeps the live maps in a namespace dict of its own: a view never changes
+      while it is serialised, and the live maps stay the same objects, so an operator holding
+      them only has to access them through the table once after each snapshot. Once every
+      snapshot is released the table writes in place again. Every access to values goes
+      through ``get``, ``put``, ``namespace_map(s)`` or ``remove``, which do the check.
 
     What the incremental sizing (``frozen_state_size``) relies on: while ``cow_epoch`` stays
-    the same, a view's maps never change, so a key group whose namespace dict is the same
-    object in two views has the same entries in both.
+    the same, a copy-on-write view's maps never change, so a key group whose namespace dict is
+    the same object in two views has the same entries in both.
     """
 
     def __init__(self, name: str, kind: str) -> None:
@@ -167,76 +202,170 @@ class StateTable:
         self.cow_epoch = 0
         # id of a live map → its last copy for the views, every value immutable (_copy_maps)
         self._verified: dict[int, dict[Any, Any]] = {}
-        # the write log (``log_writes``): keys an operator wrote in void-namespace maps since the
-        # last freeze; sound while every write since went through the logging operator
-        self.write_log: list[Any] | None = None
-        self._key_groups_of: Callable[[list[Any]], list[int]] | None = None
-        self._log_sound = False
-        # set once a key other than an exact str or int was written: equal keys of other types
-        # (1, 1.0, True) share a map entry under the first one's key object, which the log
-        # cannot tell, so the log is not used again
-        self.mixed_keys = False
-        # set once a copy for the views deep-copied a value: then only identity scans are sound
+        # set once a copy for the views deep-copied a value
         self.mutable_seen = False
-        self._written: dict[int, list[Any]] | None = None  # the last mark's FrozenView.written
-        self._copied_at: dict[int, int] = {}  # id of a live map → version of its verified copy
+        # ---- undo logs (log_writes) ----
+        self.undo_mode = False
+        # the current interval's undo log (key → value at the last mark, None for absent), or
+        # None while no snapshot is held: the writer records into it
+        self.undo: dict[Any, Any] | None = None
+        self._undo_logs: dict[int, dict[Any, Any]] = {}  # version → the log started at its mark
+        self._undo_views: dict[int, FrozenView] = {}  # version → its view, not resolved yet
+        self._undo_checked = False  # every value was immutable at the last mark, writes logged
+        self.key_groups_of: Callable[[list[Any]], list[int]] | None = None
 
-    # ---- copy on write ----
-    def freeze(self) -> tuple[int, dict[int, dict[Any, dict[Any, Any]]]]:
-        """A snapshot's version mark: (version, key group → its maps as of now).
-
-        The view carries its version and, when the write log is sound, the keys written since
-        the previous mark by key group (``FrozenView.written``: what the incremental sizing
-        measures, as Flink's ``CopyOnWriteStateMap`` tracks entry versions)."""
+    # ---- snapshots ----
+    def freeze(self) -> tuple[int, FrozenView]:
+        """A snapshot's version mark: (version, its view: key group → its maps as of now)."""
         self._version += 1
-        self._retained.add(self._version)
+        version = self._version
+        self._retained.add(version)
+        if self.undo_mode:
+            view = self._freeze_undo(version)
+            if view is not None:
+                return version, view
         self._owned = set()
-        view = FrozenView(self.key_groups)
-        view.version = self._version
-        view.written = None
-        log = self.write_log
-        if log is not None:
-            if self._log_sound and not self.mixed_keys:
-                written: dict[int, list[Any]] = {}
-                kgs = self._key_groups_of(log)  # type: ignore[misc]
-                for kg, key in zip(kgs, log, strict=True):
-                    keys = written.get(kg)
-                    if keys is None:
-                        written[kg] = [key]
-                    else:
-                        keys.append(key)
-                # each key once (equal keys of one key group are one entry of its map)
-                view.written = {kg: list(dict.fromkeys(keys)) for kg, keys in written.items()}
-            log.clear()
-            self._log_sound = True
-        self._written = view.written
-        if len(self._copied_at) > _VERIFIED_LIMIT:
-            self._copied_at.clear()
-        return self._version, view
+        return version, _frozen_view(version, self.key_groups, None, None)
 
-    def log_writes(self, key_groups_of: Callable[[list[Any]], list[int]]) -> list[Any]:
-        """Start the write log: the caller appends every key it writes (puts or removes) in the
-        void-namespace maps it got from ``namespace_maps``/``logged_namespace_map``; any other
-        write path (``put``, ``remove``, ``namespace_map``) makes the current interval unsound,
-        and its snapshot is then measured by scanning. Returns the log (append to it)."""
-        if self.write_log is None:
-            self.write_log = []
-            self._key_groups_of = key_groups_of
-            self._log_sound = False  # writes before this were not logged
-        return self.write_log
+    def _freeze_undo(self, version: int) -> FrozenView | None:
+        """The undo view of ``version``, or None after going copy-on-write (a mutable value)."""
+        since = self.undo
+        changes = None
+        if since is not None and self._undo_checked:  # the keys written since the last mark
+            keys = list(since)
+            kgs = self.key_groups_of(keys)  # type: ignore[misc]
+            # their values now (their maps exist: void maps are never dropped), in C
+            by_ns = list(map(self.key_groups.__getitem__, kgs))
+            values = list(map(dict.get, list(map(itemgetter(VOID_NAMESPACE), by_ns)), keys))
+            changes = (keys, kgs, list(since.values()), values)
+        else:  # the first mark, or writes since the last one were not logged: every value
+            values = list(
+                chain.from_iterable(
+                    map(
+                        dict.values, chain.from_iterable(map(dict.values, self.key_groups.values()))
+                    )
+                )
+            )
+        if not _immutable(values):
+            self.mutable_seen = True
+            self._leave_undo()
+            return None
+        self._undo_checked = True
+        self.undo = self._undo_logs[version] = {}
+        view = self._undo_views[version] = _frozen_view(version, {}, self, changes)
+        return view
 
-    def bound_write_log(self) -> None:
-        """Drop the write log once it holds more than ``_WRITE_LOG_LIMIT`` keys (a job without
-        checkpoints, or a long interval): memory stays flat, and the next snapshot is measured
-        by scanning; the log starts again at that mark."""
-        log = self.write_log
-        if log is not None and len(log) > _WRITE_LOG_LIMIT:
-            log.clear()
-            self._log_sound = False
+    def log_writes(self, key_groups_of: Callable[[list[Any]], list[int]]) -> None:
+        """Keep this table's snapshots by undo logs: the caller (the one writer) records each
+        key's value before its write in ``undo`` while that is not None (``undo.setdefault``),
+        writes only the void-namespace maps it got from ``namespace_maps(…, logged=True)`` or
+        ``logged_namespace_map``, and calls ``note_mixed_key`` for a key that is not an exact
+        ``str`` or ``int``. ``key_groups_of`` gives the key groups of logged keys."""
+        if not self.undo_mode and not self._retained and not self.mutable_seen:
+            self.undo_mode = True
+            self.key_groups_of = key_groups_of
+            self._undo_checked = False
+
+    def note_mixed_key(self) -> None:
+        """A key other than an exact ``str`` or ``int`` is about to be written: undo logs
+        cannot tell equal keys of other types apart, so the table goes copy-on-write."""
+        if self.undo_mode:
+            self._leave_undo()
+
+    def _unlogged(self) -> None:
+        """An access the undo logs do not see: with snapshots held, resolve their views and go
+        copy-on-write for good; else the next mark checks every value."""
+        if self._retained:
+            self._leave_undo()
+        else:
+            self._undo_checked = False
+
+    def _leave_undo(self) -> None:
+        """Resolve every undo view held (each its own maps now) and go copy-on-write: no view
+        shares the live maps, so writes go in place until the next mark."""
+        for view in list(self._undo_views.values()):
+            view.resolve()
+        self._undo_views.clear()
+        self._undo_logs.clear()
+        self.undo = None
+        self.undo_mode = False
+        self._owned = None
+        self.cow_epoch += 1
+
+    def undo_logs_from(self, version: int) -> list[dict[Any, Any]]:
+        """The undo logs started at ``version``'s mark or later, oldest first."""
+        return [log for v, log in sorted(self._undo_logs.items()) if v >= version]
+
+    def values_at(
+        self, version: int, keys: list[Any], key_groups: list[int] | None = None
+    ) -> list[Any]:
+        """The void-namespace values of ``keys`` as of the undo mark ``version`` (None for
+        absent): the first undo log from that mark on holding the key, else the map now."""
+        if key_groups is None:
+            key_groups = self.key_groups_of(keys)  # type: ignore[misc]
+        logs = self.undo_logs_from(version)
+        tables = self.key_groups
+        out: list[Any] = []
+        for key, kg in zip(keys, key_groups, strict=True):
+            for log in logs:
+                if key in log:
+                    out.append(log[key])
+                    break
+            else:
+                by_ns = tables.get(kg)
+                m = None if by_ns is None else by_ns.get(VOID_NAMESPACE)
+                out.append(None if m is None else m.get(key))
+        return out
+
+    def has_entries_at(self, version: int, key_group: int) -> bool:
+        """True if the void namespace of ``key_group`` held an entry at the undo mark
+        ``version`` (its keys now and those written since, looked up as of the mark)."""
+        by_ns = self.key_groups.get(key_group)
+        keys = list(by_ns.get(VOID_NAMESPACE, ())) if by_ns else []
+        for log in self.undo_logs_from(version):
+            keys.extend(log)
+        keys = list(dict.fromkeys(keys))
+        in_kg = list(compress(keys, map(key_group.__eq__, self.key_groups_of(keys))))  # type: ignore[misc]
+        return any(v is not None for v in self.values_at(version, in_kg))
+
+    def resolve(self, version: int) -> dict[int, dict[Any, dict[Any, Any]]]:
+        """Key group → namespace → key → value as of the undo mark ``version`` (new maps): the
+        maps now, then each undo log from the newest back to that mark's put back."""
+        out = {
+            kg: {ns: m.copy() for ns, m in by_ns.items()} for kg, by_ns in self.key_groups.items()
+        }
+        for v in sorted(self._undo_logs, reverse=True):
+            if v < version:
+                break
+            log = self._undo_logs[v]
+            keys = list(log)
+            for key, kg in zip(keys, self.key_groups_of(keys), strict=True):  # type: ignore[misc]
+                by_ns = out.get(kg)
+                if by_ns is None:
+                    by_ns = out[kg] = {}
+                m = by_ns.get(VOID_NAMESPACE)
+                if m is None:
+                    m = by_ns[VOID_NAMESPACE] = {}
+                old = log[key]
+                if old is None:
+                    m.pop(key, None)
+                else:
+                    m[key] = old
+        return out
 
     def release(self, version: int) -> None:
         """The snapshot of ``version`` is serialised: it no longer needs its maps kept."""
         self._retained.discard(version)
+        self._undo_views.pop(version, None)
+        if self._undo_logs:
+            if self._retained:  # a log is needed by the marks held up to its own
+                oldest = min(self._retained)
+                for v in [v for v in self._undo_logs if v < oldest]:
+                    del self._undo_logs[v]
+            else:
+                self._undo_logs.clear()
+                self.undo = None
+                self._undo_checked = False
         if not self._retained and self._owned is not None:
             self._owned = None
             self.cow_epoch += 1
@@ -267,13 +396,9 @@ class StateTable:
             except KeyError:
                 pass
             else:
-                copies = _copy_maps(
-                    maps, self._verified, self._written_values(key_groups, maps, namespace)
-                )
+                copies = _copy_maps(maps, self._verified)
                 if maps and id(maps[0]) not in self._verified:  # values were deep-copied
                     self.mutable_seen = True
-                else:
-                    self._copied_at.update(zip(map(id, maps), repeat(self._version)))
                 list(map(dict.__setitem__, by_ns_list, repeat(namespace), copies))
                 return maps
         maps = list(chain.from_iterable(map(dict.values, by_ns_list)))
@@ -284,29 +409,10 @@ class StateTable:
             by_ns.update(zip(list(by_ns), copies, strict=False))
         return None
 
-    def _written_values(
-        self, key_groups: list[int], maps: list[dict[Any, Any]], namespace: Any
-    ) -> list[Any] | None:
-        """The values of the keys logged since the last mark in ``maps`` (the void namespace
-        maps of ``key_groups``), when each map was copied right after the last mark but one
-        (so those are all its writes since that copy); else None (identity scans decide)."""
-        written = self._written
-        if written is None or namespace is not VOID_NAMESPACE:
-            return None
-        if sum(map(len, maps)) < _SMALL_MAP * len(maps):  # small maps: checked whole, in C
-            return None
-        at = self._copied_at.get
-        if list(map(at, map(id, maps))).count(self._version - 1) != len(maps):
-            return None
-        out: list[Any] = []
-        for kg, m in zip(key_groups, maps, strict=True):
-            keys = written.get(kg)
-            if keys:
-                out.extend([m[k] for k in keys if k in m])
-        return out
-
     # ---- access ----
     def get(self, key_group: int, namespace: Any, key: Any) -> Any:
+        if self.undo_mode:  # the caller may change the value in place
+            self._unlogged()
         owned = self._owned
         if owned is None or key_group in owned:
             by_ns = self.key_groups.get(key_group)
@@ -327,11 +433,13 @@ class StateTable:
         The void namespace's map is never dropped, so an operator may keep a reference to it
         until the backend's ``snapshot_version`` changes (then fetch it again).
         """
-        self._log_sound = False  # the caller's writes are not logged
+        if self.undo_mode:  # the caller's writes are not logged
+            self._unlogged()
         return self.logged_namespace_map(key_group, namespace)
 
     def logged_namespace_map(self, key_group: int, namespace: Any) -> dict[Any, Any]:
-        """``namespace_map`` for the write log's owner, who logs every key it writes there."""
+        """``namespace_map`` for the undo logs' writer (``log_writes``), who logs every key it
+        writes there."""
         owned = self._owned
         if owned is None or key_group in owned:
             by_ns = self.key_groups.get(key_group)
@@ -350,8 +458,8 @@ class StateTable:
         """``namespace_map`` of each key group, in one pass (for operators holding maps across
         a snapshot: the same maps again); the frozen ones are copied for their views together.
         ``logged``: the caller logs every key it writes in them (``log_writes``)."""
-        if not logged:
-            self._log_sound = False
+        if not logged and self.undo_mode:
+            self._unlogged()
         tables = self.key_groups
         owned = self._owned
         key_groups = list(key_groups)
@@ -387,7 +495,8 @@ class StateTable:
         return maps
 
     def remove(self, key_group: int, namespace: Any, key: Any) -> Any:
-        self._log_sound = False
+        if self.undo_mode:
+            self._unlogged()
         owned = self._owned
         if owned is None or key_group in owned:
             by_ns = self.key_groups.get(key_group)
@@ -432,14 +541,15 @@ class KeyedStateSnapshot:
     A snapshot dropped unmaterialised releases its tables when collected.
     """
 
-    def __init__(self, frozen: list[tuple[StateTable, int, dict[int, Any]]]) -> None:
-        self._frozen: list[tuple[StateTable, int, dict[int, Any]]] | None = frozen
+    def __init__(self, frozen: list[tuple[StateTable, int, FrozenView]]) -> None:
+        self._frozen: list[tuple[StateTable, int, FrozenView]] | None = frozen
         self._release = weakref.finalize(self, _release_all, [(t, v) for t, v, _ in frozen])
         self._result: dict[int, dict[str, dict[str, Any]]] | None = None
 
-    def frozen_tables(self) -> list[tuple[StateTable, dict[int, dict[Any, dict[Any, Any]]]]] | None:
+    def frozen_tables(self) -> list[tuple[StateTable, FrozenView]] | None:
         """(table, key group → namespace → key → value as of the mark), to read only (Flink's
-        ``CopyOnWriteStateTableSnapshot``); None once materialised."""
+        ``CopyOnWriteStateTableSnapshot``; an undo view reads as a dict once ``resolve``d);
+        None once materialised."""
         if self._frozen is None:
             return None
         return [(table, key_groups) for table, _, key_groups in self._frozen]
@@ -462,12 +572,13 @@ def _release_all(versions: list[tuple[StateTable, int]]) -> None:
 
 
 def _materialize(
-    frozen: list[tuple[StateTable, int, dict[int, Any]]],
+    frozen: list[tuple[StateTable, int, FrozenView]],
 ) -> dict[int, dict[str, dict[str, Any]]]:
     out: dict[int, dict[str, dict[str, Any]]] = {}
     copy_ = snapshot_copy
     atoms = _ATOMS
     for table, _, key_groups in frozen:
+        key_groups.resolve()
         name, kind = table.name, table.kind
         for kg in sorted(key_groups):
             entries: list[list[Any]] = []

@@ -412,7 +412,7 @@ def test_small_key_groups_are_measured_whole(monkeypatch: Any) -> None:
 
 
 # rounds of a keyed reduce between checkpoints: (key, amount, per record?) records; amount 0
-# clears the key (the reduce returns None), a per-record batch writes without the write log
+# clears the key (the reduce returns None), a per-record batch writes outside the undo logs
 LOGGED_ROUNDS = st.lists(
     st.tuples(
         st.lists(
@@ -460,9 +460,10 @@ def _reduce_sized(rounds: list) -> list[tuple[int, int]]:
 
 @settings(max_examples=20)
 @given(LOGGED_ROUNDS)
-def test_a_keyed_reduce_sized_from_its_write_log_keeps_the_exact_count(rounds: list) -> None:
+def test_a_keyed_reduce_sized_from_its_undo_logs_keeps_the_exact_count(rounds: list) -> None:
     """The keyed reduce logs the keys it writes; a checkpoint measures only their entries
-    (replaced, added, cleared), and after unlogged writes it scans: the count stays exact."""
+    (replaced, added, cleared), and after unlogged writes (copy-on-write from then on) it
+    scans: the count stays exact."""
     for size, exact in _reduce_sized(rounds):
         assert size == exact
 
@@ -471,13 +472,13 @@ def test_a_keyed_reduce_checkpoint_measures_only_the_logged_entries(monkeypatch:
     from pyflowkit.runtime.checkpoint import frozen_state_size
 
     calls: list[int] = []
-    logged = frozen_state_size._logged_chars
+    undo = frozen_state_size._undo_chars
 
     def spy(*args: Any) -> Any:
-        calls.append(sum(map(len, args[4].values())))
-        return logged(*args)
+        calls.append(len(args[5][0]))
+        return undo(*args)
 
-    monkeypatch.setattr(frozen_state_size, "_logged_chars", spy)
+    monkeypatch.setattr(frozen_state_size, "_undo_chars", spy)
     monkeypatch.setattr(frozen_state_size, "_changed_chars", lambda *a: 1 / 0)
     many = [(k, 1) for k in range(2000)]  # more keys in every key group
     rounds = [(many, False), ([(5, 2), (7, 0), (5, 1), ("new", 3)], False), ([(9, 4)], False)]
@@ -486,26 +487,108 @@ def test_a_keyed_reduce_checkpoint_measures_only_the_logged_entries(monkeypatch:
     assert calls == [3, 1]  # the keys written since the last checkpoint, each once
 
 
-def test_a_keyed_reduce_without_checkpoints_keeps_its_write_log_bounded(monkeypatch: Any) -> None:
-    """Past the limit the log is dropped (memory stays flat without checkpoints); the next
-    checkpoint scans, still exactly, and the one after it is measured from the log again."""
+def test_a_keyed_reduce_logs_nothing_without_snapshots_and_keeps_only_the_logs_it_needs() -> None:
+    """Without a snapshot held the keyed reduce records nothing (a job without checkpoints
+    keeps no log); with snapshots, a log lives while a snapshot up to its mark is held."""
     from pyflowkit.graph.transformations import OperatorFactory
-    from pyflowkit.state import heap_keyed_state_backend
     from tests.operators.test_operators import harness
 
-    monkeypatch.setattr(heap_keyed_state_backend, "_WRITE_LOG_LIMIT", 500)
     factory = OperatorFactory("StreamGroupedReduce", params={"function": lambda a, b: a})
     op, _ = harness(factory.create(), key=lambda v: v[0])
     table = op._state.table
-    lengths = []
     for start in range(0, 5000, 400):
         op.process_batch([(k, 1) for k in range(start, start + 400)], None)
-        lengths.append(len(table.write_log))
-    assert max(lengths) <= 800 and lengths[:3] == [400, 0, 400]
-    snap = op.snapshot_state(1, 0)
-    assert snap.pending_keyed_state.frozen_tables()[0][1].written is None  # scanned
-    assert operator_snapshot_size(snap) == state_size(snap.to_dict())
-    op.process_batch([(7, 2), (5000, 1)], None)
-    snap = op.snapshot_state(2, 0)
-    assert snap.pending_keyed_state.frozen_tables()[0][1].written is not None
-    assert operator_snapshot_size(snap) == state_size(snap.to_dict())
+        assert table.undo is None and table.undo_mode
+    snaps = [op.snapshot_state(1, 0)]
+    assert snaps[0].pending_keyed_state.frozen_tables()[0][1].changes is None  # checked whole
+    for i in range(2, 6):
+        op.process_batch([(7, 2), (5000 + i, 1)], None)
+        snaps.append(op.snapshot_state(i, 0))
+        assert len(table.undo) == 0 and sorted(table._undo_logs) == list(range(1, i + 1))
+    assert snaps[-1].pending_keyed_state.frozen_tables()[0][1].changes[0] == [7, 5005]
+    for snap in snaps[:-1]:
+        assert operator_snapshot_size(snap) == state_size(snap.to_dict())  # read: released
+    assert sorted(table._undo_logs) == [5]  # only the last mark's interval is still needed
+    assert operator_snapshot_size(snaps[-1]) == state_size(snaps[-1].to_dict())
+    assert table._undo_logs == {} and table.undo is None  # nothing held: nothing logged
+    del snaps
+
+
+# steps of a keyed reduce whose snapshots are undo views: ("batch", records) through the batch
+# loop, ("record", records) through ValueState (unlogged), ("snapshot", n) a snapshot sized at
+# once, ("read", n) / ("drop", n) the n-th held snapshot materialised or dropped unread
+UNDO_KEYS = st.one_of(st.integers(0, 40), st.sampled_from(["a", "b", "ü", 'q"', "w1"]))
+UNDO_STEPS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("batch"),
+            st.lists(st.tuples(UNDO_KEYS, st.integers(0, 4)), max_size=20),
+        ),
+        st.tuples(
+            st.just("record"),
+            st.lists(st.tuples(UNDO_KEYS, st.integers(0, 4)), max_size=3),
+        ),
+        st.tuples(
+            st.just("mixed"),
+            st.lists(st.tuples(st.sampled_from([2.5, 3.5, ("t", 1)]), st.integers(1, 4)), max_size=2),
+        ),
+        st.tuples(st.sampled_from(["snapshot", "read", "drop"]), st.integers(0, 5)),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=100)
+@given(UNDO_STEPS, st.booleans())
+def test_undo_views_read_and_size_as_the_state_at_their_marks(steps: list, big: bool) -> None:
+    """Every snapshot, held alongside others and released in any order, reads as the state at
+    its mark and is sized exactly, through pops, unlogged writes and keys of other types."""
+    from pyflowkit.graph.transformations import OperatorFactory
+    from tests.operators.test_operators import harness
+
+    def add(a: tuple, b: tuple) -> tuple | None:
+        return None if b[1] == 0 else (a[0], a[1] + b[1])
+
+    factory = OperatorFactory("StreamGroupedReduce", params={"function": add})
+    op, _ = harness(factory.create(), key=lambda v: v[0])
+    state: dict[Any, Any] = {}
+
+    def model(records: list) -> None:
+        for r in records:
+            current = state.get(r[0])
+            new = r if current is None else add(current, r)
+            if new is None:
+                state.pop(r[0], None)
+            else:
+                state[r[0]] = new
+
+    seed = [(f"s{i}", 1) for i in range(300 if big else 5)]
+    op.process_batch(seed, None)
+    model(seed)
+    held: list[tuple[Any, int, dict]] = []
+    for i, (what, arg) in enumerate(steps):
+        if what in ("batch", "mixed"):
+            op.process_batch(arg, None)
+            model(arg)
+        elif what == "record":
+            for r in arg:
+                op.keyed_state_backend.set_current_key(r[0])
+                op.process_element(r, None)
+            model(arg)
+        elif what == "snapshot":
+            snap = op.snapshot_state(i, 0)
+            held.append((snap, operator_snapshot_size(snap), dict(state)))
+        elif held:
+            snap, size, at_mark = held.pop(arg % len(held))
+            if what == "read":
+                assert size == state_size(snap.to_dict())
+                assert {
+                    e[0]: e[2]
+                    for per in snap.keyed_state.values()
+                    for e in per["_op_state"]["entries"]
+                } == at_mark
+            del snap
+    for snap, size, at_mark in held:
+        assert size == state_size(snap.to_dict())
+        got = {e[0]: e[2] for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]}
+        assert got == at_mark

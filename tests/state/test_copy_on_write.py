@@ -420,33 +420,31 @@ def _assert_deep_where_mutable(maps: list, copies: list) -> None:
                 )
 
 
-def test_keyed_reduce_copies_checked_from_the_write_log_keep_each_snapshot_at_its_mark(
-    monkeypatch: Any,
-) -> None:
-    """After the first snapshots the copies for the views check only the values the keyed
-    reduce logged (no identity scan), and every snapshot still reads as the state at its mark."""
+def test_keyed_reduce_snapshots_copy_nothing_and_keep_each_snapshot_at_its_mark() -> None:
+    """The keyed reduce's snapshots are undo views: a mark copies no map (the live maps stay
+    the table's), each write after it logs the key's value at the mark once, and every
+    snapshot reads as the state at its mark."""
     from pyflowkit.graph.transformations import OperatorFactory
-    from pyflowkit.state import heap_keyed_state_backend as hkb
     from tests.operators.test_operators import harness
 
-    scans: list[int] = []
-    unverified = hkb._unverified
-    monkeypatch.setattr(hkb, "_unverified", lambda *a: scans.append(1) or unverified(*a))
     factory = OperatorFactory("StreamGroupedReduce", params={"function": lambda a, b: a + b})
-    keys = [f"w{i}" for i in range(3000)] + list(range(3000))  # large key groups
+    keys = [f"w{i}" for i in range(3000)] + list(range(3000))
     op, _ = harness(factory.create(), key=lambda v: keys[v % len(keys)])
+    table = op._state.table
     expected: dict[Any, int] = {}
     snaps = []
     for round_ in range(6):
         batch = list(range(6000)) if round_ == 0 else [round_ * 37 + i * 11 for i in range(50)]
+        live = {kg: by_ns[None] for kg, by_ns in table.key_groups.items()}
         op.process_batch(batch, None)
         for v in batch:
             k = keys[v % len(keys)]
             expected[k] = expected.get(k, 0) + v
-        if round_ == 3:
-            scans.clear()
+        if round_:
+            assert all(table.key_groups[kg][None] is m for kg, m in live.items())  # not copied
+            assert len(table.undo) == len({keys[v % len(keys)] for v in batch})
         snaps.append((op.snapshot_state(round_, 0), dict(expected)))
-    assert scans == []  # rounds 4 and 5 copied without scanning
+    assert table.undo_mode and not table.mutable_seen
     for snap, at_mark in snaps:
         got = {e[0]: e[2] for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]}
         assert got == at_mark

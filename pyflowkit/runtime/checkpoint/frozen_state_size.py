@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 from itertools import chain, compress, repeat
 from json.encoder import encode_basestring_ascii
-from operator import is_, is_not, itemgetter
+from operator import gt, is_, is_not, itemgetter
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -100,26 +100,34 @@ _LAST_SIZED: WeakKeyDictionary[Any, tuple[int, dict[int, Any], int, Collection[i
 )
 
 
-def _table_chars(table: Any, key_groups: dict[int, Any]) -> tuple[int, Collection[int]] | None:
+def _table_chars(table: Any, key_groups: Any) -> tuple[int, Collection[int]] | None:
     """One table's characters in every key group (its entries and what wraps them there) and
-    the key groups where it has entries. Only the key groups changed since the table's last
-    sizing are measured, when at most half changed and the table copied on write all along (so
-    the maps frozen then are untouched) and the key groups are not small (then measuring them
-    all, a type at a time, costs less than telling their changes apart, a group at a time); the
-    key groups' own wrapping is left to the caller."""
+    the key groups where it has entries; the key groups' own wrapping is left to the caller.
+
+    An undo view (``StateTable.log_writes``) whose table was sized at the previous version is
+    sized from that count and the previous interval's undo log, O(entries written) as Flink's
+    ``CopyOnWriteStateMap`` snapshots are. A copy-on-write view measures only the key groups
+    changed since the table's last sizing, when at most half changed and the table copied on
+    write all along (so the maps frozen then are untouched) and the key groups are not small
+    (then measuring them all, a type at a time, costs less than telling their changes apart, a
+    group at a time). Anything else is measured whole."""
     name, kind, epoch = table.name, table.kind, table.cow_epoch
     last = _LAST_SIZED.get(table)
     part = None
-    if last is not None and last[0] == epoch and not _small(key_groups):
-        written = getattr(key_groups, "written", None)
-        if (
-            written is not None
-            and kind == "value"
-            and not table.mutable_seen
-            and getattr(last[1], "version", None) == key_groups.version - 1  # type: ignore[attr-defined]
-        ):
-            part = _logged_chars(name, kind, last, key_groups, written)
-        if part is None:
+    changes = getattr(key_groups, "changes", None)
+    if (
+        changes is not None
+        and last is not None
+        and last[0] == epoch
+        and kind == "value"
+        and getattr(last[1], "version", None) == key_groups.version - 1
+    ):
+        part = _undo_chars(table, name, kind, last, key_groups.version, changes)
+    if part is None:
+        resolve = getattr(key_groups, "resolve", None)
+        if resolve is not None:
+            resolve()
+        if last is not None and last[0] == epoch and not _small(key_groups):
             part = _changed_chars(name, kind, last, key_groups)
     if part is None:
         full = _entries_chars(name, kind, key_groups)
@@ -195,65 +203,53 @@ def _changed_chars(
     return chars, with_entries
 
 
-def _logged_chars(
+def _undo_chars(
+    table: Any,
     name: str,
     kind: str,
-    last: tuple[int, dict[int, Any], int, Collection[int]],
-    view: dict[int, Any],
-    written: dict[int, list[Any]],
+    last: tuple[int, Any, int, Collection[int]],
+    version: int,
+    changes: tuple[list[Any], list[int], list[Any], list[Any]],
 ) -> tuple[int, Collection[int]] | None:
-    """``_table_chars`` from the last sizing (the previous version's view) and the entries of
-    the keys written since, by key group (the table's write log): old entries out, new ones
-    in, O(entries written) as Flink's ``CopyOnWriteStateMap`` snapshots are. Only the void
-    namespace is logged: a key group whose namespaces changed otherwise is not in the log
-    (such writes make the log unsound), so its maps are the same as before."""
+    """``_table_chars`` of the undo view of ``version`` from the last sizing (the previous
+    version's) and ``changes`` (``FrozenView.changes``: the keys written in between, their key
+    groups, values then and now, None for absent): their old entries out, their new ones in,
+    O(entries written) as Flink's ``CopyOnWriteStateMap`` snapshots are; a key group that
+    gained its first entry or lost its last gets or loses its wrapping. Undo logs hold the
+    void namespace only (any other write leaves them)."""
     around = _state_chars(name, kind)
     if around is None:
         return None
-    _, old_view, chars, old_with = last
-    if len(old_view.keys() - view.keys()):  # a key group's maps dropped: not a logged write
-        return None
-    old_parts: dict[int, dict[Any, dict[Any, Any]]] = {}
-    new_parts: dict[int, dict[Any, dict[Any, Any]]] = {}
-    empty: dict[Any, Any] = {}
-    now_empty: list[int] = []
-    for kg, keys in written.items():
-        new_by_ns = view.get(kg)
-        new_map = empty if new_by_ns is None else new_by_ns.get(None, empty)
-        old_by_ns = old_view.get(kg)
-        old_map = empty if old_by_ns is None else old_by_ns.get(None, empty)
-        olds = dict(zip(keys, map(old_map.get, keys, repeat(_MISSING)), strict=True))
-        news = dict(zip(keys, map(new_map.get, keys, repeat(_MISSING)), strict=True))
-        if _MISSING in olds.values():
-            olds = {k: v for k, v in olds.items() if v is not _MISSING}
-        if _MISSING in news.values():
-            news = {k: v for k, v in news.items() if v is not _MISSING}
-        if olds:
-            old_parts[kg] = {None: olds}
-        if news:
-            new_parts[kg] = {None: news}
-        if new_by_ns is None or not any(new_by_ns.values()):
-            now_empty.append(kg)
-    now = _entries_chars(name, kind, new_parts)
-    before = _entries_chars(name, kind, old_parts)
+    _, _, chars, old_with = last
+    keys, kgs, olds, news = changes
+    had = list(map(is_not, olds, repeat(None)))
+    has = list(map(is_not, news, repeat(None)))
+    before = _void_entries_chars(list(compress(keys, had)), list(compress(olds, had)))
+    now = _void_entries_chars(list(compress(keys, has)), list(compress(news, has)))
     if now is None or before is None:
         return None
-    # the entries alone (each part's wrapping taken off), then the wrapping of key groups that
-    # gained their first entry or lost their last
-    chars += now[0] - around * len(now[1]) - before[0] + around * len(before[1])
+    chars += now - before
     with_entries = set(old_with)
-    for kg in now[1]:
-        if kg not in with_entries:
-            with_entries.add(kg)
-            chars += around
-    for kg in now_empty:
-        if kg in with_entries:
-            with_entries.discard(kg)
-            chars -= around
+    with_new = set(compress(kgs, has))
+    for kg in with_new - with_entries:  # a key group's first entry
+        with_entries.add(kg)
+        chars += around
+    went = list(map(gt, had, has))  # present then, absent now
+    if True in went:
+        for kg in set(compress(kgs, went)) - with_new:
+            if kg in with_entries and not table.has_entries_at(version, kg):
+                with_entries.discard(kg)
+                chars -= around
     return chars, with_entries
 
 
-_MISSING = object()
+def _void_entries_chars(keys: list[Any], values: list[Any]) -> int | None:
+    """The characters of value-state entries ``[key, null, value]`` with their commas."""
+    key_chars = _items_chars(keys)
+    value_chars = _items_chars(values)
+    if key_chars is None or value_chars is None:
+        return None
+    return len(keys) * (5 + _VOID_CHARS) + key_chars + value_chars
 
 
 def _entry_changes(
