@@ -224,17 +224,23 @@ def _undo_chars(
     keys, kgs, olds, news = changes
     had = list(map(is_not, olds, repeat(None)))
     has = list(map(is_not, news, repeat(None)))
-    before = _void_entries_chars(list(compress(keys, had)), list(compress(olds, had)))
-    now = _void_entries_chars(list(compress(keys, has)), list(compress(news, has)))
-    if now is None or before is None:
+    came = list(map(gt, has, had))  # absent then, present now
+    went = list(map(gt, had, has))  # present then, absent now
+    # values out and in; keys and the entries' brackets only where an entry came or went
+    values = _delta_chars(list(compress(olds, had)), list(compress(news, has)))
+    if values is None:
         return None
-    chars += now - before
+    chars += values
+    if True in came or True in went:
+        entries = _delta_chars(list(compress(keys, went)), list(compress(keys, came)))
+        if entries is None:
+            return None
+        chars += entries + (came.count(True) - went.count(True)) * (5 + _VOID_CHARS)
     with_entries = set(old_with)
     with_new = set(compress(kgs, has))
     for kg in with_new - with_entries:  # a key group's first entry
         with_entries.add(kg)
         chars += around
-    went = list(map(gt, had, has))  # present then, absent now
     if True in went:
         for kg in set(compress(kgs, went)) - with_new:
             if kg in with_entries and not table.has_entries_at(version, kg):
@@ -243,13 +249,13 @@ def _undo_chars(
     return chars, with_entries
 
 
-def _void_entries_chars(keys: list[Any], values: list[Any]) -> int | None:
-    """The characters of value-state entries ``[key, null, value]`` with their commas."""
-    key_chars = _items_chars(keys)
-    value_chars = _items_chars(values)
-    if key_chars is None or value_chars is None:
+def _delta_chars(before: list[Any], now: list[Any]) -> int | None:
+    """The encoded length of ``now`` minus that of ``before`` (None: no fast path)."""
+    then_chars = _items_chars(before)
+    now_chars = _items_chars(now)
+    if then_chars is None or now_chars is None:
         return None
-    return len(keys) * (5 + _VOID_CHARS) + key_chars + value_chars
+    return now_chars - then_chars
 
 
 def _entry_changes(
