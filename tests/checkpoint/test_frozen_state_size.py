@@ -530,7 +530,9 @@ UNDO_STEPS = st.lists(
         ),
         st.tuples(
             st.just("mixed"),
-            st.lists(st.tuples(st.sampled_from([2.5, 3.5, ("t", 1)]), st.integers(1, 4)), max_size=2),
+            st.lists(
+                st.tuples(st.sampled_from([2.5, 3.5, ("t", 1)]), st.integers(1, 4)), max_size=2
+            ),
         ),
         st.tuples(st.sampled_from(["snapshot", "read", "drop"]), st.integers(0, 5)),
     ),
