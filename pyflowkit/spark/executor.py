@@ -22,6 +22,7 @@ from pyflowkit.spark import records
 from pyflowkit.spark.interrupt import CancelOnInterrupt, cancel_job_group
 from pyflowkit.spark.plan import SparkPlan, build_plan
 from pyflowkit.spark.progress import ProgressTracker, SparkProgress
+from pyflowkit.spark.service import SparkServiceGone, gone_error_of
 from pyflowkit.spark.session import get_session
 from pyflowkit.spark.stage import ERROR_BEGIN, ERROR_END
 
@@ -158,6 +159,11 @@ def execute(
             tracker.finish("CANCELED")
             ctrl_c.raise_if_pressed(f"Job '{name}' ({job_id})")
         tracker.finish("FAILED")
+        gone = exc if isinstance(exc, SparkServiceGone) else gone_error_of(session)
+        if gone is not None:  # the local Spark service died under the job
+            raise JobExecutionException(
+                job_id, f"Job '{name}' ({job_id}) failed on Spark: {gone}", gone
+            ) from exc
         carried = user_error_message(exc)
         if carried is None:
             if not _is_spark_error(exc):  # a pipeline error raised before Spark ran

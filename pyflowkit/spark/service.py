@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: ``pyflowkit.spark.service`` (``true``/``false``, default ``true``): when a job's target is Spark
 #: and neither ``spark.master`` nor ``spark.remote`` is set, a program run as a script
@@ -50,6 +51,14 @@ _FALSE = ("0", "false", "no", "off")
 
 class SparkServiceError(RuntimeError):
     """The local Spark service could not be started, reached or stopped."""
+
+
+class SparkServiceGone(SparkServiceError):
+    """The local Spark service's Connect server exited while a program was using it.
+
+    Flink's client meets the same when its session cluster dies under a job (the REST calls
+    fail); Spark Connect's client would retry for up to ten minutes, so the session a program
+    gets from the service fails at once instead (``watch``)."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +220,36 @@ def _kill_orphan_jvm(pid: int | None) -> None:
         pass
 
 
+def _jvm_running(pid: int | None) -> bool:
+    """The Connect server JVM ``pid`` runs (not exited, not a zombie, not a reused pid)."""
+    if not pid or not _pid_alive(pid):
+        return False
+    try:
+        return CONNECT_SERVER in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return True  # no /proc: alive is all we can tell
+
+
+def server_gone(state: ServiceState) -> bool:
+    """A running service whose Connect server JVM has exited (killed, crashed, out of memory):
+    its supervisor notices within ``service_daemon.POLL_S`` and removes the record; until then
+    the record still says running."""
+    return (
+        state.status == "running" and state.jvm_pid is not None and not _jvm_running(state.jvm_pid)
+    )
+
+
+def gone_error(state: ServiceState) -> SparkServiceGone:
+    """What a program whose service died under it is told: the service, its log, what to do."""
+    return SparkServiceGone(
+        f"the local Spark service (Spark Connect on 127.0.0.1:{state.port}, JVM pid "
+        f"{state.jvm_pid}) stopped while this program was using it (its log: {state.log}). "
+        "Run the program again to start a new service (or start one with `pyflowkit spark "
+        f"start`), or set {SERVICE_OPTION}=false ({SERVICE_ENV}=0) to run on an in-process "
+        "Spark session."
+    )
+
+
 def write_state(directory: Path, **fields: object) -> None:
     tmp = directory / "service.json.tmp"
     tmp.write_text(json.dumps(fields, indent=1))
@@ -317,6 +356,14 @@ def start(
     _prepare_dir(directory)
     with _DirLock(directory):
         state = read_state(directory)
+        if state is not None and server_gone(state):
+            print(
+                f"pyflowkit: the local Spark service (pid {state.pid}) lost its Spark Connect "
+                f"server (JVM pid {state.jvm_pid} exited; log {state.log}); starting a new one",
+                file=sys.stderr,
+            )
+            _stop(state)
+            state = None
         if state is not None and state.fingerprint != code_fingerprint():
             print(
                 f"pyflowkit: restarting the local Spark service (pid {state.pid}): "
@@ -548,7 +595,12 @@ def default_remote(
         return None  # the embedded session's preflight says what is missing
     try:
         state = read_state()
-        if state is None or state.status != "running" or state.fingerprint != code_fingerprint():
+        if (
+            state is None
+            or state.status != "running"
+            or state.fingerprint != code_fingerprint()
+            or server_gone(state)
+        ):
             state, _ = start(idle_timeout_minutes(configuration), announce=ANNOUNCE)
         elif not _listening(state.port):
             state = _wait_ready(state, START_TIMEOUT_S)
@@ -582,3 +634,50 @@ def connect_client_available() -> bool:
 def is_shared_session_url(url: str) -> bool:
     """A URL naming the service's shared session: a program must not release it at exit."""
     return url.startswith("sc://localhost:") and f";{SHARED_SESSION_PARAM}=" in url
+
+
+# ---------------------------------------------------------------------------------------------
+# a service that dies under a program
+
+
+def state_of_url(url: str) -> ServiceState | None:
+    """The recorded service a ``sc://localhost:PORT/`` URL points at, or None."""
+    state = read_state() if url.startswith("sc://localhost:") else None
+    if state is None or not url.startswith(f"sc://localhost:{state.port}/"):
+        return None
+    return state
+
+
+def watch(session: Any, state: ServiceState) -> None:
+    """Make a Connect session on the local service fail fast when the service's JVM is gone.
+
+    Spark Connect's client retries an unreachable server (``UNAVAILABLE``) with a backoff bounded
+    only after about ten minutes (``DefaultPolicy``). A policy placed first checks, on such an
+    error, whether the service's JVM still runs: when it does not, the call raises
+    ``gone_error`` at once; otherwise the client's own policies decide, as before."""
+    from pyspark.sql.connect.client.retries import RetryPolicy
+
+    class ServiceGonePolicy(RetryPolicy):
+        def can_retry(self, exc: BaseException) -> bool:
+            if _unavailable(exc) and server_gone(state):
+                raise gone_error(state) from exc
+            return False  # never this policy's to retry: the next one decides
+
+    client = session.client
+    client.set_retry_policies([ServiceGonePolicy(max_retries=0), *client.get_retry_policies()])
+    session._pyflowkit_service = state  # noqa: SLF001 — see ``gone_error_of``
+
+
+def gone_error_of(session: Any) -> SparkServiceGone | None:
+    """``gone_error`` when ``session`` runs on the local service and its JVM has exited (an
+    error Spark Connect did not retry, such as a reset stream, is explained by it)."""
+    state = getattr(session, "_pyflowkit_service", None)
+    return gone_error(state) if state is not None and server_gone(state) else None
+
+
+def _unavailable(exc: BaseException) -> bool:
+    try:
+        import grpc
+    except ImportError:
+        return False
+    return isinstance(exc, grpc.RpcError) and exc.code() == grpc.StatusCode.UNAVAILABLE

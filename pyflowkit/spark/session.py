@@ -196,10 +196,13 @@ def _build(master: str, conf: Mapping[str, str], jvm_stderr: Path | None = None)
         for k, v in conf.items():
             builder = builder.config(k, v)
         session = builder.getOrCreate()
-        from pyflowkit.spark.service import is_shared_session_url
+        from pyflowkit.spark import service
 
-        if is_shared_session_url(master):  # stop() closes the connection, keeps the session
+        if service.is_shared_session_url(master):  # stop() closes the connection, keeps it
             session.release_session_on_close = False
+        state = service.state_of_url(master)
+        if state is not None:  # a service that dies under the program fails it at once
+            service.watch(session, state)
         return session
     active = SparkSession.getActiveSession()
     if active is not None:  # one SparkContext per JVM: replace a session we did not configure

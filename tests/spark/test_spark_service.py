@@ -191,3 +191,82 @@ def test_a_streaming_query_never_runs_on_the_service(monkeypatch: pytest.MonkeyP
     with pytest.raises(RuntimeError, match="stop"):
         executor.start_streaming(object(), {})
     assert calls == [{"use_service": False}]
+
+
+def _fake(role: str) -> subprocess.Popen:
+    """A process whose command line names ``role`` (the supervisor module or the Connect server
+    class), as ``service`` recognises the service's processes by."""
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", role])
+
+
+def _state(directory: Path, supervisor: int, jvm: int, port: int) -> service.ServiceState:
+    return service.ServiceState(
+        directory, supervisor, jvm, port, time.time(), 60.0, "running", "", "", ""
+    )
+
+
+def test_a_program_whose_service_dies_fails_at_once_naming_it(tmp_path) -> None:
+    """Its Connect server killed (kill -9), a program's next Spark Connect call raises the
+    service's error at once instead of retrying ~10 minutes (``DefaultPolicy``); while the JVM
+    runs the client's own policies still decide."""
+    pytest.importorskip("grpc", reason="Spark Connect needs grpcio")
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    jvm = _fake(service.CONNECT_SERVER)
+    port = service.free_port()  # nothing listens: every call is UNAVAILABLE
+    state = _state(tmp_path, 0, jvm.pid, port)
+    session = ConnectSession.builder.remote(f"sc://localhost:{port}/;token=t").create()
+    session.release_session_on_close = False
+    try:
+        service.watch(session, state)
+        assert not service.server_gone(state) and service.gone_error_of(session) is None
+        jvm.kill()
+        jvm.wait()
+        began = time.monotonic()
+        with pytest.raises(service.SparkServiceGone) as info:
+            session.range(3).collect()
+        assert time.monotonic() - began < 5
+    finally:
+        jvm.kill()
+        session.stop()
+    assert str(info.value) == (
+        f"the local Spark service (Spark Connect on 127.0.0.1:{port}, JVM pid {jvm.pid}) stopped "
+        f"while this program was using it (its log: {tmp_path / 'service.log'}). Run the program "
+        "again to start a new service (or start one with `pyflowkit spark start`), or set "
+        "pyflowkit.spark.service=false (PYFLOWKIT_SPARK_SERVICE=0) to run on an in-process "
+        "Spark session."
+    )
+    assert service.gone_error_of(session) is not None
+    assert type(info.value.__cause__).__module__.startswith("grpc")
+
+
+def test_the_next_program_replaces_a_service_whose_server_died(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    """A record still saying "running" (its supervisor not yet woken) but whose JVM is gone:
+    the next program stops that supervisor and starts a new service (here one that cannot
+    start, so the program then falls back)."""
+    monkeypatch.setenv(service.DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(service, "is_script_process", lambda: True)
+    supervisor, jvm = _fake(service.DAEMON_MODULE), _fake(service.CONNECT_SERVER)
+    monkeypatch.setattr(service.sys, "executable", str(tmp_path / "no-python"))
+    directory = service.service_dir()  # (named after the Python too)
+    directory.mkdir(parents=True)
+    jvm.kill()
+    jvm.wait()
+    try:
+        state = _state(directory, supervisor.pid, jvm.pid, service.free_port())
+        fields = {k: v for k, v in vars(state).items() if k != "directory"}
+        service.write_state(directory, **{**fields, "fingerprint": service.code_fingerprint()})
+        assert service.server_gone(service.read_state())
+        assert service.default_remote({}) is None
+        assert not service._pid_alive(supervisor.pid)  # the old supervisor was stopped (SIGTERM)
+    finally:
+        supervisor.kill()
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (
+        f"pyflowkit: the local Spark service (pid {supervisor.pid}) lost its Spark Connect "
+        f"server (JVM pid {jvm.pid} exited; log {directory / 'service.log'}); starting a new one"
+    )
+    assert err[1].startswith("pyflowkit: starting a local Spark service (Spark Connect on ")
+    assert err[2].endswith("(pyflowkit.spark.service=false skips the service)")
