@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from pyflowkit.graph.job_graph import JobVertex
 from pyflowkit.java_semantics import LONG_MIN_VALUE
+from pyflowkit.runtime.checkpoint.task_state import is_task_deployed_as_finished
 from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.task.execution_mode import job_runtime_mode
+from pyflowkit.task.finished_chain import FinishedOperatorChain
 from pyflowkit.task.input_processor import StreamInputProcessor, input_channels
 from pyflowkit.task.record_writer_output import RecordWriterOutput as TaskRecordWriterOutput
 
@@ -100,11 +102,24 @@ class StreamTask:
         if settings is not None and jm is not None:  # the job-wide mode (AUTOMATIC resolved)
             settings = dataclasses.replace(settings, runtime_mode=job_runtime_mode(jm.job_graph))
         self.chain = self.task.chain_factory(tdd.job_vertex, self.task.task_env, outputs, settings)
+        restore = tdd.extra.get("restore")
+        if is_task_deployed_as_finished(restore):
+            self.chain = FinishedOperatorChain(self.chain)
+            self.task.emit(
+                "StreamTask.restoreInternal",
+                f"{self.task.name} is deployed as finished (TaskStateSnapshot.FINISHED_ON_RESTORE "
+                f"of checkpoint {tdd.extra.get('restore_checkpoint_id')}): a "
+                "FinishedOperatorChain, its operators are not opened"
+                + (
+                    "; the source skips its execution since the task is finished on restore."
+                    if self.chain.is_source
+                    else "."
+                ),
+            )
+            restore = None
         self._build_inputs()
         checkpointing = self.checkpointing
-        checkpointing.restore(
-            self.chain, tdd.extra.get("restore"), tdd.extra.get("restore_checkpoint_id")
-        )
+        checkpointing.restore(self.chain, restore, tdd.extra.get("restore_checkpoint_id"))
         settings = None if jm is None else jm.job_graph.checkpointing_settings
         checkpointing.setup(self.chain, self.record_writers, list(self.input_gates()), settings)
         self.chain.open()

@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
+from pyflowkit.common.flink_version import default_version, profile_for
 from pyflowkit.errors import IllegalStateException
 from pyflowkit.runtime import JobStatus, MiniCluster
 from pyflowkit.runtime.predicates import all_tasks_in, checkpoint_completed, job_finished
 from pyflowkit.runtime.two_phase_commit import TransactionStore
+from pyflowkit.state.java_hash import key_hash_function
 from pyflowkit.state.key_groups import assign_key_to_parallel_operator
 from tests.checkpoint.jobs import WORDS, running_counts, word_count
 
@@ -33,7 +35,11 @@ def counts_in(state: dict[str, Any]) -> dict[str, int]:
 
 
 def assert_key_groups_match(run: Any, parallelism: int, expected: dict[str, int]) -> None:
-    """Each restored subtask holds exactly the keys of its key-group range, with their counts."""
+    """Each restored subtask holds exactly the keys of its key-group range, with their counts
+    (the key's hash is the job's profile's: 1.20's PyFlink key_by hashes ``Row.of(key)``)."""
+    settings = run.job_graph.stream_graph.execution_config
+    version = getattr(settings, "flink_version", None) or default_version()
+    hash_of = key_hash_function(profile_for(version).key_by.keys_by_row, None)
     run.run_until(all_tasks_in("RUNNING"))
     run.run_until(lambda r: all(r._task(_vid(r), i).invokable.chain for i in range(parallelism)))
     seen: dict[str, int] = {}
@@ -41,7 +47,7 @@ def assert_key_groups_match(run: Any, parallelism: int, expected: dict[str, int]
         state = run.keyed_state(REDUCE, i)
         counts = counts_in(state) if state.get(REDUCE) else {}
         for word in counts:
-            assert assign_key_to_parallel_operator(word, 128, parallelism) == i, (word, i)
+            assert assign_key_to_parallel_operator(word, 128, parallelism, hash_of) == i, (word, i)
         seen.update(counts)
     assert seen == expected
 

@@ -405,7 +405,21 @@ class CheckpointCoordinator:
         self.checkpoint_id_counter += 1
         timestamp = self.bus.now
         location = target or f"<checkpoint-{checkpoint_id}>"
-        pending = PendingCheckpoint(self.job_id, checkpoint_id, timestamp, ack_tasks, props, target)
+        finished: dict[str, AckTask] = {}
+        fully_finished: set[str] = set()
+        if plan is not None and plan.finished_tasks:
+            finished = _ack_task_table([(e.vertex.job_vertex, e) for e in plan.finished_tasks])
+            fully_finished = {jv.id for jv in plan.fully_finished_job_vertices}
+        pending = PendingCheckpoint(
+            self.job_id,
+            checkpoint_id,
+            timestamp,
+            ack_tasks,
+            props,
+            target,
+            finished_tasks=finished,
+            fully_finished_vertices=fully_finished,
+        )
         self.pending[checkpoint_id] = pending
         pending.canceller = self.bus.call_later(
             self.timeout,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from pyflowkit.errors import IllegalStateException
 from pyflowkit.runtime.checkpoint.completed_checkpoint import CompletedCheckpoint
 from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason
 from pyflowkit.runtime.checkpoint.properties import CheckpointProperties
@@ -51,6 +53,8 @@ class PendingCheckpoint:
         ack_tasks: dict[str, AckTask],
         props: CheckpointProperties,
         target_location: str | None = None,
+        finished_tasks: dict[str, AckTask] | None = None,
+        fully_finished_vertices: Iterable[str] = (),
     ) -> None:
         self.job_id = job_id
         self.checkpoint_id = checkpoint_id
@@ -66,11 +70,17 @@ class PendingCheckpoint:
         self.discarded = False
         self.failure_reason: CheckpointFailureReason | None = None
         self.canceller: Any = None
+        # 1.20's CheckpointPlan (FLIP-147): the tasks FINISHED when it was triggered, and the
+        # vertices none of whose subtasks runs (or that were deployed finished on restore)
+        self.finished_tasks = dict(finished_tasks or {})
+        self.fully_finished_vertices = set(fully_finished_vertices)
+        self._vertex_of: dict[str, str] = {}
         states = self.operator_states
-        for task in ack_tasks.values():
+        for task in [*ack_tasks.values(), *self.finished_tasks.values()]:
             for op_id, name, uid in zip(
                 task.operator_ids, task.operator_names, task.operator_uids, strict=True
             ):
+                self._vertex_of[op_id] = task.vertex_id
                 if op_id not in states:  # one OperatorState per operator, not per subtask
                     states[op_id] = OperatorState(
                         op_id, task.parallelism, task.max_parallelism, {}, name, uid
@@ -108,7 +118,10 @@ class PendingCheckpoint:
             return TaskAcknowledgeResult.UNKNOWN
         self.acknowledged[attempt_id] = task
         size = 0
-        if snapshot is not None:
+        if snapshot is not None and snapshot.is_task_deployed_as_finished:
+            # ``checkpointPlan.reportTaskFinishedOnRestore``: its vertex is finished again
+            self.fully_finished_vertices.add(task.vertex_id)
+        elif snapshot is not None:
             size = snapshot.state_size
             for op_id, op_snapshot in snapshot.operator_states.items():
                 state = self.operator_states.get(op_id)
@@ -130,6 +143,7 @@ class PendingCheckpoint:
 
     def finalize_checkpoint(self, completion_timestamp: int) -> CompletedCheckpoint:
         """``finalizeCheckpoint``: all acks are in; the state becomes a CompletedCheckpoint."""
+        self.fulfill_finished_task_status()
         return CompletedCheckpoint(
             job_id=self.job_id,
             checkpoint_id=self.checkpoint_id,
@@ -140,6 +154,21 @@ class PendingCheckpoint:
             props=self.props,
             external_pointer=self.target_location,
         )
+
+    def fulfill_finished_task_status(self) -> None:
+        """``DefaultCheckpointPlan.fulfillFinishedTaskStatus`` (1.20, FLIP-147): the operators of
+        a fully finished (or finished-on-restore) vertex become ``FullyFinishedOperatorState``s,
+        so that a restore deploys that vertex finished instead of running its sources again."""
+        for op_id, state in self.operator_states.items():
+            if self._vertex_of.get(op_id) not in self.fully_finished_vertices:
+                continue
+            if any(not s.is_empty for s in state.subtask_states.values()):
+                raise IllegalStateException(
+                    "There should be no states or only coordinator state reported for fully "
+                    "finished operators"
+                )
+            state.subtask_states = {}
+            state.fully_finished = True
 
     def abort(self, reason: CheckpointFailureReason) -> None:
         """``abort``: discard the collected state and stop the canceller."""

@@ -58,16 +58,17 @@ def write_savepoint(
     payload: dict[str, Any] = {}
     operators = []
     for op_id, st in sorted(operator_states.items()):
-        operators.append(
-            {
-                "operator_id": op_id,
-                "operator_name": st.operator_name,
-                "uid": st.uid,
-                "parallelism": st.parallelism,
-                "max_parallelism": st.max_parallelism,
-                "subtasks": sorted(st.subtask_states),
-            }
-        )
+        entry: dict[str, Any] = {
+            "operator_id": op_id,
+            "operator_name": st.operator_name,
+            "uid": st.uid,
+            "parallelism": st.parallelism,
+            "max_parallelism": st.max_parallelism,
+            "subtasks": sorted(st.subtask_states),
+        }
+        if st.fully_finished:  # 1.20's FullyFinishedOperatorState (FLIP-147)
+            entry["fully_finished"] = True
+        operators.append(entry)
         payload[op_id] = {
             str(i): state_codec.encode(
                 s.to_dict(), f"the state of operator '{st.operator_name}'", trust_pickled

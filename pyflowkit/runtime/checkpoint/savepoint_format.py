@@ -33,6 +33,7 @@ METADATA_KEYS = (
     "version",
 )
 OPERATOR_KEYS = (
+    "fully_finished",  # optional: 1.20's FullyFinishedOperatorState (FLIP-147)
     "max_parallelism",
     "operator_id",
     "operator_name",
@@ -80,6 +81,8 @@ def _check_operator(schema: FileSchema, op: Any, field: str, seen: set[str]) -> 
     seen.add(op_id)
     schema.str_(op.get("operator_name", ""), f"{field}.operator_name", empty=True)
     schema.str_(op.get("uid"), f"{field}.uid", optional=True)
+    if not isinstance(op.get("fully_finished", False), bool):
+        schema.fail(f"{field}.fully_finished", "a boolean", op["fully_finished"])
     max_p = schema.int_(
         schema.key(op, "max_parallelism", f"{field}.max_parallelism", "an int"),
         f"{field}.max_parallelism",
@@ -133,6 +136,7 @@ def check_state(
             subtasks,
             op.get("operator_name", ""),
             op.get("uid"),
+            fully_finished=op.get("fully_finished", False),
         )
     return states
 

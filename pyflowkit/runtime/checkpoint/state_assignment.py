@@ -8,7 +8,7 @@ from typing import Any
 
 from pyflowkit.errors import IllegalStateException
 from pyflowkit.operators.context import default_max_parallelism
-from pyflowkit.runtime.checkpoint.task_state import OperatorState
+from pyflowkit.runtime.checkpoint.task_state import FinishedOnRestore, OperatorState
 from pyflowkit.state.key_groups import compute_key_group_range_for_operator_index
 from pyflowkit.state.snapshot import OperatorSnapshot, assign_snapshot
 
@@ -92,11 +92,18 @@ class StateAssignmentOperation:
         )
 
     def assign_states(self) -> TaskRestore:
-        """``assignStates``: (vertex id, subtask) → generated operator id → its snapshot."""
+        """``assignStates``: (vertex id, subtask) → generated operator id → its snapshot.
+
+        A vertex whose operators are ``FullyFinishedOperatorState``s (1.20, FLIP-147) restores
+        ``FINISHED_ON_RESTORE`` in every subtask (``TaskStateAssignment.isFullyFinished``)."""
         out: TaskRestore = {}
+        finished = self._fully_finished_vertices()
+        for jv in finished.values():
+            for i in range(jv.parallelism):
+                out[(jv.id, i)] = FinishedOnRestore()
         for op_id, state in self.operator_states.items():
             target = self.mapping.get(op_id)
-            if target is None:
+            if target is None or target[0].id in finished:
                 continue
             jv, generated = target
             n = jv.parallelism
@@ -107,4 +114,26 @@ class StateAssignmentOperation:
                 snap = assign_snapshot(old, i, n, kgr)
                 if snap is not None:
                     out.setdefault((jv.id, i), {})[generated] = snap
+        return out
+
+    def _fully_finished_vertices(self) -> dict[str, Any]:
+        """Vertex id → the new job's vertex restored finished; a vertex is fully finished or not
+        at all (``TaskStateAssignment``'s check)."""
+        flags: dict[str, list[bool]] = {}
+        vertices: dict[str, Any] = {}
+        for op_id, state in self.operator_states.items():
+            target = self.mapping.get(op_id)
+            if target is None:
+                continue
+            vertices[target[0].id] = target[0]
+            flags.setdefault(target[0].id, []).append(state.fully_finished)
+        out: dict[str, Any] = {}
+        for vid, per_op in flags.items():
+            if not any(per_op):
+                continue
+            if not all(per_op):
+                raise IllegalStateException(
+                    "JobVertex could either be fully finished or not, but not partially"
+                )
+            out[vid] = vertices[vid]
         return out

@@ -94,7 +94,9 @@ class SubtaskCheckpointCoordinator:
                 [sync.channel_state.input, list(sync.channel_state.output.items())]
             )
         async_ms = self.clock() - sync.started_at - sync.sync_duration
-        return TaskStateSnapshot(sync.operator_states, sync.channel_state, size), async_ms
+        finished = bool(getattr(self.chain, "is_task_deployed_as_finished", False))
+        snapshot = TaskStateSnapshot(sync.operator_states, sync.channel_state, size, finished)
+        return snapshot, async_ms
 
     def abort_checkpoint_on_barrier(self, checkpoint_id: int) -> None:
         """``abortCheckpointOnBarrier``: forward a CancelCheckpointMarker downstream."""

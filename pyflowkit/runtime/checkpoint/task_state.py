@@ -41,11 +41,31 @@ class ChannelState:
 
 @dataclass
 class TaskStateSnapshot:
-    """Flink's ``TaskStateSnapshot``: operator id → that operator's state, plus channel state."""
+    """Flink's ``TaskStateSnapshot``: operator id → that operator's state, plus channel state.
+
+    ``is_task_deployed_as_finished``: the snapshot of a task deployed finished on restore (1.20's
+    ``TaskStateSnapshot.FINISHED_ON_RESTORE``, FLIP-147): no state, the task reports itself done.
+    """
 
     operator_states: dict[str, OperatorSnapshot] = field(default_factory=dict)
     channel_state: ChannelState = field(default_factory=ChannelState)
     state_size: int = 0
+    is_task_deployed_as_finished: bool = False
+
+
+class FinishedOnRestore(dict):
+    """The restore of a subtask whose vertex was fully finished in the restored checkpoint
+    (Flink 1.20's ``TaskStateSnapshot.FINISHED_ON_RESTORE``, FLIP-147): no operator state; the
+    task is deployed as finished (``TaskStateManager.isTaskDeployedAsFinished``) and runs a
+    ``FinishedOperatorChain``: its source does not run again."""
+
+    def __bool__(self) -> bool:
+        return True
+
+
+def is_task_deployed_as_finished(restore: Any) -> bool:
+    """``TaskStateManagerImpl.isTaskDeployedAsFinished`` of a subtask's restore."""
+    return isinstance(restore, FinishedOnRestore)
 
 
 @dataclass
@@ -58,6 +78,9 @@ class OperatorState:
     subtask_states: dict[int, OperatorSnapshot] = field(default_factory=dict)
     operator_name: str = ""
     uid: str | None = None
+    # 1.20's ``FullyFinishedOperatorState`` (FLIP-147): every subtask of the operator had
+    # finished when the checkpoint was taken; it holds no state and restores FINISHED_ON_RESTORE
+    fully_finished: bool = False
 
     def state_size(self) -> int:
         from pyflowkit.state.state_codec import state_size
