@@ -33,9 +33,10 @@ class Sleepy(SourceFunction):
             yield None
 
 
-def run_pairs(pause: int, within: Any) -> tuple[list[str], int]:
-    """Two consecutive high levels of a key within ``within`` (processing time): the printed
-    matches and the simulated clock at the end."""
+def run_pairs(pause: int, within: Any, processing_time: bool = True) -> tuple[list[str], int]:
+    """Two consecutive high levels of a key within ``within`` (processing time, asked for with
+    ``in_processing_time()``: since Flink 1.12 CEP follows the environment's EventTime default):
+    the printed matches and the simulated clock at the end."""
     conf = Configuration()
     conf.set_string("execution.target", "local")
     env = StreamExecutionEnvironment.get_execution_environment(conf)
@@ -46,9 +47,10 @@ def run_pairs(pause: int, within: Any) -> tuple[list[str], int]:
     stream = env.add_source(Sleepy(records, pause))
     t = stream.get_transformation()
     t.boundedness = type(t.boundedness).BOUNDED
-    CEP.pattern(stream.key_by(lambda e: e[0]), pattern).select(
-        lambda m: f"{m['first'][0][1]}->{m['second'][0][1]}"
-    ).print()
+    matches = CEP.pattern(stream.key_by(lambda e: e[0]), pattern)
+    if processing_time:
+        matches = matches.in_processing_time()
+    matches.select(lambda m: f"{m['first'][0][1]}->{m['second'][0][1]}").print()
     run = MiniCluster(echo_print=False).submit(env)
     run.run()
     assert run.job_status is JobStatus.FINISHED, run.failure_traceback
@@ -67,6 +69,21 @@ def test_a_pause_longer_than_within_times_out_the_partial_match() -> None:
     printed, now = run_pairs(pause=2000, within=Time.milliseconds(1500))
     assert printed == []
     assert now >= 3 * 2000
+
+
+@pytest.mark.flink_version("1.20")
+def test_under_1_20_records_without_timestamps_are_late_for_event_time_cep() -> None:
+    """A 1.11-style program (no ``in_processing_time()``) under 1.20: the environment is in
+    EventTime (FLINK-19317), the CepOperator buffers a record only if its timestamp is above the
+    current watermark; a record without a timestamp (Long.MIN_VALUE) is late and dropped."""
+    printed, _ = run_pairs(pause=1000, within=Time.seconds(5), processing_time=False)
+    assert printed == []
+
+
+@pytest.mark.flink_version("1.11")
+def test_under_1_11_the_environment_s_processing_time_matches() -> None:
+    printed, _ = run_pairs(pause=1000, within=Time.seconds(5), processing_time=False)
+    assert printed == ["90->95", "95->99"]
 
 
 def test_without_pauses_the_clock_stays_short() -> None:
