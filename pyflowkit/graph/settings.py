@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyflowkit.common.flink_version import default_version
+from pyflowkit.common.flink_version import default_version, profile_for
 
 MINIMAL_CHECKPOINT_TIME = 10  # CheckpointCoordinatorConfiguration.MINIMAL_CHECKPOINT_TIME (ms)
 DEFAULT_JOB_NAME = "Flink Streaming Job"
@@ -43,8 +43,10 @@ class EnvironmentSettings:
     max_parallelism: int = -1  # -1 = unset (ExecutionConfig default)
     chaining_enabled: bool = True
     runtime_mode: str = "STREAMING"  # RuntimeExecutionMode name: STREAMING / BATCH / AUTOMATIC
-    time_characteristic: str = "ProcessingTime"  # Flink 1.11 default
-    auto_watermark_interval: int = 0  # ms; 1.11: 0 unless EventTime (then 200)
+    # None: the version profile's TIME_DEFAULTS (1.11: ProcessingTime, 0 ms; 1.20: EventTime,
+    # 200 ms), as the StreamExecutionEnvironment applies them
+    time_characteristic: str = None  # type: ignore[assignment]
+    auto_watermark_interval: int = None  # type: ignore[assignment]  # ms
     buffer_timeout: int = 100
     auto_generated_uids: bool = True
     checkpoint: CheckpointSettings = field(default_factory=CheckpointSettings)
@@ -52,3 +54,10 @@ class EnvironmentSettings:
     configuration: dict[str, str] = field(default_factory=dict)  # every Configuration key as set
     # the environment's pyflowkit.flink-version profile (unset: the entry point's default)
     flink_version: str = field(default_factory=default_version)
+
+    def __post_init__(self) -> None:
+        defaults = profile_for(self.flink_version).time_defaults
+        if self.time_characteristic is None:
+            object.__setattr__(self, "time_characteristic", defaults.time_characteristic)
+        if self.auto_watermark_interval is None:
+            object.__setattr__(self, "auto_watermark_interval", defaults.auto_watermark_interval)

@@ -47,6 +47,16 @@ NARRATION: dict[str, tuple[str, str]] = {
         "The JobMaster tells its scheduler to start scheduling",
         "streaming jobs are scheduled eagerly: every subtask at once",
     ),
+    "AdaptiveBatchScheduler.tryDecideParallelismAndInputInfos": (
+        "The scheduler decides the parallelism of a job vertex",
+        "Flink 1.17+ BATCH jobs (FLIP-187): a vertex the program gave no parallelism gets one "
+        "when its inputs finished, from the bytes they produced",
+    ),
+    "DefaultVertexParallelismAndInputInfosDecider.decideParallelism": (
+        "The decider divides the consumed bytes by the data volume per task",
+        "execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task (16 mb): tiny "
+        "inputs get parallelism 1",
+    ),
     "ExecutionGraph.transitionState": (
         "The job switches from {old} to {new}",
         "the JobStatus follows the ExecutionGraph: RUNNING once scheduling starts",
@@ -220,6 +230,17 @@ HEADLINES = (
     "Task.failure",
     "CheckpointCoordinator.createPendingCheckpoint",
 )
+#: Why the scheduler starts as it does, by the SchedulingStrategy its log line names.
+STRATEGY_WHY = {
+    "PipelinedRegionSchedulingStrategy": (
+        "Flink 1.12+ (FLIP-119): region by region in topological order; every region of a "
+        "streaming job can be scheduled at once"
+    ),
+    "VertexwiseSchedulingStrategy": (
+        "a BATCH job on Flink 1.17+'s AdaptiveBatchScheduler (FLIP-187): a vertex is deployed "
+        "only once its blocking inputs finished, not eagerly"
+    ),
+}
 #: What a step does that has no sentence of its own: the Flink log line is the narration.
 FALLBACK_WHY = "see the Flink log line"
 
@@ -281,6 +302,8 @@ def narrate(run: Any, model: Any) -> dict[str, Any]:
     sender = labels.get(arrow["from"], arrow["from"]) if arrow else primary.component
     receiver = labels.get(arrow["to"], arrow["to"]) if arrow else primary.component
     template, why = NARRATION.get(primary.method, ("", FALLBACK_WHY))
+    if primary.method == "DefaultScheduler.startScheduling":
+        why = next((w for k, w in STRATEGY_WHY.items() if k in primary.message), why)
     fields = {
         "sender": sender,
         "receiver": receiver,
