@@ -28,6 +28,7 @@ from pyflowkit.state.time import VOID_NAMESPACE
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
 _VERIFIED_LIMIT = 1 << 16  # live maps whose last copy a table remembers
 _SMALL_MAP = 32  # entries per map below which _copy_maps checks every value
+_ZIP_MAX = 768  # tuples above which _tuples_of_atoms splits columns by index, not by zip
 _ATOMS = frozenset((str, int, float, bool, bytes, type(None)))
 
 
@@ -74,10 +75,19 @@ def _tuples_of_atoms(values: list[tuple[Any, ...]]) -> bool:
     """True if every member of the tuples ``values`` is an atom: a column at a time when all
     have one length (record-like tuples, split by one strict zip), else all members together."""
     n = len(values)
-    try:
-        columns = list(zip(*values, strict=True))
-    except ValueError:  # tuples of several lengths
-        return _ATOMS.issuperset(map(type, chain.from_iterable(values)))
+    if n > _ZIP_MAX:  # zip's n iterators cost more than a pass per column
+        width = len(values[0])
+        if sum(map(len, values)) != width * n or not width:
+            return _ATOMS.issuperset(map(type, chain.from_iterable(values)))
+        try:  # every tuple reaches the last column: with the sum, each has exactly ``width``
+            columns = [list(map(itemgetter(i), values)) for i in range(width)]
+        except IndexError:
+            return _ATOMS.issuperset(map(type, chain.from_iterable(values)))
+    else:
+        try:
+            columns = list(zip(*values, strict=True))
+        except ValueError:  # tuples of several lengths
+            return _ATOMS.issuperset(map(type, chain.from_iterable(values)))
     for column in columns:
         types = list(map(type, column))
         first = types[0]

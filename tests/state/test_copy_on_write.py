@@ -448,3 +448,16 @@ def test_keyed_reduce_snapshots_copy_nothing_and_keep_each_snapshot_at_its_mark(
     for snap, at_mark in snaps:
         got = {e[0]: e[2] for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]}
         assert got == at_mark
+
+
+def test_immutability_check_of_many_tuples_splits_columns_by_index() -> None:
+    """Above ``_ZIP_MAX`` tuples the columns are taken by index (one pass each): the same
+    answer as the zip for atoms, a list in any column, and tuples of several lengths."""
+    from pyflowkit.state.heap_keyed_state_backend import _ZIP_MAX, _immutable
+
+    n = _ZIP_MAX + 10
+    rows: list[Any] = [(f"w{i}", i, None) for i in range(n)]
+    assert _immutable(rows) and _immutable([*rows, 3, "x", None])
+    assert not _immutable([*rows[:-1], ("w", [1], None)])
+    assert not _immutable([*rows, ("w", 1, [2])])
+    assert _immutable([*rows, ("w", 1)]) and not _immutable([*rows, ("w", 1, 2, [3])])
