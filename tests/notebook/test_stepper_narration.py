@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from pyflowkit.common import RestartStrategies
 from tests.notebook.test_classroom_panes import all_running
 from tests.notebook.test_widgets import checkpointed_env, word_count_env
 
 
+# the classroom's 1.11 submission (SlotPoolImpl's one requestSlot per slot); 1.20's declarative
+# slot allocation is narrated in tests/versions/test_declarative_slots.py
+@pytest.mark.flink_version("1.11")
 def test_every_submission_step_is_narrated_with_its_sender_and_receiver():
     from pyflowkit.notebook.stepper import Stepper
 
