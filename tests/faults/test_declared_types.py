@@ -286,13 +286,6 @@ FITS: list[tuple[str, Callable[[StreamExecutionEnvironment], Any], list[str]]] =
         ["1", "-2", "1"],
     ),
     (
-        "Row fields may be None",
-        lambda env: env.from_collection([1]).map(
-            lambda x: Row(None, x), output_type=Types.ROW([Types.STRING(), Types.INT()])
-        ),
-        ["+I[None,1]"],  # PyFlink 1.20.3 prints a Row as +I[b,None] (goldens: row_print)
-    ),
-    (
         "BOOLEAN and LONG",
         lambda env: env.from_collection([True, False], type_info=Types.BOOLEAN()).map(
             lambda b: (b, 2**40), output_type=Types.TUPLE([Types.BOOLEAN(), Types.LONG()])
