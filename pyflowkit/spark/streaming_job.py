@@ -128,6 +128,12 @@ def settings_from(
     )
 
 
+def _committed(location: str) -> int:
+    """The last committed micro-batch, -1 before the first."""
+    last = last_batch(location)
+    return -1 if last is None else last
+
+
 class StreamingJob:
     """One unbounded job running as a Structured Streaming query on ``session``."""
 
@@ -372,8 +378,9 @@ class StreamingJob:
             with self._lock:
                 self._hold = last_batch(location)
                 keep = max(self._hold, self._emitted)  # a batch may have emitted meanwhile
-            while time.monotonic() < deadline and (last_batch(location) or -1) < keep:
-                time.sleep(0.02)  # its commit follows its output at once
+            # its commit follows its output at once (batch 0 is a committed batch, not none)
+            while time.monotonic() < deadline and _committed(location) < keep:
+                time.sleep(0.02)
             self.query.stop()
             cut_logs(location, keep)
         finally:
