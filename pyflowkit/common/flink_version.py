@@ -200,6 +200,19 @@ class FinishedTasksCheckpointing:
         return str(raw).strip().lower() != "false"
 
 
+FINISHED_ON_RESTORE = VersionedRule(
+    "Restoring a checkpoint taken after tasks finished",
+    "1.14",
+    "FLIP-147 (FLINK-21088, FLINK-21089, FLINK-23708)",
+    "no checkpoint completes once a task FINISHED, so a failover restores an earlier checkpoint "
+    "(or none) and every subtask runs again: a finished source replays its records",
+    "PendingCheckpoint.fulfillFinishedTaskStatus records a finished vertex's operators as "
+    "FullyFinishedOperatorState; StateAssignmentOperation deploys its subtasks with "
+    "TaskStateSnapshot.FINISHED_ON_RESTORE: a FinishedOperatorChain never opens the operators "
+    "(a source skips its run), re-emits MAX_WATERMARK and ends its partitions",
+)
+
+
 DECLARATIVE_SLOTS = VersionedRule(
     "How the JobMaster gets slots",
     "1.13",
@@ -266,6 +279,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     KEY_BY_ROW,
     COUNT_WINDOW,
     CHECKPOINTS_AFTER_TASKS_FINISH,
+    FINISHED_ON_RESTORE,
     DECLARATIVE_SLOTS,
     SCHEDULING_STRATEGY,
     ADAPTIVE_BATCH_SCHEDULER,
