@@ -18,6 +18,7 @@ from pathlib import Path
 from pyflowkit.spark import service
 
 POLL_S = 2.0
+WORKER_DAEMON = "pyflowkit.spark.worker_daemon"
 
 
 def connect_args(port: int) -> list[str]:
@@ -34,6 +35,8 @@ def connect_args(port: int) -> list[str]:
     settings["spark.connect.grpc.binding.port"] = str(port)
     # The shared session lives as long as the service (the idle timeout stops both).
     settings["spark.connect.session.manager.defaultSessionTimeout"] = "3650d"
+    # Python workers fork from a daemon that has pyflowkit's stage code imported already.
+    settings["spark.python.daemon.module"] = WORKER_DAEMON
     for key, value in settings.items():
         args += ["--conf", f"{key}={value}"]
     return args

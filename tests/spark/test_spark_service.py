@@ -270,3 +270,50 @@ def test_the_next_program_replaces_a_service_whose_server_died(
     )
     assert err[1].startswith("pyflowkit: starting a local Spark service (Spark Connect on ")
     assert err[2].endswith("(pyflowkit.spark.service=false skips the service)")
+
+
+def test_the_service_workers_fork_from_a_daemon_with_pyflowkit_imported(tmp_path) -> None:
+    """``spark.python.daemon.module``: the service's worker daemon imports pyflowkit's stage code
+    before forking, so a forked worker unpickles the word count's stage functions without
+    importing pyflowkit modules; like ``pyspark.daemon`` it imports nothing that starts threads
+    (pyarrow, pandas, numpy, grpc: each worker imports them after the fork)."""
+    from pyspark import cloudpickle
+
+    from pyflowkit.datastream import StreamExecutionEnvironment
+    from pyflowkit.spark.executor import _job_graph, _settings
+    from pyflowkit.spark.plan import stage_specs
+    from pyflowkit.spark.stage import stage_function
+
+    args = service_daemon.connect_args(service.free_port())
+    assert f"spark.python.daemon.module={service_daemon.WORKER_DAEMON}" in args
+    env = StreamExecutionEnvironment.get_execution_environment()
+    word_count.build(env)
+    job_graph = _job_graph(env, "wc")
+    specs = stage_specs(job_graph, _settings(job_graph), "STREAMING")
+    (tmp_path / "stages").write_bytes(cloudpickle.dumps([stage_function(s) for s in specs]))
+    probe = textwrap.dedent(
+        """
+        import pickle, sys
+        from pyflowkit.spark import worker_daemon
+        worker_daemon.preload()
+        native = [m for m in ("pyarrow", "pandas", "numpy", "grpc", "pyspark") if m in sys.modules]
+        before = set(sys.modules)
+        functions = pickle.loads(open(sys.argv[1], "rb").read())
+        new = sorted(m for m in set(sys.modules) - before if m.startswith("pyflowkit"))
+        print(len(functions), native, new)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / "stages")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=REPO,
+    )
+    count, native, new = out.stdout.split(" ", 2)
+    assert (count, native, out.stderr) == ("3", "[]", "")
+    # left to the worker: the user's module (here the example) and the DataStream API it uses
+    left = {m.split(".")[1] for m in eval(new)}  # noqa: S307 — our own probe's list
+    assert left == {"examples", "datastream"}, new
+    assert "'pyflowkit.spark.stage'" not in new and "'pyflowkit.operators" not in new
