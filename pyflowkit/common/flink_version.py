@@ -213,6 +213,25 @@ FINISHED_ON_RESTORE = VersionedRule(
 )
 
 
+END_OF_DATA = VersionedRule(
+    "How a task ends its output",
+    "1.14",
+    "FLIP-147 (EndOfData, StopMode)",
+    "EndOfPartitionEvent only, once the task closed its operators",
+    "StreamTask.endData sends EndOfData(StopMode.DRAIN; NO_DRAIN after stop-with-savepoint "
+    "without --drain) into every result partition when the input ended, ahead of the final "
+    "checkpoint and EndOfPartitionEvent",
+)
+
+
+@dataclass(frozen=True)
+class EndOfDataEvent:
+    """Whether a task sends ``EndOfData`` before ``EndOfPartitionEvent`` (``StreamTask.endData``)."""
+
+    rule: VersionedRule
+    sends_end_of_data: bool
+
+
 DECLARATIVE_SLOTS = VersionedRule(
     "How the JobMaster gets slots",
     "1.13",
@@ -280,6 +299,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     COUNT_WINDOW,
     CHECKPOINTS_AFTER_TASKS_FINISH,
     FINISHED_ON_RESTORE,
+    END_OF_DATA,
     DECLARATIVE_SLOTS,
     SCHEDULING_STRATEGY,
     ADAPTIVE_BATCH_SCHEDULER,
@@ -298,6 +318,7 @@ class FlinkVersionProfile:
         "key_by",
         "count_window",
         "finished_tasks",
+        "end_of_data",
         "slot_allocation",
         "batch_scheduling",
     )
@@ -319,6 +340,7 @@ class FlinkVersionProfile:
         self.key_by = KeyByKey(KEY_BY_ROW, keys_by_row=new)
         self.count_window = CountWindowShape(COUNT_WINDOW, pyflink_assigners=new)
         self.finished_tasks = FinishedTasksCheckpointing(CHECKPOINTS_AFTER_TASKS_FINISH, new)
+        self.end_of_data = EndOfDataEvent(END_OF_DATA, sends_end_of_data=new)
         strategy = "PipelinedRegionSchedulingStrategy" if new else "EagerSchedulingStrategy"
         self.slot_allocation = SlotAllocation(
             DECLARATIVE_SLOTS, new, "org.apache.flink.runtime.scheduler.strategy." + strategy

@@ -34,6 +34,20 @@ class EndOfPartitionEvent:
 END_OF_PARTITION = EndOfPartitionEvent()
 
 
+class EndOfData:
+    """Flink's ``EndOfData`` (1.14+, FLIP-147): the producer's operators have ended their data;
+    it precedes ``EndOfPartitionEvent`` by the producer's final checkpoint. ``stop_mode`` is
+    ``StopMode.DRAIN`` (end of input, stop-with-savepoint --drain) or ``NO_DRAIN``."""
+
+    __slots__ = ("stop_mode",)
+
+    def __init__(self, stop_mode: str) -> None:
+        self.stop_mode = stop_mode
+
+    def __repr__(self) -> str:
+        return f"EndOfData(StopMode.{self.stop_mode})"
+
+
 class Buffer:
     """A network buffer (Flink's ``NetworkBuffer``): stream elements, or one event.
 
@@ -193,6 +207,12 @@ class ResultPartition:
         for sp in self.subpartitions:
             self.pool.request()
             sp.add(Buffer(event=END_OF_PARTITION))
+
+    def notify_end_of_data(self, stop_mode: str) -> None:
+        """``ResultPartition.notifyEndOfData``: an ``EndOfData`` event into every subpartition."""
+        for sp in self.subpartitions:
+            self.pool.request()
+            sp.add(Buffer(event=EndOfData(stop_mode)))
 
     def release(self) -> None:
         self.released = True

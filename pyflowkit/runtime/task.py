@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from pyflowkit.common.flink_version import V1_11, profile_for
 from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
 from pyflowkit.operators.user_failure import user_traceback
 from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
@@ -57,6 +58,7 @@ class Task:
         self.invoking = False
         self.checkpointing = TaskCheckpointDriver(self)
         self._waiting_for_pending_checkpoints = False  # FLIP-147: afterInvoke announced it
+        self._end_of_data_sent = False  # StreamTask.endData ran (EndOfData sent under 1.20)
         jv = tdd.job_vertex
         cls = STREAM_TASK_CLASSES.get(jv.invokable_class)
         if cls is None:
@@ -281,6 +283,7 @@ class Task:
             msg = self.invokable.process_input(fast)
             self.emit("StreamTask.processInput", msg, data=True)
         if self.invokable.end_of_input and not self.mailbox.has_mail():
+            self._end_data()
             if self.checkpointing.waits_for_final_checkpoint():
                 return  # FLIP-147: the loop idles until a mail (trigger, notify) arrives
             self.invoking = False
@@ -289,6 +292,28 @@ class Task:
             )
             return
         self.schedule_mailbox()
+
+    def _end_data(self) -> None:
+        """``StreamTask.endData`` (1.14+, FLIP-147): once the input ended, EndOfData goes into
+        every produced partition ahead of the final checkpoint and EndOfPartitionEvent; 1.11
+        has no such event (the END_OF_DATA rule)."""
+        if self._end_of_data_sent:
+            return
+        self._end_of_data_sent = True
+        settings = self.tdd.settings
+        rule = profile_for(getattr(settings, "flink_version", V1_11)).end_of_data
+        if not rule.sends_end_of_data or not self.partitions:
+            return
+        stopped = self.checkpointing.stopped_by_savepoint is not None
+        mode = "NO_DRAIN" if stopped and not self.checkpointing.drained else "DRAIN"
+        self.invokable.flush()
+        for partition in self.partitions:
+            partition.notify_end_of_data(mode)
+        self.emit(
+            "StreamTask.endData",
+            f"{self.name} ended its data (StopMode.{mode}): EndOfData into its "
+            f"{len(self.partitions)} result partition(s), ahead of EndOfPartitionEvent.",
+        )
 
     def _after_invoke(self) -> None:
         if self.state is not S.RUNNING:

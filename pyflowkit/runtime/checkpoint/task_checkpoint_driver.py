@@ -50,6 +50,7 @@ class TaskCheckpointDriver:
         self.alignment: dict[int, int] = {}
         self.sync_savepoint_id: int | None = None  # stop-with-savepoint holds the task
         self.stopped_by_savepoint: int | None = None  # the completed stop-with-savepoint
+        self.drained = False  # the stop-with-savepoint advanced to the end of event time
         self.sync_savepoint_loop: int | None = (
             None  # runSynchronousSavepointMailboxLoop's savepoint
         )
@@ -526,6 +527,7 @@ class TaskCheckpointDriver:
 
     def _advance_to_end_of_event_time(self, checkpoint_id: int) -> None:
         """``advanceToEndOfEventTime`` (drain): a source emits MAX_WATERMARK before the barrier."""
+        self.drained = True  # stop-with-savepoint --drain: StopMode.DRAIN
         sent = self.task.invokable.advance_to_end_of_event_time()
         if sent:
             self.task.emit_about_checkpoint(
