@@ -285,7 +285,15 @@ class AdaptiveBatchScheduler(DefaultScheduler):
             done.add(jv.id)
             newly.append(jv)
         if newly:
+            before = len(self.regions)
             self.compute_regions()
+            self.bus.emit(
+                "JobMaster",
+                "DefaultExecutionTopology.notifyExecutionGraphUpdated",
+                f"Built {len(self.regions) - before} new pipelined regions in 0 ms, total "
+                f"{len(self.regions)} pipelined regions currently.",
+                job=self.jm.job_id,
+            )
 
     def _decide(self, jv: JobVertex) -> int:
         """``tryDecideParallelismAndInputInfos``."""

@@ -94,6 +94,12 @@ def test_1_20_decides_parallelism_1_for_tiny_inputs_and_deploys_stage_by_stage()
     assert total.endswith(
         f"the initially decided parallelism of job vertex {reduce_vertex.id} is 1."
     )
+    # the dynamic graph grows: the source's region first, then the consumer joins it (pyflowkit
+    # compiles a BATCH job's edges PIPELINED_BOUNDED, so both share one pipelined region)
+    assert [e.message for e in trace if e.method.startswith("DefaultExecutionTopology.")] == [
+        "Built 1 new pipelined regions in 0 ms, total 1 pipelined regions currently.",
+        "Built 0 new pipelined regions in 0 ms, total 1 pipelined regions currently.",
+    ]
     # no eager deployment: the consumer is deployed after the source FINISHED
     messages = [e.message for e in trace]
     source_finished = max(
