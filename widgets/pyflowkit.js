@@ -81,8 +81,14 @@ function graphPane(model, root, opts) {
     // below them when it is too wide for that (a cluster's label is never under a button)
     const ctl = controlsBox();
     if (ctl && x < ctl.w) {
+      // beside them, smaller if need be (never under 14 px text): a drawing pushed below the
+      // buttons loses their height, and its bottom row would be cut at 14 px
+      const beside = Math.max(Math.min((w - ctl.w) / vb.width, h / vb.height), floor);
       if (w - vb.width * base >= ctl.w) x = (w - vb.width * base - ctl.w) / 2;
-      else {
+      else if (w - vb.width * beside >= ctl.w) {
+        base = beside;
+        x = (w - vb.width * base - ctl.w) / 2;
+      } else {
         base = Math.max(Math.min(w / vb.width, (h - ctl.h) / vb.height), floor);
         x = Math.max(0, (w - vb.width * base) / 2);
         y = ctl.h;
@@ -687,15 +693,15 @@ function renderStepper(model, root) {
     const f = model.get("failures") || {};
     const items = [];
     const bannerParts = [];
-    if (f.restart) {
-      bannerParts.push(`RESTARTING: ${f.restart.text || `restart in ${f.restart.remaining} ms`} — ${f.restart.strategy}`);
-    }
-    if (f.restored) {
+    if (f.restart) {  // one short line a hall reads without hovering; the details in its title
+      bannerParts.push(f.restart.banner || `RESTARTING: restart in ${f.restart.remaining} ms`);
+    } else if (f.restored) {  // a pending restart makes an earlier restore old news
       bannerParts.push(f.restored.checkpoint !== null && f.restored.checkpoint !== undefined
         ? `restored from checkpoint ${f.restored.checkpoint} at step ${f.restored.step}`
         : `restarted at step ${f.restored.step} with empty state: no completed checkpoint to restore`);
     }
     banner.textContent = bannerParts.join("  ·  ");
+    banner.title = f.restart ? `${f.restart.text} — ${f.restart.strategy}` : banner.textContent;
     banner.classList.toggle("pfk-banner-on", bannerParts.length > 0);
     const list = f.exceptions || [];
     tabButtons.exceptions.textContent = list.length ? `Exceptions (${list.length})` : "Exceptions";

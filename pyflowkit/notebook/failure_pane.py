@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pyflowkit.java_semantics import INT_MAX_VALUE
 from pyflowkit.render.short_names import short_ids, short_task_name
 from pyflowkit.render.sim_time import sim_time
 
@@ -136,4 +137,20 @@ def _restart(run: Any) -> dict[str, Any] | None:
         "text": f"restart in {sim_time(remaining)} (waited {sim_time(waited)} of "
         f"{sim_time(delay)} on the simulated clock; the clock jumps to the restart when nothing "
         "else is due)",
+        # the whole story in one short line a lecture hall reads on the status line (no hover)
+        "banner": f"RESTARTING in {sim_time(remaining)} of {sim_time(delay)} (simulated clock)"
+        f" · {_attempts(scheduler.restart_strategy)}",
     }
+
+
+def _attempts(strategy: Any) -> str:
+    """Which restart this is, in the restart strategy's own terms (short)."""
+    attempt = getattr(strategy, "current_restart_attempt", None)
+    most = getattr(strategy, "max_number_restart_attempts", None)
+    if isinstance(attempt, int) and isinstance(most, int):
+        limit = " (no limit)" if most >= INT_MAX_VALUE else f" of {most}"
+        return f"fixed delay, restart {attempt}{limit}"
+    per = getattr(strategy, "max_failures_per_interval", None)
+    if isinstance(per, int):
+        return f"failure rate: at most {per} in {sim_time(strategy.failures_interval)}"
+    return str(strategy)

@@ -6,6 +6,7 @@ the scrolling body, a static render (``SequenceDiagram.to_svg()``) stacks both. 
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any
 
@@ -40,16 +41,41 @@ def _fit(text: str, px: float) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _fit_method(label: str, px: float) -> str:
+    """An arrow's label in ``px``: whole if it fits, else without the class of its
+    ``Class.method`` (the arrow's title keeps it), cut only if that does not fit either."""
+    if len(label) * CHAR <= px:
+        return label
+    head, space, rest = label.partition(" ")
+    if "." in head:
+        label = head.rpartition(".")[2] + space + rest
+    return _fit(label, px)
+
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
 def _two_lines(label: str, px: float) -> list[str]:
-    """The label on one line, or split before its subtask ``(i/n)`` (or a word) onto two."""
+    """The label on one line, or split before its subtask ``(i/n)`` (or a word, or the camel-case
+    word of a class name: ``Resource`` / ``Manager``) onto two."""
     if len(label) * CHAR <= px:
         return [label]
     cut = label.rfind(" (")
+    spaces = [k for k, c in enumerate(label) if c == " "]
+    both = [k for k in spaces if max(k, len(label) - k - 1) * CHAR <= px]
+    if both and cut not in both:  # a cut where both lines fit whole, the most balanced
+        cut = min(both, key=lambda k: abs(2 * k - len(label)))
     if cut <= 0:
-        cut = label.rfind(" ", 0, int(px / CHAR))
-    if cut <= 0:
-        return [_fit(label, px)]
-    return [_fit(label[:cut], px), _fit(label[cut + 1 :], px)]
+        cut = label.rfind(" ", 0, int(px / CHAR) + 1)
+    if cut > 0:
+        return [_fit(label[:cut], px), _fit(label[cut + 1 :], px)]
+    # one word: split at the camel-case boundary nearest its middle that fits both halves
+    bounds = [m.start() for m in _CAMEL.finditer(label)]
+    fitting = [b for b in bounds if max(b, len(label) - b) * CHAR <= px]
+    if fitting:
+        b = min(fitting, key=lambda b: abs(2 * b - len(label)))
+        return [label[:b], label[b:]]
+    return [_fit(label, px)]
 
 
 def lifeline_x(lifelines: list[dict[str, Any]], column: int = COLUMN) -> dict[str, int]:
@@ -128,10 +154,10 @@ def message_row(
     if x1 == x2:
         room = width - x1 - 36
         if room >= min(len(m["label"]) * CHAR, COLUMN * 1.6):  # the label right of the loop
-            text = _fit(m["label"], min(room, COLUMN * 2.4))
+            text = _fit_method(m["label"], min(room, COLUMN * 2.4))
             tx, anchor = x1 + 32, "start"
         else:  # at the right edge: the label left of the lifeline
-            text = _fit(m["label"], min(x1 - LEFT - 8, COLUMN * 2.4))
+            text = _fit_method(m["label"], min(x1 - LEFT - 8, COLUMN * 2.4))
             tx, anchor = x1 - 6, "end"
         parts.append(
             f'<path d="M{x1},{y - 9} h26 v11 h-24" fill="none" stroke="{colour}" '
@@ -140,7 +166,7 @@ def message_row(
         )
     else:
         mid, span = (x1 + x2) / 2, abs(x2 - x1)
-        text = _fit(m["label"], min(max(span - 10, COLUMN * 2.4), width - LEFT - 8))
+        text = _fit_method(m["label"], min(max(span - 10, COLUMN * 2.4), width - LEFT - 8))
         parts.append(
             f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="2" '
             f'{marker}/><text x="{_inside(mid, text, width):g}" y="{y - 5}" '

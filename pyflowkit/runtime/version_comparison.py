@@ -131,25 +131,33 @@ class VersionComparison:
             )
             rows.append(
                 f"<tr><td>{esc(d.kind)}</td><td style='min-width:11em'>{esc(d.what)}</td>"
-                f"<td><code>{esc(d.under_1_11)}</code></td>"
-                f"<td><code>{esc(d.under_1_20)}</code></td><td>{rules or 'none'}</td></tr>"
+                f"<td><code>{_breakable(d.under_1_11)}</code></td>"
+                f"<td><code>{_breakable(d.under_1_20)}</code></td>"
+                f"<td style='min-width:14em'>{rules or 'none'}</td></tr>"
             )
         body = "".join(rows) or (
             "<tr><td colspan='5'>The outputs and the control-plane trace are the same.</td></tr>"
         )
         cell = "style='text-align:left;vertical-align:top;padding:4px 8px'"
-        return (
-            "<div class='pfk-version-comparison'>"
+        return (  # a right margin: the last column never touches the output area's edge
+            "<div class='pfk-version-comparison' style='box-sizing:border-box;max-width:100%;"
+            "padding-right:24px'>"
             f"<h4 style='margin:4px 0'>What changed since Flink 1.11: {esc(self.job_name)}</h4>"
             f"<p style='margin:4px 0'>Flink 1.11: {esc(a.job_status)}, {len(a.printed)} printed "
             f"line(s) &nbsp;·&nbsp; Flink 1.20: {esc(b.job_status)}, {len(b.printed)} printed "
             f"line(s) &nbsp;·&nbsp; {len(self.differences)} difference(s)</p>"
-            "<table style='border-collapse:collapse'>"
+            "<table style='border-collapse:collapse;width:100%'>"
             f"<tr><th {cell}>kind</th><th {cell}>what differs</th><th {cell}>Flink 1.11</th>"
             f"<th {cell}>Flink 1.20</th><th {cell}>why (FLIP/JIRA)</th></tr>"
             + body.replace("<td>", f"<td {cell}>").replace("<td style='", f"<td {cell[:-1]};")
             + "</table></div>"
         )
+
+
+def _breakable(text: str) -> str:
+    """Escaped ``text`` that may wrap after the dot of a ``Class.method``: a long name never
+    pushes the table past the output area's right edge."""
+    return html.escape(text).replace(".", ".<wbr>")
 
 
 def compare_versions(

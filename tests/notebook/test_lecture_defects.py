@@ -66,6 +66,12 @@ def test_exception_names_the_subtask_as_the_graph_does_and_the_countdown_is_time
     assert restart["delay"] == 1000 and 0 < restart["remaining"] <= 1000
     assert re.match(r"restart in \d+(\.\d)? m?s \(waited \d+(\.\d)? m?s of 1 s", restart["text"])
     assert "999" not in restart["text"] or "ms" in restart["text"]
+    # the banner: one short line a lecture hall reads without hovering (at most ~80 characters)
+    assert re.fullmatch(
+        r"RESTARTING in \d+(\.\d)? m?s of 1 s \(simulated clock\) · fixed delay, restart 1 of \d+",
+        restart["banner"],
+    ), restart["banner"]
+    assert len(restart["banner"]) <= 80
 
 
 def test_timeline_markers_legend_and_the_restart_wait_compressed():

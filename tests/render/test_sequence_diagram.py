@@ -171,3 +171,42 @@ def test_job_run_sequence_diagram_through_the_display_hook(tmp_path):
     path = diagram.save(tmp_path / "seq.svg")
     assert path.read_text(encoding="utf-8").startswith("<svg")
     assert len(run.sequence_diagram(last=4).model.messages[-4:]) == 4
+
+
+def test_labels_at_a_projectors_width_are_whole_words_not_cut():
+    """At 1280 px the pane is ~1,000 px: a long ``Class.method`` arrow label (FLIP-138's
+    ``DeclarativeSlotPoolBridge.declareRequiredResources``) drops its class (its title keeps it),
+    a one-word lifeline name wraps at its camel case, a task name at the space that fits both lines."""
+    from pyflowkit.render.sequence_svg import _fit_method, _two_lines
+
+    label = "SubtaskCheckpointCoordinatorImpl.checkpointState (1)"
+    assert _fit_method(label, 240) == "checkpointState (1)"
+    assert _fit_method("declareRequiredResources", 240) == "declareRequiredResources"
+    assert _two_lines("ResourceManager", 100) == ["Resource", "Manager"]
+    assert _two_lines("JobManagerRunner", 100) == ["JobManager", "Runner"]
+    assert _two_lines("Keyed Reduce → Print (1/2)", 140) == ["Keyed Reduce", "→ Print (1/2)"]
+
+
+def test_a_flink_120_job_stepped_at_1000px_draws_no_label_cut():
+    from pyflowkit.common.configuration import Configuration
+    from pyflowkit.datastream import StreamExecutionEnvironment
+    from pyflowkit.notebook.sequence_view import SequencePane
+    from pyflowkit.notebook.stepper import Stepper
+
+    config = Configuration().set_string("pyflowkit.flink-version", "1.20")
+    env = StreamExecutionEnvironment.get_execution_environment(config)
+    env.set_parallelism(2)
+    env.enable_checkpointing(1000)
+    words = env.from_collection(["a b", "c d", "a"]).flat_map(lambda s: s.split())
+    words.key_by(lambda w: w).reduce(lambda a, b: a + b).print()
+    stepper, pane, methods = Stepper(env, submit=True), SequencePane(), set()
+    for _ in range(120):
+        stepper.step()
+        running = set(stepper.execution_states().values()) == {"RUNNING"}
+        if running and "checkpoint" not in methods:
+            stepper.trigger_checkpoint()
+            methods.add("checkpoint")
+        head, body = pane.update(stepper.run, 1000)
+        assert "…" not in head + body, re.findall(r">([^<]*…[^<]*)<", head + body)
+        methods |= set(re.findall(r'data-method="([^"]+)"', body))
+    assert {"declareRequiredResources", "checkpointState"} & {m.rpartition(".")[2] for m in methods}

@@ -58,6 +58,7 @@ def test_differences_name_their_rules_and_leave_the_env_alone() -> None:
     assert "     1.11: a,1\n     1.20: +I[a,1]" in text
     page = c._repr_html_()
     assert "<table" in page and "FLIP-138" in page and "+I[a,1]" in page
+    assert "padding-right:24px" in page  # the last column keeps off the output area's edge
     assert list(c.frame().columns) == ["kind", "what", "Flink 1.11", "Flink 1.20", "FLIP/JIRA"]
 
 
