@@ -208,5 +208,7 @@ def test_a_flink_120_job_stepped_at_1000px_draws_no_label_cut():
             methods.add("checkpoint")
         head, body = pane.update(stepper.run, 1000)
         assert "…" not in head + body, re.findall(r">([^<]*…[^<]*)<", head + body)
-        methods |= set(re.findall(r'data-method="([^"]+)"', body))
-    assert {"declareRequiredResources", "checkpointState"} & {m.rpartition(".")[2] for m in methods}
+        methods |= {m.rpartition(".")[2] for m in re.findall(r'data-method="([^"]+)"', body)}
+        if {"declareRequiredResources", "checkpointState"} <= methods:
+            break  # FLIP-138's and a checkpoint's long labels drawn whole
+    assert {"declareRequiredResources", "checkpointState"} <= methods
