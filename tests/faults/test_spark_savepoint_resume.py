@@ -2,9 +2,9 @@
 from scratch, the savepoint ignored without a word). Flink's behaviour: a bounded STREAMING job
 restores a savepoint like any other, and its output carries on from the savepoint's state.
 
-Kept cheap for CI: nine records in micro-batches of up to four (one for job A, two for job B), a 100 ms trigger (the checkpoint
-interval), the session's Spark; the refusals of a changed job are unit-tested (no query) in
-``test_spark_savepoint_faults.py``."""
+Kept cheap for CI: nine records in micro-batches of up to four (one for job A, two for job B),
+a 100 ms trigger (the checkpoint interval), the session's Spark; the refusals of a changed job
+are unit-tested (no query) in ``test_spark_savepoint_faults.py``."""
 
 from __future__ import annotations
 
