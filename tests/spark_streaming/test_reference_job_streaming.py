@@ -50,7 +50,10 @@ def test_cep_needs_spark_timers_only_to_sort_in_processing_time() -> None:
     events = sorted_env.from_collection(list(job.generate(4)))
     keyed = events.key_by(lambda e: e.geohash)
     for comparator in (None, lambda a, b: 0):
-        CEP.pattern(keyed, job.alarm_pattern(), comparator).select(job.to_alarm).print()
+        # in processing time as the reference job (a user's environment follows 1.20, whose CEP
+        # is in event time unless asked: PatternStreamBuilder.forStreamAndPattern)
+        matches = CEP.pattern(keyed, job.alarm_pattern(), comparator).in_processing_time()
+        matches.select(job.to_alarm).print()
     graph = sorted_env.get_job_graph()
     modes = [time_mode(v, graph.stream_graph.execution_config) for v in graph.vertices]
     assert modes[-2:] == [NO_TIMERS, PROCESSING_TIME]
