@@ -141,6 +141,16 @@ OWNER_PREFIXES = (
 )
 _TASK_IN_MESSAGE = re.compile(r"^(?:Received task )?(.+? \(\d+/\d+\))")
 _BARRIER_CHANNEL = re.compile(r"barrier from channel (\d+)")
+#: Calls that log several lines: consecutive lines of one call are one arrow (its hover text
+#: holds them all), where other methods' repeated lines are separate calls (two slot requests).
+ONE_CALL_MANY_LINES = frozenset(
+    {
+        "JobMaster.<init>",
+        "RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart",
+        "CheckpointCoordinator.restoreLatestCheckpointedState",
+    }
+)
+
 #: Short method names that need their class to be understood on an arrow.
 _AMBIGUOUS = frozenset(
     {
@@ -208,6 +218,7 @@ class SequenceModel:
         self._task_te: dict[tuple[str, int, int], str] = {}
         self._attempt: dict[tuple[str, int], int] = {}
         self._names: dict[tuple[str, int], str] = {}
+        self._last_call: tuple[Any, ...] | None = None  # the last arrow's call, to merge log lines
         for lid, label, group in FIXED_LIFELINES:
             kind = "component" if group else "process"
             self._add_lifeline(Lifeline(lid, label, label, group, kind))
@@ -280,6 +291,12 @@ class SequenceModel:
         target = self._resolve(rule[1], e)
         if source is None or target is None:
             return
+        label = self._label(e)
+        call = (e.step, source, target, label, e.vertex, e.subtask, e.attempt)
+        if call == self._last_call and method in ONE_CALL_MANY_LINES:
+            self.messages[-1]["detail"] += "\n" + e.message  # the same call's next log line
+            return
+        self._last_call = call
         self.messages.append(
             {
                 "i": len(self.messages),
@@ -287,7 +304,7 @@ class SequenceModel:
                 "time": e.time,
                 "from": source,
                 "to": target,
-                "label": self._label(e),
+                "label": label,
                 "method": method,
                 "detail": e.message,
                 "kind": rule[2],

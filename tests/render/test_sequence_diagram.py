@@ -212,3 +212,39 @@ def test_a_flink_120_job_stepped_at_1000px_draws_no_label_cut():
         if {"declareRequiredResources", "checkpointState"} <= methods:
             break  # FLIP-138's and a checkpoint's long labels drawn whole
     assert {"declareRequiredResources", "checkpointState"} <= methods
+
+
+def test_a_call_that_logs_several_lines_is_one_arrow_and_separate_calls_stay_apart():
+    """A restore logs "Restoring job … from latest valid checkpoint" and "No master state to
+    restore", the failover strategy "Calculating tasks to restart" and how many: one call each, so
+    one arrow each whose hover text holds every line; two slot requests stay two arrows."""
+    from pyflowkit.common.configuration import Configuration
+    from pyflowkit.datastream import StreamExecutionEnvironment
+    from pyflowkit.notebook.stepper import Stepper
+    from pyflowkit.render.sequence_model import SequenceModel
+
+    config = Configuration().set_string("pyflowkit.flink-version", "1.11")
+    env = StreamExecutionEnvironment.get_execution_environment(config)
+    env.set_parallelism(2)
+    env.enable_checkpointing(1000)
+    words = env.from_collection(["a b", "c d", "a"] * 20).flat_map(lambda s: s.split())
+    words.key_by(lambda w: w).reduce(lambda a, b: a + b).print()
+    stepper = Stepper(env, submit=True)
+    stepper.step_until(lambda s: set(s.execution_states().values()) == {"RUNNING"}, "running")
+    stepper.trigger_checkpoint()
+    stepper.run_to("checkpoint")
+    stepper.selected = next(k for k, v in stepper.states.items() if v == "RUNNING")
+    stepper.fail_selected_task()
+    stepper.run_to("end")
+    model = SequenceModel()
+    model.add(stepper.run.trace)
+
+    def arrows(method: str) -> list[dict]:
+        return [m for m in model.messages if m["method"] == method]
+
+    (restore,) = arrows("CheckpointCoordinator.restoreLatestCheckpointedState")
+    assert "from latest valid checkpoint" in restore["detail"]
+    assert restore["detail"].endswith("\nNo master state to restore")
+    (tasks,) = arrows("RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart")
+    assert len(tasks["detail"].splitlines()) == 2
+    assert len(arrows("SlotPool.requestNewAllocatedSlot")) >= 2
