@@ -29,6 +29,11 @@ _embedded: Any = None  # the SparkSession pyflowkit started itself
 _embedded_key: tuple | None = None
 _starting: dict[tuple, Future] = {}  # sessions being built (by a background warm-up), by key
 _atexit_registered = False
+# PySpark marks the process as Spark Connect (``SPARK_CONNECT_MODE_ENABLED``) when a session is
+# built with ``spark.remote`` and never unmarks it: a classic session built later in the same
+# process then fails with CONNECT_URL_NOT_SET. True while the mark is the local service's.
+_connect_mark_ours = False
+_CONNECT_MARK = "SPARK_CONNECT_MODE_ENABLED"
 JVM_LOG_ENV = "PYFLOWKIT_SPARK_JVM_LOG"
 
 
@@ -134,10 +139,14 @@ def get_session(
         from pyspark.sql import SparkSession
 
         active = SparkSession.getActiveSession()
-        if active is not None and not conf:
+        if active is not None and not conf and (use_service or not _is_connect(active)):
             return active
         master = (use_service and _service_remote(configuration, conf)) or DEFAULT_MASTER
     return _embedded_session(master, conf, jvm_stderr)
+
+
+def _is_connect(session: Any) -> bool:
+    return type(session).__module__.startswith("pyspark.sql.connect")
 
 
 def _service_remote(configuration: Mapping[str, str] | None, conf: Mapping[str, str]) -> str | None:
@@ -191,11 +200,14 @@ def _embedded_session(master: str, conf: dict[str, str], jvm_stderr: Path | None
 def _build(master: str, conf: Mapping[str, str], jvm_stderr: Path | None = None) -> Any:
     from pyspark.sql import SparkSession
 
+    global _connect_mark_ours
     if master.startswith("sc://"):
         builder = SparkSession.builder.remote(master)
         for k, v in conf.items():
             builder = builder.config(k, v)
+        marked = _CONNECT_MARK in os.environ
         session = builder.getOrCreate()
+        _connect_mark_ours = _connect_mark_ours or (not marked and _CONNECT_MARK in os.environ)
         from pyflowkit.spark import service
 
         if service.is_shared_session_url(master):  # stop() closes the connection, keeps it
@@ -204,6 +216,9 @@ def _build(master: str, conf: Mapping[str, str], jvm_stderr: Path | None = None)
         if state is not None:  # a service that dies under the program fails it at once
             service.watch(session, state)
         return session
+    if _connect_mark_ours:  # a job on the local service ran earlier in this process
+        os.environ.pop(_CONNECT_MARK, None)
+        _connect_mark_ours = False
     active = SparkSession.getActiveSession()
     if active is not None:  # one SparkContext per JVM: replace a session we did not configure
         active.stop()

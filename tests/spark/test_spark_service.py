@@ -71,6 +71,49 @@ def test_a_second_program_reuses_the_service_the_first_one_started(
     assert again.stdout.startswith("Already running: the local Spark service")
 
 
+MIXED_PROGRAM = textwrap.dedent(
+    """
+    from pyflowkit.common import Types
+    from pyflowkit.datastream import StreamExecutionEnvironment
+    from pyflowkit.datastream.functions import SourceFunction
+    from pyflowkit.examples import word_count
+
+
+    class Words(SourceFunction):
+        def run(self, ctx):
+            for w in ["a", "b", "a"]:
+                ctx.collect((w, 1))
+
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    word_count.build(env)
+    env.execute("bounded, on the local Spark service")
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    words = env.add_source(Words(), "Words", Types.TUPLE([Types.STRING(), Types.INT()]))
+    words.key_by(lambda w: w[0]).reduce(lambda a, b: (a[0], a[1] + b[1])).print("count")
+    env.execute("unbounded, a Structured Streaming query on a classic session")
+    """
+)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_a_program_runs_a_bounded_job_on_the_service_then_an_unbounded_one(
+    spark_service_first_program, tmp_path
+) -> None:
+    """PySpark marks a process that built a Connect session as Connect for good, and the
+    Connect session stays active: the streaming query after a job on the service got it and
+    failed (STREAMING_CONNECT_SERIALIZATION_ERROR); it now gets a classic session."""
+    program = tmp_path / "mixed.py"
+    program.write_text(MIXED_PROGRAM)
+    result = run([sys.executable, str(program)], spark_service_first_program.env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert word_count.check_printed(printed_counts(result.stdout))
+    counts = [line for line in result.stdout.splitlines() if line.startswith("count> ")]
+    assert counts == ["count> (a,1)", "count> (b,1)", "count> (a,2)"]
+
+
 FAKE_SERVER = textwrap.dedent(
     """
     import socket, sys, time
