@@ -1,7 +1,9 @@
 """The shared pipeline catalog: pipelines written with the public PyFlink-shaped API, each with a
 plain-Python ``expected(mode)`` (records per print sink and the order Flink guarantees).
 
-Routing expectations come from ``java_ref`` (reference §1.5), window/aggregation semantics from
+Routing expectations come from ``java_ref`` (reference §1.5) under the Flink version the
+environments of the calling test follow (``spec.expected_version``: 1.11 hashes the key, 1.20's PyFlink
+``key_by`` hashes ``Row.of(key)``), window/aggregation semantics from
 reference §9 (e.g. ``countWindow(2,1).sum(1)``). Bounded collection sources emit no watermark
 before end of input (1.11's ProcessingTime characteristic: auto-watermark interval 0), so their
 event-time windows fire at end of input; mid-stream watermarks and late data come from a
@@ -43,10 +45,12 @@ from tests.pipelines.java_ref import subtask_of
 from tests.pipelines.spec import (
     BATCH,
     STREAMING,
+    V1_20,
     Order,
     Pipeline,
     RowValue,
     SinkSpec,
+    expected_version,
 )
 
 S, INT, L = Types.STRING, Types.INT, Types.LONG
@@ -69,11 +73,17 @@ def first(t: Any) -> Any:
     return t[0]
 
 
+def subtask(key: Any, parallelism: int) -> int:
+    """The 0-based subtask ``key`` is routed to under ``expected_version()``."""
+    return subtask_of(key, parallelism, version=expected_version())
+
+
 def by_subtask(records: list[Any], key: Any, parallelism: int) -> dict[int, list[Any]]:
     """Expected placement of keyed records: each on the subtask its key's key group maps to."""
+    version = expected_version()
     out: dict[int, list[Any]] = defaultdict(list)
     for r in records:
-        out[subtask_of(key(r), parallelism)].append(r)
+        out[subtask_of(key(r), parallelism, version=version)].append(r)
     return dict(out)
 
 
@@ -752,18 +762,39 @@ def _count_2_1(env: Any) -> None:
 
 REFERENCE_COUNT_2_1 = [("a", 0), ("b", 1), ("a", 2), ("b", 4), ("a", 6), ("b", 8), ("a", 10)]
 
+
+def count_sliding(data: list[tuple], size: int, slide: int, combine: Any) -> list[tuple]:
+    """PyFlink 1.20's ``count_window(size, slide)`` (``CountSlidingWindowAssigner``, FLINK-26444):
+    a key's window i holds its elements [i*slide, i*slide+size) and fires once, when full."""
+    seen: dict[Any, list[tuple]] = defaultdict(list)
+    out = []
+    for rec in data:
+        elements = seen[rec[0]]
+        elements.append(rec)
+        start = len(elements) - size
+        if start >= 0 and start % slide == 0:
+            window = elements[start:]
+            acc = window[0]
+            for nxt in window[1:]:
+                acc = combine(acc, nxt)
+            out.append(acc)
+    return out
+
+
+def _count_2_1_expect(mode: str) -> dict[str, SinkSpec]:
+    if expected_version() == V1_20:  # [a0,a2] [a2,a4] [a4,a6]; [b1,b3] [b3,b5]
+        records = count_sliding(ALTERNATING, 2, 1, _add)
+    else:  # 1.11: CountTrigger(1) + CountEvictor(2): the first element fires alone
+        records = REFERENCE_COUNT_2_1
+    subtasks = by_subtask(records, first, 2)
+    return {"cw": SinkSpec(records, 2, Order.PER_SUBTASK, subtasks=subtasks)}
+
+
 register(
     Pipeline(
         "count_window_2_1_sum_reference_run",
         _count_2_1,
-        lambda mode: {
-            "cw": SinkSpec(
-                REFERENCE_COUNT_2_1,
-                2,
-                Order.PER_SUBTASK,
-                subtasks=by_subtask(REFERENCE_COUNT_2_1, first, 2),
-            )
-        },
+        _count_2_1_expect,
         notes="reference §9.4 [run]: (a,0),(b,1),(a,2),(b,4),(a,6),(b,8),(a,10)",
     )
 )
@@ -785,8 +816,15 @@ register(
     Pipeline(
         "count_window_3_2_sliding_evictor",
         _count_3_2,
-        # fires every 2nd element over the last 3: [1,2] [2,4,8] [8,16,32]
-        lambda mode: {"cw": SinkSpec([("k", 3), ("k", 14), ("k", 56)])},
+        # 1.11 fires every 2nd element over the last 3: [1,2] [2,4,8] [8,16,32]; 1.20's
+        # CountSlidingWindowAssigner [1,2,4] [4,8,16] [16,32,64]
+        lambda mode: {
+            "cw": SinkSpec(
+                count_sliding([("k", v) for v in (1, 2, 4, 8, 16, 32, 64)], 3, 2, _add)
+                if expected_version() == V1_20
+                else [("k", 3), ("k", 14), ("k", 56)]
+            )
+        },
     )
 )
 
@@ -862,9 +900,7 @@ register(
         _late,
         lambda mode: {
             "main": keyed_windows([("a", 3), ("b", 3), ("a", 8), ("a", 4), ("b", 7)], 2),
-            "late": SinkSpec(
-                [("a", 6)], 2, Order.MULTISET, subtasks={subtask_of("a", 2): [("a", 6)]}
-            ),
+            "late": SinkSpec([("a", 6)], 2, Order.MULTISET, subtasks={subtask("a", 2): [("a", 6)]}),
         },
         modes=(STREAMING,),
         bounded=False,
@@ -1349,10 +1385,10 @@ register(
                 [("a", 1), ("b", 2), ("a", 3)],
                 2,
                 Order.PER_SUBTASK,
-                subtasks={1: [("a", 1), ("a", 3)], 0: [("b", 2)]},
+                subtasks=by_subtask([("a", 1), ("b", 2), ("a", 3)], first, 2),
             )
         },
-        notes="reference §1.5: key 'a' prints with '2> ', 'b' with '1> '",
+        notes="reference §1.5: key 'a' prints with '2> ', 'b' with '1> ' (1.20: both '2> ')",
     )
 )
 

@@ -3,6 +3,14 @@
 Java ``hashCode`` for the key types the catalog uses (String, Integer/Long, Boolean, Tuple) and
 ``KeyGroupRangeAssignment`` (murmur mix, key group, operator index). Written from the fact sheet,
 not from ``pyflowkit.graph``, so the suites can check the runtimes against it.
+
+Two versions route keys differently (the profile's KEY_BY_ROW rule, FLIP-130): Flink 1.11's Java
+``keyBy`` hashes the key itself; PyFlink 1.20's ``key_by`` emits ``Row(key, value)`` and keys the
+Java stream by ``KeyByKeySelector``'s ``Row.of(key)``, whose ``RowUtils.deepHashCodeRow`` is
+``31 * kind + deepHashCodeArray(fields)`` with a leaf field hashed as ``Arrays.deepHashCode(
+new Object[]{field})``: ``62 + hashCode(key)`` for ``Row.of(key)`` (``Row.of("a").hashCode()`` is
+159 in flink-dist 1.20.3). Keys of a declared ``key_type`` only (every catalog ``key_by`` declares
+one); undeclared keys are pickled bytes in PyFlink.
 """
 
 from __future__ import annotations
@@ -63,10 +71,27 @@ def murmur_hash(code: int) -> int:
     return -signed if signed != -(2**31) else 0
 
 
-def key_group(key: Any, max_parallelism: int = 128) -> int:
-    return murmur_hash(java_hash(key)) % max_parallelism
+V1_11, V1_20 = "1.11", "1.20"
 
 
-def subtask_of(key: Any, parallelism: int, max_parallelism: int = 128) -> int:
+def row_of_key_hash(key: Any) -> int:
+    """``Row.of(key).hashCode()`` (kind INSERT) of a declared key: ``62 + key.hashCode()``."""
+    return _i32(62 + java_hash(key))
+
+
+def routing_hash(key: Any, version: str = V1_11) -> int:
+    """The ``hashCode`` a keyed stream's key groups come from under ``version``."""
+    if version == V1_11:
+        return java_hash(key)
+    if version == V1_20:
+        return row_of_key_hash(key)
+    raise ValueError(f"no key routing reference for Flink {version!r}")
+
+
+def key_group(key: Any, max_parallelism: int = 128, version: str = V1_11) -> int:
+    return murmur_hash(routing_hash(key, version)) % max_parallelism
+
+
+def subtask_of(key: Any, parallelism: int, max_parallelism: int = 128, version: str = V1_11) -> int:
     """The 0-based operator index a key is routed to (``assignKeyToParallelOperator``)."""
-    return key_group(key, max_parallelism) * parallelism // max_parallelism
+    return key_group(key, max_parallelism, version) * parallelism // max_parallelism

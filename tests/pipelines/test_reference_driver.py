@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from pyflowkit.reference.local_driver import run_local
@@ -39,6 +43,28 @@ def test_java_ref_matches_flink_key_group_vectors(key, group, p2, p3, p4) -> Non
     """The catalog's routing reference reproduces real Flink's vectors (reference §1.5)."""
     assert key_group(key) == group
     assert [subtask_of(key, p) for p in (2, 3, 4)] == [p2, p3, p4]
+
+
+@pytest.mark.parametrize(
+    ("name", "parallelism", "key_of"),
+    [
+        ("key_by_string_keys_p3_routing", 3, str),
+        ("key_by_int_keys_p4_routing", 4, int),
+        ("keyed_reduce_p2", 2, str),
+    ],
+)
+def test_java_ref_1_20_routing_matches_real_pyflink(name, parallelism, key_of) -> None:
+    """Under 1.20 the reference routes ``Row.of(key)`` as real PyFlink 1.20.3 did (its golden's
+    ``sink:k>`` prefixes), and differently from 1.11 for some key."""
+    golden = Path(__file__).resolve().parents[1] / "goldens" / "pyflink"
+    lines = json.loads((golden / f"catalog__{name}__STREAMING.json").read_text())["lines"]
+    placed = {}
+    for line in lines:
+        number, key = re.match(r"^\w+:(\d+)> \(([^,]+),", line).groups()
+        placed[key_of(key)] = int(number) - 1
+    assert len(placed) >= 3
+    assert {k: subtask_of(k, parallelism, version="1.20") for k in placed} == placed
+    assert {k: subtask_of(k, parallelism) for k in placed} != placed
 
 
 @pytest.mark.parametrize(("pipeline", "mode"), params("driver", cases((STREAMING,))))
