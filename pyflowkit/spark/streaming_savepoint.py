@@ -4,11 +4,12 @@ Stands for Flink's savepoint (``SavepointV2`` ``_metadata``) and its restore che
 (``Checkpoints.loadAndValidateCheckpoint``): a savepoint is a copy of the Structured Streaming
 checkpoint (offsets, commits, RocksDB state) taken at a micro-batch boundary, with
 ``_pyflowkit_savepoint.json`` naming the job and its operators and the SHA-256 of every file
-(its manifest); resuming verifies every file against the manifest, checks the source offsets
-decode with the job's own classes, checks every operator with state exists in the new program,
-and only then copies it into the new job's checkpoint location. A retained checkpoint (the query's
+(its manifest); resuming verifies every file against the manifest, checks the RocksDB state the
+query resumes from (``rocksdb_files``: the version's zip and its SST files), checks the source
+offsets decode with the job's own classes, checks every operator with state exists in the new
+program, and only then copies it into the new job's checkpoint location. A retained checkpoint (the query's
 checkpoint location, as Flink's ``-s`` of a retained checkpoint) is checked against the CRC32
-files Hadoop wrote beside its files and resumed the same way.
+files Hadoop wrote beside its files, its RocksDB state the same way, and resumed the same way.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from typing import Any, NoReturn
 
 from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.spark.rocksdb_files import verify_rocksdb_state
 from pyflowkit.spark.state_files import manifest, verify_crc_files, verify_manifest
 from pyflowkit.state.user_types import job_state_classes
 from pyflowkit.task.chain import operator_ids
@@ -262,6 +264,7 @@ def restore_into(
     data = read_metadata(path)
     what = f"savepoint {path!r}"
     verify_manifest(path, data["files"], what, skip=(METADATA,))
+    verify_rocksdb_state(path, what, last_batch(path))  # also when the manifest was re-signed
     check_offsets(path, job_graph, what)
     new = job_operators(job_graph)
     new_names = {
@@ -379,10 +382,12 @@ def check_offsets(path: str, job_graph: Any, what: str) -> int:
 
 def restore_checkpoint_into(path: str, checkpoint_dir: str, job_graph: Any) -> dict[str, Any]:
     """Resume from a retained checkpoint (Flink's ``-s`` of a retained checkpoint): its files
-    are checked against Hadoop's CRC32 files and its offsets decoded, then it is copied into the
+    are checked against Hadoop's CRC32 files, its RocksDB state (zip and SST files) and its
+    offsets decoded, then it is copied into the
     new job's checkpoint location. Spark's own plan check refuses another job's checkpoint."""
     what = f"retained checkpoint {path!r}"
     verify_crc_files(path, what)
+    verify_rocksdb_state(path, what, last_batch(path))  # also where a .crc file is missing
     check_offsets(path, job_graph, what)
     shutil.copytree(path, checkpoint_dir, dirs_exist_ok=True)
     _remove_control_markers(checkpoint_dir)  # the old job's stop/drain files are not state
