@@ -72,6 +72,10 @@ def quiet_settings(master: str) -> dict[str, str]:
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{_LOG4J}",
         "spark.sql.shuffle.partitions": "2",
+        # PySpark's DataFrame call-site capture walks the stack and imports IPython/ipykernel on
+        # every API call pyflowkit's planner makes (0.2-0.6 s per program); its call sites would
+        # name pyflowkit's planner, never the user's code.
+        "spark.python.sql.dataFrameDebugging.enabled": "false",
     }
     if _is_loopback_master(master):
         settings["spark.driver.bindAddress"] = "127.0.0.1"

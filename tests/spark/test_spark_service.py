@@ -29,6 +29,13 @@ def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     )
 
 
+# The program as ``python word_count.py`` runs it, then whether it loaded ipykernel (stderr).
+AS_MAIN_THEN_MODULES = (
+    "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__'); "
+    "print('ipykernel loaded:', 'ipykernel' in sys.modules, file=sys.stderr)"
+)
+
+
 def printed_counts(stdout: str) -> list[str]:
     return [line for line in stdout.splitlines() if re.match(r"\d> \(", line)]
 
@@ -43,8 +50,10 @@ def test_a_second_program_reuses_the_service_the_first_one_started(
     cli = [sys.executable, "-m", "pyflowkit", "spark"]
     status = run([*cli, "status"], env)
     again = run([*cli, "start"], env)
-    second = run([sys.executable, str(PROGRAM)], env)
+    second = run([sys.executable, "-c", AS_MAIN_THEN_MODULES, str(PROGRAM)], env)
     assert second.returncode == 0, second.stderr[-3000:]
+    # PySpark's DataFrame call-site capture (off on pyflowkit's sessions) imports ipykernel
+    assert "ipykernel loaded: False" in second.stderr.splitlines()
     after = json.loads((service.service_dir() / "service.json").read_text())
 
     port = started["port"]
