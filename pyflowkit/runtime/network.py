@@ -173,9 +173,25 @@ class ResultSubpartition:
         self.queue.append(buffer)
         self.try_send()
 
-    def add_credit(self, n: int) -> None:
+    def add_credit(self, n: int, channel: InputChannel | None = None) -> None:
         self.credit += n
         self.try_send()
+
+    def attach(self, channel: InputChannel) -> None:
+        """``createReadView``: the (one) consumer channel of a pipelined subpartition."""
+        self.channel = channel
+
+    def detach(self, channel: InputChannel) -> None:
+        if self.channel is channel:
+            self.channel = None
+
+    def unsent(self) -> int:
+        """Buffers not yet handed to the consumer."""
+        return len(self.queue)
+
+    def release(self) -> None:
+        self.queue.clear()
+        self.channel = None
 
     def try_send(self) -> None:
         """Hand queued buffers to the consumer channel while it has credit."""
@@ -188,18 +204,82 @@ class ResultSubpartition:
             ch.on_buffer(buffer)
 
 
-class ResultPartition:
-    """Flink's ``ResultPartition``: one produced dataset of one subtask, one subpartition per consumer."""
+class BoundedBlockingSubpartition(ResultSubpartition):
+    """Flink's ``BoundedBlockingSubpartition`` (a BLOCKING result of a batch job): each buffer is
+    written out in full as it comes (its pool buffer recycled at once) and every consumer that
+    requests the subpartition reads all of it through its own ``BoundedBlockingSubpartitionReader``
+    with its own credit, so several consumer subtasks can read one subpartition (the adaptive
+    batch scheduler's broadcast results have a single subpartition every consumer reads)."""
 
-    def __init__(self, partition_id: tuple[str, int, str], n_subpartitions: int, pool_size: int):
+    def __init__(self, partition: ResultPartition, index: int) -> None:
+        super().__init__(partition, index)
+        # id(channel) → [channel, next buffer index, credit]: one reader per consumer channel
+        self.readers: dict[int, list[Any]] = {}
+
+    def add(self, buffer: Buffer) -> None:
+        self.queue.append(buffer)
+        self.partition.pool.recycle()  # written to the bounded data: the pool buffer is free
+        self.try_send()
+
+    def attach(self, channel: InputChannel) -> None:
+        self.channel = channel
+        self.readers[id(channel)] = [channel, 0, 0]
+
+    def detach(self, channel: InputChannel) -> None:
+        self.readers.pop(id(channel), None)
+        super().detach(channel)
+
+    def add_credit(self, n: int, channel: InputChannel | None = None) -> None:
+        reader = self.readers.get(id(channel))
+        if reader is not None:
+            reader[2] += n
+            self.try_send()
+
+    def try_send(self) -> None:
+        """Each reader gets the next buffers it has credit for."""
+        if self.partition.released:
+            return
+        data = self.queue
+        for reader in list(self.readers.values()):
+            channel, position, credit = reader
+            while position < len(data) and credit > 0:
+                credit -= 1
+                buffer = data[position]
+                position += 1
+                reader[1], reader[2] = position, credit
+                self.buffers_sent += 1
+                channel.on_buffer(buffer)
+
+    def unsent(self) -> int:
+        if not self.readers:
+            return len(self.queue)
+        return max(len(self.queue) - r[1] for r in self.readers.values())
+
+    def release(self) -> None:
+        super().release()
+        self.readers.clear()
+
+
+class ResultPartition:
+    """Flink's ``ResultPartition``: one produced dataset of one subtask, one subpartition per
+    consumer (``blocking``: a BLOCKING result's ``BoundedBlockingSubpartition``s)."""
+
+    def __init__(
+        self,
+        partition_id: tuple[str, int, str],
+        n_subpartitions: int,
+        pool_size: int,
+        blocking: bool = False,
+    ):
         self.partition_id = partition_id  # (IntermediateDataSet id, producer subtask, attempt id)
-        self.subpartitions = [ResultSubpartition(self, i) for i in range(n_subpartitions)]
+        kind = BoundedBlockingSubpartition if blocking else ResultSubpartition
+        self.subpartitions = [kind(self, i) for i in range(n_subpartitions)]
         self.pool = LocalBufferPool(pool_size)
         self.released = False
         self.finished = False
 
     def queued_buffers(self) -> int:
-        return sum(len(s.queue) for s in self.subpartitions)
+        return sum(s.unsent() for s in self.subpartitions)
 
     def finish(self) -> None:
         """``ResultPartition.finish``: an EndOfPartitionEvent into every subpartition."""
@@ -217,8 +297,7 @@ class ResultPartition:
     def release(self) -> None:
         self.released = True
         for sp in self.subpartitions:
-            sp.queue.clear()
-            sp.channel = None
+            sp.release()
 
 
 class InputChannel:
@@ -243,8 +322,8 @@ class InputChannel:
     def connect(self, subpartition: ResultSubpartition) -> None:
         """``requestSubpartition`` + initial credit announcement (exclusive buffers)."""
         self.subpartition = subpartition
-        subpartition.channel = self
-        subpartition.add_credit(self.gate.buffers_per_channel)
+        subpartition.attach(self)
+        subpartition.add_credit(self.gate.buffers_per_channel, self)
 
     def on_buffer(self, buffer: Buffer) -> None:
         was_empty = not self.queue
@@ -255,7 +334,7 @@ class InputChannel:
     def recycle(self) -> None:
         """The consumer is done with one buffer: its credit goes back to the producer."""
         if self.subpartition is not None:
-            self.subpartition.add_credit(1)
+            self.subpartition.add_credit(1, self)
 
 
 class SingleInputGate:
@@ -331,5 +410,5 @@ class ShuffleEnvironment:
         waiting = self.waiting.get(channel.partition_id)
         if waiting and channel in waiting:
             waiting.remove(channel)
-        if channel.subpartition is not None and channel.subpartition.channel is channel:
-            channel.subpartition.channel = None
+        if channel.subpartition is not None:
+            channel.subpartition.detach(channel)

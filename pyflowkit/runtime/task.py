@@ -167,7 +167,9 @@ class Task:
         for out_index, rp in enumerate(tdd.produced_partitions):
             n = rp.number_of_subpartitions
             pool = n * cfg.buffers_per_channel + cfg.floating_buffers_per_gate
-            part = ResultPartition(rp.partition_id, n, UNBOUNDED_POOL if rp.blocking else pool)
+            part = ResultPartition(
+                rp.partition_id, n, UNBOUNDED_POOL if rp.blocking else pool, blocking=rp.blocking
+            )
             part.pool.listeners.append(self.schedule_mailbox)
             rng = self.host.partitioner_rng(
                 tdd.job_vertex.name, tdd.subtask_index, out_index, rp.edge.target.name
