@@ -14,174 +14,53 @@ vertex once all its inputs are consumable (their producers FINISHED), never eage
 
 from __future__ import annotations
 
-import math
-import pickle
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pyflowkit.graph.adaptive_batch import (  # the decision every host shares
+    AVG_DATA_VOLUME_KEY,
+    ENABLED_KEY,
+    MAX_PARALLELISM_KEY,
+    MIN_PARALLELISM_KEY,
+    SCHEDULER_KEY,
+    BlockingResultInfo,
+    DefaultVertexParallelismAndInputInfosDecider,
+    DynamicParallelism,
+    configuration_of,
+    format_memory_size,
+    is_broadcast,
+    is_pointwise,
+    num_subpartitions,
+    parse_memory_size,
+    records_bytes,
+    subpartition_range,
+    uses_adaptive_batch_scheduler,
+)
 from pyflowkit.graph.execution_graph import ExecutionGraph
-from pyflowkit.graph.job_graph import DistributionPattern, JobVertex
+from pyflowkit.graph.job_graph import JobVertex
 from pyflowkit.runtime.default_scheduler import DefaultScheduler
 from pyflowkit.runtime.execution_state import ExecutionState
-from pyflowkit.state.key_groups import (
-    compute_default_max_parallelism,
-    compute_key_group_range_for_operator_index,
-)
+
+__all__ = [
+    "AVG_DATA_VOLUME_KEY",
+    "ENABLED_KEY",
+    "MAX_PARALLELISM_KEY",
+    "MIN_PARALLELISM_KEY",
+    "SCHEDULER_KEY",
+    "AdaptiveBatchScheduler",
+    "BlockingResultInfo",
+    "DefaultVertexParallelismAndInputInfosDecider",
+    "VertexwiseSchedulingStrategy",
+    "configuration_of",
+    "format_memory_size",
+    "parse_memory_size",
+    "uses_adaptive_batch_scheduler",
+]
 
 if TYPE_CHECKING:
     from pyflowkit.runtime.execution import ExecutionVertex
     from pyflowkit.runtime.job_master import JobMaster
 
-SCHEDULER_KEY = "jobmanager.scheduler"
-ENABLED_KEY = "execution.batch.adaptive.auto-parallelism.enabled"
-MIN_PARALLELISM_KEY = "execution.batch.adaptive.auto-parallelism.min-parallelism"
-MAX_PARALLELISM_KEY = "execution.batch.adaptive.auto-parallelism.max-parallelism"
-AVG_DATA_VOLUME_KEY = "execution.batch.adaptive.auto-parallelism.avg-data-volume-per-task"
-DEFAULT_SOURCE_PARALLELISM_KEY = (
-    "execution.batch.adaptive.auto-parallelism.default-source-parallelism"
-)
-DEFAULT_AVG_DATA_VOLUME = 16 * 1024 * 1024  # 16 mb
-DEFAULT_MAX_PARALLELISM = 128  # ADAPTIVE_AUTO_PARALLELISM_MAX_PARALLELISM's default
 STRATEGY = "org.apache.flink.runtime.scheduler.strategy.VertexwiseSchedulingStrategy"
-
-_UNITS = (("bytes", 1), ("kb", 1 << 10), ("mb", 1 << 20), ("gb", 1 << 30), ("tb", 1 << 40))
-_UNIT_ALIASES = {
-    "": 1,
-    "b": 1,
-    "bytes": 1,
-    "k": 1 << 10,
-    "kb": 1 << 10,
-    "kibibytes": 1 << 10,
-    "m": 1 << 20,
-    "mb": 1 << 20,
-    "mebibytes": 1 << 20,
-    "g": 1 << 30,
-    "gb": 1 << 30,
-    "gibibytes": 1 << 30,
-    "t": 1 << 40,
-    "tb": 1 << 40,
-    "tebibytes": 1 << 40,
-}
-
-
-def parse_memory_size(text: Any) -> int:
-    """``MemorySize.parse``: ``"16 mb"``, ``"16m"``, ``"1024"`` → bytes."""
-    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(text))
-    unit = match.group(2).lower() if match else None
-    if match is None or unit not in _UNIT_ALIASES:
-        raise ValueError(
-            f"Could not parse value '{text}' for key '{AVG_DATA_VOLUME_KEY}': a memory size such "
-            "as '16 mb'."
-        )
-    return int(match.group(1)) * _UNIT_ALIASES[unit]
-
-
-def format_memory_size(size: int) -> str:
-    """``MemorySize.toString``: the largest unit that divides the size (``16 mb``, ``98 bytes``)."""
-    name, multiplier = _UNITS[0]
-    for unit, factor in _UNITS:
-        if size % factor:
-            break
-        name, multiplier = unit, factor
-    return f"{size // multiplier} {name}"
-
-
-def uses_adaptive_batch_scheduler(job_graph: Any, profile: Any) -> bool:
-    """``DefaultSlotPoolServiceSchedulerFactory.getSchedulerType``: a BATCH job gets the
-    AdaptiveBatchScheduler under 1.20 unless ``jobmanager.scheduler`` names another one."""
-    if not profile.batch_scheduling.adaptive or job_graph.runtime_mode != "BATCH":
-        return False
-    chosen = str(configuration_of(job_graph).get(SCHEDULER_KEY, "AdaptiveBatch"))
-    return chosen.strip().lower() in ("adaptivebatch", "adaptive")
-
-
-def configuration_of(job_graph: Any) -> dict[str, Any]:
-    settings = getattr(job_graph.stream_graph, "execution_config", None)
-    return dict(getattr(settings, "configuration", None) or {})
-
-
-@dataclass(frozen=True)
-class BlockingResultInfo:
-    """Flink's ``BlockingResultInfo``: what a finished producer reported of one consumed result."""
-
-    data_set_id: str
-    num_bytes_produced: int
-    is_broadcast: bool
-    is_pointwise: bool
-
-
-class DefaultVertexParallelismAndInputInfosDecider:
-    """Flink's ``DefaultVertexParallelismAndInputInfosDecider``: a vertex's parallelism from the
-    bytes of its consumed results."""
-
-    def __init__(
-        self,
-        global_max_parallelism: int,
-        global_min_parallelism: int,
-        data_volume_per_task: int,
-        global_default_source_parallelism: int,
-    ) -> None:
-        if global_min_parallelism <= 0:
-            raise ValueError("The minimum parallelism must be larger than 0.")
-        if global_max_parallelism < global_min_parallelism:
-            raise ValueError(
-                "Maximum parallelism should be greater than or equal to the minimum parallelism."
-            )
-        if global_default_source_parallelism <= 0:
-            raise ValueError("The default source parallelism must be larger than 0.")
-        self.global_max_parallelism = global_max_parallelism
-        self.global_min_parallelism = global_min_parallelism
-        self.data_volume_per_task = data_volume_per_task
-        self.global_default_source_parallelism = global_default_source_parallelism
-
-    @classmethod
-    def from_configuration(
-        cls, max_parallelism: int, configuration: dict[str, Any]
-    ) -> DefaultVertexParallelismAndInputInfosDecider:
-        """``DefaultVertexParallelismAndInputInfosDecider.from``."""
-        return cls(
-            max_parallelism,
-            int(configuration.get(MIN_PARALLELISM_KEY, 1)),
-            parse_memory_size(configuration.get(AVG_DATA_VOLUME_KEY, DEFAULT_AVG_DATA_VOLUME)),
-            int(configuration.get(DEFAULT_SOURCE_PARALLELISM_KEY, max_parallelism)),
-        )
-
-    def decide_parallelism_for_vertex(
-        self,
-        consumed_results: list[BlockingResultInfo],
-        vertex_max_parallelism: int,
-        on_decided: Any = None,
-    ) -> int:
-        """``decideParallelismAndInputInfosForVertex`` of a vertex without a parallelism."""
-        if not consumed_results:  # a source job vertex
-            return min(self.global_default_source_parallelism, vertex_max_parallelism)
-        min_parallelism = self.global_min_parallelism
-        max_parallelism = self.global_max_parallelism
-        if vertex_max_parallelism < min_parallelism:
-            min_parallelism = vertex_max_parallelism
-        if vertex_max_parallelism < max_parallelism:
-            max_parallelism = vertex_max_parallelism
-        return self.decide_parallelism(
-            consumed_results, min_parallelism, max_parallelism, on_decided
-        )
-
-    def decide_parallelism(
-        self,
-        consumed_results: list[BlockingResultInfo],
-        min_parallelism: int,
-        max_parallelism: int,
-        on_decided: Any = None,
-    ) -> int:
-        """``decideParallelism``: broadcast results are small, only the others count."""
-        non_broadcast = [r for r in consumed_results if not r.is_broadcast]
-        if not non_broadcast:
-            return min_parallelism
-        total_bytes = sum(r.num_bytes_produced for r in non_broadcast)
-        parallelism = math.ceil(total_bytes / self.data_volume_per_task)
-        if on_decided is not None:
-            on_decided(total_bytes, parallelism)
-        return max(min_parallelism, min(parallelism, max_parallelism))
 
 
 class VertexwiseSchedulingStrategy:
@@ -227,30 +106,10 @@ class AdaptiveBatchScheduler(DefaultScheduler):
         super().__init__(job_master)
 
     def create_execution_graph(self) -> ExecutionGraph:
-        jg = self.jm.job_graph
-        cfg = configuration_of(jg)
-        settings = getattr(jg.stream_graph, "execution_config", None)
-        env_parallelism = getattr(settings, "parallelism", -1)
-        # getDefaultMaxParallelism: the option, else the environment's parallelism, else 128
-        if MAX_PARALLELISM_KEY in cfg:
-            default_max = int(cfg[MAX_PARALLELISM_KEY])
-        else:
-            default_max = env_parallelism if env_parallelism > 0 else DEFAULT_MAX_PARALLELISM
-        self.auto_parallelism = str(cfg.get(ENABLED_KEY, "true")).strip().lower() != "false"
-        self.decider = DefaultVertexParallelismAndInputInfosDecider.from_configuration(
-            default_max, cfg
-        )
-        self.decided: dict[str, bool] = {}
-        for jv in jg.vertices:
-            # computeVertexParallelismStoreForDynamicGraph: a vertex whose parallelism is still
-            # to be decided takes the global default max parallelism
-            decided = jv.parallelism_configured or not self.auto_parallelism
-            self.decided[jv.id] = decided
-            if jv.max_parallelism <= 0:
-                jv.max_parallelism = (
-                    compute_default_max_parallelism(jv.parallelism) if decided else default_max
-                )
-        return ExecutionGraph.dynamic(jg)
+        self.dynamic = DynamicParallelism.of(self.jm.job_graph)
+        self.decider = self.dynamic.decider
+        self.decided = self.dynamic.decided
+        return ExecutionGraph.dynamic(self.jm.job_graph)
 
     def create_scheduling_strategy(self) -> Any:
         return VertexwiseSchedulingStrategy(self)
@@ -309,13 +168,7 @@ class AdaptiveBatchScheduler(DefaultScheduler):
                 vertex=jv.name,
             )
 
-        pointwise = [edge for edge in jv.inputs if self._pointwise(edge)]
-        if pointwise:  # a forward group: the producer's parallelism (rescale/forward inputs)
-            parallelism = max(edge.source.parallelism for edge in pointwise)
-        else:
-            parallelism = self.decider.decide_parallelism_for_vertex(
-                infos, jv.max_parallelism, on_decided
-            )
+        parallelism = self.dynamic.decide(jv, infos, on_decided)
         self.bus.emit(
             "JobMaster",
             "AdaptiveBatchScheduler.tryDecideParallelismAndInputInfos",
@@ -324,10 +177,6 @@ class AdaptiveBatchScheduler(DefaultScheduler):
             vertex=jv.name,
         )
         return parallelism
-
-    @staticmethod
-    def _pointwise(edge: Any) -> bool:
-        return edge.distribution_pattern is DistributionPattern.POINTWISE
 
     def _blocking_result_info(self, edge: Any) -> BlockingResultInfo:
         """What the producer's subtasks reported with FINISHED (``IOMetrics``'
@@ -341,14 +190,8 @@ class AdaptiveBatchScheduler(DefaultScheduler):
             pid = (edge.data_set.id, ev.subtask_index, e.attempt_id)
             partition = e.slot.task_executor.host.shuffle.partitions.get(pid) if e.slot else None
             if partition is not None:
-                total += partition_bytes(partition, broadcast=self._broadcast(edge))
-        return BlockingResultInfo(
-            edge.data_set.id, total, self._broadcast(edge), self._pointwise(edge)
-        )
-
-    @staticmethod
-    def _broadcast(edge: Any) -> bool:
-        return edge.ship_strategy.value == "BROADCAST"
+                total += partition_bytes(partition, broadcast=is_broadcast(edge))
+        return BlockingResultInfo(edge.data_set.id, total, is_broadcast(edge), is_pointwise(edge))
 
     def _initialize_job_vertex(self, jv: JobVertex, parallelism: int) -> None:
         """``initializeJobVertex``: the decided parallelism, the ExecutionJobVertex and its
@@ -358,32 +201,19 @@ class AdaptiveBatchScheduler(DefaultScheduler):
         ejv = self.execution_graph.get_job_vertex(jv.id)
         for result in ejv.produced_data_sets:
             edge = result.consumer_edge
-            if edge is None or self._pointwise(edge):
+            if edge is None or is_pointwise(edge):
                 continue
-            result.dynamic_subpartitions = (
-                1 if self._broadcast(edge) else self._max_parallelism(edge.target)
-            )
+            result.dynamic_subpartitions = num_subpartitions(edge)
         self.register_execution_vertices(ejv)
         self.initialized.append(jv)
-
-    @staticmethod
-    def _max_parallelism(jv: JobVertex) -> int:
-        return jv.max_parallelism if jv.max_parallelism > 0 else 128
 
     def consumed_subpartitions(self, graph_vertex: Any, num: int, edge: Any) -> range:
         """``ExecutionVertexInputInfo.getSubpartitionIndexRange``: a range of the producer's
         subpartitions (``VertexInputInfoComputationUtils``); the key-group range of the subtask
         on a HASH edge, so each key reaches the subtask whose state holds it."""
-        if self._pointwise(edge):
+        if is_pointwise(edge):
             return super().consumed_subpartitions(graph_vertex, num, edge)
-        if self._broadcast(edge):
-            return range(0, 1)
-        n = self._max_parallelism(edge.target)
-        p, i = graph_vertex.parallelism, graph_vertex.subtask_index
-        if edge.ship_strategy.value == "HASH":
-            kg = compute_key_group_range_for_operator_index(n, p, i)
-            return range(kg.start_key_group, kg.end_key_group + 1)
-        return range(i * n // p, (i + 1) * n // p)
+        return subpartition_range(edge, graph_vertex.parallelism, graph_vertex.subtask_index)
 
     # -- events ---------------------------------------------------------------------------------
     def on_task_finished(self, e: Any) -> None:
@@ -404,8 +234,7 @@ def partition_bytes(partition: Any, broadcast: bool = False) -> int:
         for buffer in sub.queue:
             if buffer.is_event:
                 continue
-            for element in buffer.elements:
-                if isinstance(element, Watermark):
-                    continue
-                total += len(pickle.dumps(element[0], protocol=pickle.HIGHEST_PROTOCOL))
+            total += records_bytes(
+                element[0] for element in buffer.elements if not isinstance(element, Watermark)
+            )
     return total

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from operator import itemgetter
 from typing import Any
 
+from pyflowkit.graph.adaptive_batch import records_bytes
 from pyflowkit.spark.aggregation_pushdown import KeyedCombiner, Pushdown
 from pyflowkit.spark.records import (
     CHUNK_RECORDS,
@@ -112,6 +113,8 @@ class CombiningRecordWriterOutput(RecordWriterOutput):
                 chunks.setdefault((target, current), [])
         for (target, seq), values in chunks.items():
             wm = watermark if seq == current else None
+            if self.count_bytes:
+                self.bytes_written += records_bytes(values)
             typed = self.encode(values) if self.encode is not None else None
             if typed is not None:
                 self.sink.emit_typed(self.edge_index, target, typed[0], None, wm, typed[1], seq)

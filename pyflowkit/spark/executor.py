@@ -327,6 +327,8 @@ def _gather(
         table.column(f).to_pylist() if table.num_rows else [] for f in ("edge", "target", "payload")
     )
     for edge, target, payload in zip(edges, targets, payloads, strict=True):
+        if edge == records.RESULT_BYTES:  # read by the plan (adaptive batch parallelism)
+            continue
         values = records.loads(payload)
         if edge == records.METRICS:
             task, task_metrics = values

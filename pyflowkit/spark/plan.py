@@ -11,6 +11,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyflowkit.common.flink_version import V1_11, profile_for
+from pyflowkit.graph.adaptive_batch import (
+    BlockingResultInfo,
+    DynamicParallelism,
+    format_memory_size,
+    is_broadcast,
+    is_pointwise,
+    max_parallelism_of,
+    num_subpartitions,
+    readers_of_subpartitions,
+    subpartition_range,
+    uses_adaptive_batch_scheduler,
+)
 from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.operators.registry import operator_class
 from pyflowkit.spark import records
@@ -59,6 +72,8 @@ class SparkPlan:
     stages: list[StagePlan] = field(default_factory=list)
     edges: list[EdgePlan] = field(default_factory=list)
     pushdown: list[str] = field(default_factory=list)  # Keyed Aggregations: pushed down or why not
+    # AdaptiveBatchScheduler (1.20 BATCH): how each undecided vertex got its parallelism
+    adaptive: list[str] = field(default_factory=list)
     _physical_plan: str = field(default="", repr=False)
     # gives Spark's plan text on first read (explaining costs JVM time a run does not need)
     _explain: Callable[[], str] | None = field(default=None, repr=False, compare=False)
@@ -94,6 +109,8 @@ class SparkPlan:
             )
         if self.pushdown:
             lines += ["Aggregation pushdown:", *(f"  {p}" for p in self.pushdown)]
+        if self.adaptive:
+            lines += ["AdaptiveBatchScheduler:", *(f"  {a}" for a in self.adaptive)]
         if self.physical_plan:
             lines += ["Spark physical plan:", self.physical_plan]
         return "\n".join(lines)
@@ -178,8 +195,16 @@ def edge_layouts(job_graph: Any, runtime_mode: str) -> tuple[dict[int, Any], Any
     return layouts, find_pushdowns(job_graph, layouts, runtime_mode)
 
 
-def stage_specs(job_graph: Any, settings: Any, runtime_mode: str, seed: int = 0) -> list[StageSpec]:
-    """One ``StageSpec`` per JobVertex (topological order): inputs, outputs, typed layouts."""
+def stage_specs(
+    job_graph: Any,
+    settings: Any,
+    runtime_mode: str,
+    seed: int = 0,
+    dynamic: DynamicParallelism | None = None,
+) -> list[StageSpec]:
+    """One ``StageSpec`` per JobVertex (topological order): inputs, outputs, typed layouts.
+    With ``dynamic`` (the AdaptiveBatchScheduler's store), a spec read before a producer's
+    parallelism was decided must be refreshed (``refresh_spec``) before its stage is built."""
     edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
     layouts, (pushdowns, _) = edge_layouts(job_graph, runtime_mode)
     combine = {p.edge_index: p for p in pushdowns.values()}  # producers combine these edges
@@ -192,29 +217,125 @@ def stage_specs(job_graph: Any, settings: Any, runtime_mode: str, seed: int = 0)
         for e in [*vertex.inputs, *vertex.outputs]:
             if edge_index[id(e)] in layouts:
                 spec.typed[edge_index[id(e)]] = layouts[edge_index[id(e)]]
-        for e in vertex.inputs:
-            spec.inputs.append(
-                InputSpec(
-                    edge_index[id(e)],
-                    e.type_number,
-                    e.source.parallelism,
-                    e.distribution_pattern.value == "POINTWISE",
-                )
-            )
         for e in vertex.outputs:
             if edge_index[id(e)] in combine:
                 spec.combine[edge_index[id(e)]] = combine[edge_index[id(e)]]
-            spec.outputs.append(
-                OutputSpec(
-                    edge_index[id(e)],
-                    e.stream_edge,
-                    e.target.parallelism,
-                    default_max_parallelism(e.target.max_parallelism, e.target.parallelism),
-                    e.target.name,
-                )
-            )
+        refresh_spec(spec, edge_index, dynamic)
         specs.append(spec)
     return specs
+
+
+def refresh_spec(
+    spec: StageSpec, edge_index: dict[int, int], dynamic: DynamicParallelism | None = None
+) -> None:
+    """The spec's inputs and outputs from the parallelisms known now. An all-to-all edge into a
+    vertex the AdaptiveBatchScheduler decides is written into as many subpartitions as that
+    vertex's max parallelism (``num_subpartitions``) and its bytes are counted; a pointwise one
+    (its forward group) into as many as the producer's parallelism."""
+    vertex = spec.vertex
+    spec.inputs = []
+    for e in vertex.inputs:
+        inp = InputSpec(edge_index[id(e)], e.type_number, e.source.parallelism, is_pointwise(e))
+        if dynamic is not None and dynamic.undecided_consumer(e):  # reads subpartition ranges
+            inp.subpartitions = num_subpartitions(e)
+            p = vertex.parallelism
+            inp.ranges = [subpartition_range(e, p, i) for i in range(p)]
+        spec.inputs.append(inp)
+    spec.outputs = []
+    for e in vertex.outputs:
+        consumer_p, consumer_max, count = e.target.parallelism, e.target.max_parallelism, False
+        if dynamic is not None and not dynamic.is_decided(e.target):
+            if dynamic.undecided_consumer(e):
+                consumer_p, count = num_subpartitions(e), True
+            else:
+                consumer_p = vertex.parallelism
+            consumer_max = max_parallelism_of(e.target)
+        spec.outputs.append(
+            OutputSpec(
+                edge_index[id(e)],
+                e.stream_edge,
+                consumer_p,
+                default_max_parallelism(consumer_max, consumer_p),
+                e.target.name,
+                count,
+            )
+        )
+
+
+def adaptive_parallelism(job_graph: Any, settings: Any) -> DynamicParallelism | None:
+    """The AdaptiveBatchScheduler's parallelism store when the job runs on it (a BATCH job under
+    the 1.20 profile, ``jobmanager.scheduler`` not set to another one; FLIP-187), else None."""
+    profile = profile_for(getattr(settings, "flink_version", V1_11))
+    if not uses_adaptive_batch_scheduler(job_graph, profile):
+        return None
+    return DynamicParallelism.of(job_graph)
+
+
+def _result_bytes(session: Any, out: Any) -> dict[int, int]:
+    """Edge index → the bytes the finished producer stage ``out`` wrote into it (its subtasks'
+    ``RESULT_BYTES`` rows; ``out`` is materialized, so this reads the stored rows)."""
+    from pyspark.sql import functions as F
+
+    rows = out.where(F.col("edge") == records.RESULT_BYTES).select("target", "payload").collect()
+    written: dict[int, int] = {}
+    for row in rows:
+        written[row[0]] = written.get(row[0], 0) + records.loads(row[1])
+    return written
+
+
+def _decide(
+    dynamic: DynamicParallelism,
+    vertex: Any,
+    written: dict[int, int],
+    edge_index: dict[int, int],
+    plan: SparkPlan,
+) -> int:
+    """``AdaptiveBatchScheduler.tryDecideParallelismAndInputInfos`` on Spark: the consumed
+    results' bytes (as the producers' subtasks reported them) through the shared decider."""
+    infos = [
+        BlockingResultInfo(
+            str(edge_index[id(e)]),
+            written.get(edge_index[id(e)], 0),
+            is_broadcast(e),
+            is_pointwise(e),
+        )
+        for e in vertex.inputs
+    ]
+    notes: list[str] = []
+
+    def on_decided(total: int, initial: int) -> None:
+        notes.append(
+            f"the total size of non-broadcast data is {format_memory_size(total)}, the "
+            f"initially decided parallelism is {initial}"
+        )
+
+    parallelism = dynamic.decide(vertex, infos, on_decided)
+    if notes:
+        why = "; ".join(notes)
+    elif not vertex.inputs:
+        why = "a source: default-source-parallelism"
+    elif any(is_pointwise(e) for e in vertex.inputs):
+        why = "its forward group: the producer's parallelism"
+    else:
+        why = "only broadcast inputs: min-parallelism"
+    plan.adaptive.append(
+        f"Parallelism of JobVertex: {vertex.name} ({vertex.id}) is decided to be "
+        f"{parallelism} ({why})."
+    )
+    return parallelism
+
+
+def _read_subpartitions(session: Any, part: Any, edge: Any, parallelism: int) -> Any:
+    """Rows of a result written into subpartitions, each sent to the consumer subtask(s) that
+    read it (``subpartition_range``; every subtask for the one subpartition of a broadcast)."""
+    from pyspark.sql import functions as F
+
+    readers = readers_of_subpartitions(edge, parallelism)
+    table = F.array(*[F.array(*[F.lit(i) for i in r]) for r in readers])
+    channel = F.col("producer") * len(readers) + F.col("target")  # (producer, subpartition)
+    return part.withColumn("producer", channel).withColumn(
+        "target", F.explode(F.element_at(table, F.col("target") + 1))
+    )
 
 
 def build_plan(
@@ -230,10 +351,18 @@ def build_plan(
     columns_of: dict[str, list[str]] = {}  # vertex id → its output columns
     sink_frames = []
     edge_index = {id(e): i for i, e in enumerate(job_graph.edges)}
-    specs = stage_specs(job_graph, settings, runtime_mode, seed)
+    # FLIP-187: a vertex's parallelism decided once its producers finished (their stages are
+    # then materialized: BLOCKING results), from the bytes they wrote; an explain plans none
+    dynamic = adaptive_parallelism(job_graph, settings) if materialize else None
+    written: dict[int, int] = {}  # edge index → bytes its finished producer wrote
+    specs = stage_specs(job_graph, settings, runtime_mode, seed, dynamic)
     pushdowns, not_pushed = edge_layouts(job_graph, runtime_mode)[1]
     plan.pushdown = [p.describe() for p in pushdowns.values()] + not_pushed
     for index, (vertex, spec) in enumerate(zip(job_graph.vertices, specs, strict=True)):
+        if dynamic is not None:
+            if not dynamic.is_decided(vertex):
+                vertex.parallelism = _decide(dynamic, vertex, written, edge_index, plan)
+            refresh_spec(spec, edge_index, dynamic)
         layouts = spec.typed
         p = vertex.parallelism
         if not vertex.inputs:
@@ -250,6 +379,8 @@ def build_plan(
                 part = upstream.where(edge_is(session, k))
                 if columns != columns_of[e.source.id]:  # drop the producer's other typed columns
                     part = part.select(*columns)
+                if k in written:  # written into subpartitions: each to the subtasks reading it
+                    part = _read_subpartitions(session, part, e, p)
                 parts.append(part)
                 record_format = (
                     f"typed column {layouts[k].spark_ddl}"
@@ -284,9 +415,12 @@ def build_plan(
         ]
         has_sink = _has_sink(vertex)
         consumers = len(vertex.outputs) + (1 if has_sink else 0)
-        materialized = consumers > 1
+        counted = [o.edge_index for o in spec.outputs if o.count_bytes]
+        materialized = consumers > 1 or bool(counted)
         if materialized and materialize:
             out = out.localCheckpoint(eager=True)
+        if counted:  # the finished producer's result bytes, for its consumers' decision
+            written.update({k: 0 for k in counted} | _result_bytes(session, out))
         outputs[vertex.id] = out
         if has_sink:
             sink_frames.append(out.where(sink_rows(session)))

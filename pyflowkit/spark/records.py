@@ -13,6 +13,7 @@ import pickle
 from collections.abc import Iterator
 from typing import Any
 
+from pyflowkit.graph.adaptive_batch import records_bytes
 from pyflowkit.graph.routing import ChannelSelector
 from pyflowkit.state.time import MAX_WATERMARK
 from pyflowkit.task.record_writer_output import RecordWriterOutput as TaskRecordWriterOutput
@@ -39,6 +40,9 @@ PRINT_OUT = -1  # edge code of print-sink lines to stdout
 PRINT_ERR = -2  # ... to stderr
 COLLECT = -3  # edge code of collect-sink records (target = the sink's StreamNode id)
 METRICS = -4  # edge code of a subtask's final metric values ([task name with subtasks, values])
+# edge code of the bytes a finished subtask wrote into a BLOCKING result (target = the edge): what
+# the adaptive batch parallelism of its consumer is decided from (Flink's ResultPartitionBytes)
+RESULT_BYTES = -5
 CHUNK_RECORDS = 2048
 END_OF_PARTITION = b"E"  # payload of the end-of-partition marker row
 
@@ -135,8 +139,12 @@ class RowSink:
 class RecordWriterOutput(TaskRecordWriterOutput):
     """The task core's ``RecordWriterOutput`` over Arrow rows: records routed into per-target
     buffers, written as chunks; ``emit_watermark`` flushes and sends the watermark to every
-    connected target.
+    connected target. With ``count_bytes`` (an edge into a vertex whose parallelism the adaptive
+    batch scheduler decides) it counts the bytes of the records it ships (``bytes_written``).
     """
+
+    count_bytes = False
+    bytes_written = 0
 
     def __init__(
         self,
@@ -208,6 +216,8 @@ class RecordWriterOutput(TaskRecordWriterOutput):
                 continue
             if all(t is None for t in stamps):
                 stamps = None
+            if self.count_bytes:
+                self.bytes_written += records_bytes(values)
             typed = self.encode(values) if self.encode is not None else None
             if typed is not None:
                 self.sink.emit_typed(self.edge_index, target, typed[0], stamps, watermark, typed[1])

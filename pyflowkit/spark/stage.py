@@ -46,6 +46,21 @@ class InputSpec:
     type_number: int
     producer_parallelism: int
     pointwise: bool
+    # a result written into subpartitions (AdaptiveBatchScheduler): per subtask, the subpartitions
+    # it reads; its channels are then (producer, subpartition), ``producer * subpartitions + s``
+    subpartitions: int = 0
+    ranges: list[range] | None = None
+
+    def channels(self, parallelism: int, subtask: int) -> Any:
+        """The channel ids of this input at ``subtask`` (its input gate's channels)."""
+        if self.ranges is not None:
+            n = self.subpartitions
+            return [
+                q * n + s for q in range(self.producer_parallelism) for s in self.ranges[subtask]
+            ]
+        if self.pointwise:
+            return pointwise_sources(self.producer_parallelism, parallelism, subtask)
+        return range(self.producer_parallelism)
 
 
 @dataclass
@@ -57,6 +72,9 @@ class OutputSpec:
     consumer_parallelism: int
     consumer_max_parallelism: int
     consumer_name: str = ""
+    # the consumer's parallelism is decided from the bytes written (AdaptiveBatchScheduler):
+    # consumer_parallelism is then the result's subpartition count, and the bytes are reported
+    count_bytes: bool = False
 
 
 @dataclass
@@ -199,6 +217,8 @@ class SubtaskRunner:
                 only_max_watermark=spec.runtime_mode == "BATCH",
                 encode=encode,
             )
+        for out in spec.outputs:
+            self.writers[out.stream_edge].count_bytes = out.count_bytes
         self.chain = OperatorChain(vertex, self.env, self.writers, spec.settings)
         self.batch_outputs = []
         if spec.runtime_mode == "BATCH":
@@ -214,13 +234,7 @@ class SubtaskRunner:
         # the task core's input side; a channel is (edge, producer) in in-edge order
         self.input_of_edge = {inp.edge_index: inp.type_number for inp in spec.inputs}
         in_edges = [
-            (
-                inp.type_number,
-                inp.edge_index,
-                pointwise_sources(inp.producer_parallelism, vertex.parallelism, subtask)
-                if inp.pointwise
-                else range(inp.producer_parallelism),
-            )
+            (inp.type_number, inp.edge_index, inp.channels(vertex.parallelism, subtask))
             for inp in spec.inputs
         ]
         self.inputs = StreamInputProcessor(self.chain, input_channels(in_edges))
@@ -314,6 +328,10 @@ class SubtaskRunner:
             self.clock.set_current_time(LONG_MAX_VALUE)  # BATCH: processing time jumps to the end
         chain.close()  # closes the RecordWriterOutputs too (flushes their buffers)
         self._flush_sinks()
+        for out in self.spec.outputs:  # what the consumer's adaptive parallelism is decided from
+            if out.count_bytes:
+                written = self.writers[out.stream_edge].bytes_written
+                self.sink.emit(records.RESULT_BYTES, out.edge_index, records.dumps(written))
         metrics = self.env.metric_registry.values()
         if metrics:  # reported to the driver once, when the subtask finishes
             payload = records.dumps([self.env.task_name_with_subtasks, metrics])

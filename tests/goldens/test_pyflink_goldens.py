@@ -48,10 +48,6 @@ ADAPTIVE_BATCH_120 = (
     "prints 'out> (a,12)' where 1.11 (the environment's parallelism) prints "
     "'out:2> (a,12)'. "
 )
-ADAPTIVE_BATCH_SPARK = (
-    "the Spark executor plans a BATCH job at the parallelism it was compiled with; the adaptive "
-    "parallelism is decided on the simulated cluster only. "
-)
 ROW_NONE = "A None Row field prints 'None' in PyFlink 1.20 (row> +I[b,None]), 'null' in 1.11."
 COUNT_EVICTOR = (
     "1.20: PyFlink's count_window(3, 2) is CountSlidingWindowAssigner (window i holds elements "
@@ -118,7 +114,7 @@ DIFFERENCES_1_11: dict[tuple[str, str], str] = {
     ("catalog__print_no_identifier_p2_keyed_prefixes__BATCH", "local"): ADAPTIVE_BATCH_120,
     ("catalog__print_no_identifier_p2_keyed_prefixes__STREAMING", "local"): KEY_GROUPS_120,
     ("example__word_count__BATCH", "local"): ADAPTIVE_BATCH_120,
-    ("example__word_count__BATCH", "spark"): ADAPTIVE_BATCH_120 + ADAPTIVE_BATCH_SPARK,
+    ("example__word_count__BATCH", "spark"): ADAPTIVE_BATCH_120,
     ("example__word_count__STREAMING", "*"): KEY_GROUPS_120,
     ("program__key_type_int_float_keys_p2__STREAMING", "*"): KEY_GROUPS_120,
     ("program__notebook01_wc__STREAMING", "*"): KEY_GROUPS_120,
@@ -134,12 +130,11 @@ DIFFERENCES_1_11: dict[tuple[str, str], str] = {
 
 
 # (golden id, target) → what the 1.20 profile does not reproduce: PyFlink's BATCH state and window
-# loss (a defect pyflowkit does not copy) and the adaptive batch parallelism on Spark (the
-# simulated cluster's AdaptiveBatchScheduler decides it; the Spark plan keeps the compiled one).
+# loss (a defect pyflowkit does not copy).
 KNOWN_DIFFERENCES_1_20: dict[tuple[str, str], str] = {
     key: reason
     for key, reason in DIFFERENCES_1_11.items()
-    if any(r in reason for r in (BATCH_WINDOWS_LOST, BATCH_STATE_LOST, ADAPTIVE_BATCH_SPARK))
+    if any(r in reason for r in (BATCH_WINDOWS_LOST, BATCH_STATE_LOST))
 }
 VERSIONS = {"1.11": DIFFERENCES_1_11, "1.20": KNOWN_DIFFERENCES_1_20}
 

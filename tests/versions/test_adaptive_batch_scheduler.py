@@ -195,3 +195,30 @@ def test_decider_rules() -> None:
     assert format_memory_size(1000) == "1000 bytes"
     with pytest.raises(ValueError, match="memory size"):
         parse_memory_size("lots")
+
+
+def test_every_host_reads_the_subpartitions_the_decision_assigns() -> None:
+    """The Spark batch plan decides through the same ``graph.adaptive_batch`` module: a result
+    into an undecided vertex has max-parallelism subpartitions; each is read by exactly one
+    consumer subtask (the key-group range on HASH), a broadcast result's one by every subtask;
+    the Spark stage's channels are (producer, subpartition), as Flink's input gate's."""
+    from pyflowkit.graph.adaptive_batch import (
+        DynamicParallelism,
+        num_subpartitions,
+        readers_of_subpartitions,
+    )
+    from pyflowkit.spark.stage import InputSpec
+
+    env = _env("1.20")
+    _keyed_sum(env)
+    job_graph = env.get_job_graph()
+    dynamic = DynamicParallelism.of(job_graph)
+    source, reduce_vertex = job_graph.vertices
+    assert dynamic.is_decided(source) and not dynamic.is_decided(reduce_vertex)
+    edge = reduce_vertex.inputs[0]
+    assert edge.ship_strategy.value == "HASH" and dynamic.undecided_consumer(edge)
+    assert num_subpartitions(edge) == reduce_vertex.max_parallelism == 2  # env parallelism
+    assert readers_of_subpartitions(edge, 1) == [[0], [0]]
+    assert readers_of_subpartitions(edge, 2) == [[0], [1]]
+    spec = InputSpec(0, 0, 3, False, subpartitions=2, ranges=[range(0, 1), range(1, 2)])
+    assert spec.channels(2, 1) == [1, 3, 5]  # producers 0..2, subpartition 1
