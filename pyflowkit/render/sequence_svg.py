@@ -17,6 +17,7 @@ MIN_COLUMN = 120  # px: the narrowest column the widget lays out (a name box of 
 ROW = 26  # px per arrow
 CHAR = 7.6  # px per character of 14 px system-ui text (an upper estimate for cutting labels)
 HEAD = 64  # px of the header (group band + name boxes of one or two lines)
+HEAD3 = 84  # px of the header when a name needs three lines (a chained task at 8 lifelines)
 FONT = 14  # px, the smallest text drawn
 LEFT = 52  # px for the step numbers
 _SVG = (
@@ -53,6 +54,8 @@ def _fit_method(label: str, px: float) -> str:
 
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: A chained task's name: its first operator, the rest of the chain, its ``(i/n)`` and ``#attempt``.
+_CHAIN = re.compile(r"^(.*?) → .*?((?: \(\d+/\d+\))?(?: #\d+)?)$")
 
 
 def _two_lines(label: str, px: float) -> list[str]:
@@ -78,6 +81,37 @@ def _two_lines(label: str, px: float) -> list[str]:
     return [_fit(label, px)]
 
 
+def _three_lines(label: str, px: float) -> list[str] | None:
+    """The label word-wrapped onto three lines, each whole (None when a word does not fit)."""
+    lines: list[str] = []
+    for word in label.split(" "):
+        if lines and (len(lines[-1]) + 1 + len(word)) * CHAR <= px:
+            lines[-1] += " " + word
+        elif len(word) * CHAR <= px:
+            lines.append(word)
+        else:
+            return None
+    return lines if len(lines) <= 3 else None
+
+
+def name_lines(label: str, px: float) -> list[str]:
+    """A lifeline's name in its box: one or two lines, or three when two would cut it ("…"):
+    a hall reads ``Keyed`` / ``Aggregation →`` / ``Print (1/2)``, never ``Keyed Aggrega…``."""
+    lines = _two_lines(label, px)
+    if any(line.endswith("…") for line in lines):
+        lines = _three_lines(label, px) or lines
+    chain = _CHAIN.match(label)
+    if chain and any(line.endswith("…") for line in lines):  # the chain's head operator only
+        return name_lines(chain.group(1) + chain.group(2), px)
+    return lines
+
+
+def head_height(lifelines: list[dict[str, Any]], column: int = COLUMN) -> int:
+    """The header's height: ``HEAD``, or ``HEAD3`` when a name takes three lines."""
+    three = any(len(name_lines(line["label"], column - 20)) == 3 for line in lifelines)
+    return HEAD3 if three else HEAD
+
+
 def lifeline_x(lifelines: list[dict[str, Any]], column: int = COLUMN) -> dict[str, int]:
     """The x of each lifeline's centre."""
     return {line["id"]: LEFT + column // 2 + i * column for i, line in enumerate(lifelines)}
@@ -96,14 +130,15 @@ def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN) -> str:
     """The lifelines' name boxes, the JobMaster's parts in one labelled band."""
     COLUMN = column  # noqa: N806 - the same name as the module's default
     x, width = lifeline_x(lifelines, column), width_of(lifelines, column)
-    out = [_SVG.format(cls="pfk-seq-head", w=width, h=HEAD, f=FONT)]
-    out.append(f'<rect width="{width}" height="{HEAD}" fill="#ffffff"/>')
+    head = head_height(lifelines, column)
+    out = [_SVG.format(cls="pfk-seq-head", w=width, h=head, f=FONT)]
+    out.append(f'<rect width="{width}" height="{head}" fill="#ffffff"/>')
     band = [x[line["id"]] for line in lifelines if line["group"] == "JobMaster"]
     band += [x["JobMaster"]] if "JobMaster" in x else []
     if band:
         left, right = min(band) - COLUMN // 2 + 3, max(band) + COLUMN // 2 - 3
         out.append(
-            f'<rect x="{left}" y="1" width="{right - left}" height="{HEAD - 2}" rx="6" '
+            f'<rect x="{left}" y="1" width="{right - left}" height="{head - 2}" rx="6" '
             f'fill="#eeeeee" stroke="#999999"/><text x="{left + 8}" y="16" font-weight="600">'
             "JobMaster</text>"
         )
@@ -113,10 +148,10 @@ def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN) -> str:
         out.append(
             f'<g class="pfk-lifeline" data-id="{escape(line["id"])}"><title>'
             f'{escape(line["title"])}</title><rect x="{cx - COLUMN // 2 + 7}" y="21" '
-            f'width="{COLUMN - 14}" height="{HEAD - 24}" rx="4" fill="{fill}" stroke="#333333"/>'
+            f'width="{COLUMN - 14}" height="{head - 24}" rx="4" fill="{fill}" stroke="#333333"/>'
         )
-        lines = _two_lines(line["label"], COLUMN - 20)
-        first_y = 39 if len(lines) == 2 else 47
+        lines = name_lines(line["label"], COLUMN - 20)
+        first_y = (head + 18) // 2 + 6 - (17 * (len(lines) - 1) + 1) // 2
         out.extend(
             f'<text x="{cx}" y="{first_y + 17 * k}" text-anchor="middle">{escape(text)}</text>'
             for k, text in enumerate(lines)
@@ -227,11 +262,11 @@ def sequence_svg(
         used = {m["from"] for m in messages} | {m["to"] for m in messages}
         lifelines = [line for line in lifelines if line["id"] in used]
     head, body = header_svg(lifelines), body_svg(lifelines, messages, highlight_step)
-    width = width_of(lifelines)
-    height = HEAD + ROW * max(len(messages), 1) + 8
+    width, top = width_of(lifelines), head_height(lifelines)
+    height = top + ROW * max(len(messages), 1) + 8
     return (
         _SVG.format(cls="pfk-sequence-svg", w=width, h=height, f=FONT)
         + head.replace("<svg ", '<svg x="0" y="0" ', 1)
-        + body.replace("<svg ", f'<svg x="0" y="{HEAD}" ', 1)
+        + body.replace("<svg ", f'<svg x="0" y="{top}" ', 1)
         + "</svg>"
     )

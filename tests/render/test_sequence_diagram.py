@@ -187,6 +187,31 @@ def test_labels_at_a_projectors_width_are_whole_words_not_cut():
     assert _two_lines("Keyed Reduce → Print (1/2)", 140) == ["Keyed Reduce", "→ Print (1/2)"]
 
 
+def test_eight_lifelines_at_1280px_name_a_chained_task_whole_on_three_lines():
+    """Notebook 05 at 1280 x 800: eight lifelines in a ~1,100 px pane. "Keyed Aggregation → Print
+    (1/2)" was drawn "Keyed Aggrega…" / "(1/2)"; it wraps onto three whole lines (the header grows),
+    and where even three do not hold it, the chain's head operator keeps the name whole."""
+    from pyflowkit.render.sequence_svg import HEAD, HEAD3, column_for, header_svg, name_lines
+
+    task = "Keyed Aggregation → Print (1/2)"
+    column = column_for(1100, 8)
+    assert name_lines(task, column - 20) == ["Keyed", "Aggregation →", "Print (1/2)"]
+    assert name_lines(task + " #1", column_for(1000, 8) - 20) == [
+        "Keyed",
+        "Aggregation",
+        "(1/2) #1",
+    ]
+    assert name_lines("CheckpointCoordinator", column - 20) == ["Checkpoint", "Coordinator"]
+    line = {"id": "t", "label": task, "title": task, "group": "", "kind": "task"}
+    head = header_svg([{**line, "id": "client", "label": "client", "kind": "fixed"}, line], column)
+    assert f'height="{HEAD3}"' in head and "…" not in head
+    texts = re.findall(r'<text x="[\d.]+" y="(\d+)" text-anchor="middle">([^<]+)</text>', head)
+    assert [t for _, t in texts] == ["client", "Keyed", "Aggregation →", "Print (1/2)"]
+    assert max(int(y) for y, _ in texts) <= HEAD3 - 7  # inside the name box
+    short = header_svg([{**line, "label": "Map (1/2)"}], column)
+    assert f'height="{HEAD}"' in short  # the header grows only when a name needs three lines
+
+
 def test_a_flink_120_job_stepped_at_1000px_draws_no_label_cut():
     from pyflowkit.common.configuration import Configuration
     from pyflowkit.datastream import StreamExecutionEnvironment
