@@ -41,6 +41,17 @@ from pyflowkit.notebook.timeline_pane import TimelinePane
 from pyflowkit.render.palette import STATE_PALETTE, STATE_TEXT
 from pyflowkit.render.short_names import short_ids
 
+#: The traits only one tab shows, and that tab: sent to the browser while the tab is open, or
+#: when it opens (a hidden Event log was 9 KB of every step's answer). Python reads them current.
+TAB_TRAITS = {
+    "tasks": "tasks",
+    "slots": "slots",
+    "checkpoints": "checkpoints",
+    "timeline": "timeline",
+    "keyed_state": "state",
+    "events": "log",
+}
+
 __all__ = [
     "CHECKPOINT_COLUMNS",
     "CHECKPOINT_STATUSES",
@@ -119,7 +130,9 @@ class Stepper(anywidget.AnyWidget):
         self.controller = StepperController(
             job_graph, task_managers, slots, seed, savepoint_path, allow_non_restored_state
         )
+        self._unsent: set[str] = set()
         self.on_msg(self._on_command)
+        self.observe(lambda _: self._send_tab(), names="tab")
         self.observe(lambda _: self._refresh_keyed_state(), names="selected")
         self.observe(lambda _: self._refresh_sequence(), names="seq_width")
         if submit:
@@ -391,6 +404,29 @@ class Stepper(anywidget.AnyWidget):
         self._need_run()
         self.sequence.update(self.run, self.seq_width or None)
         return SequenceDiagram(self.sequence.model, last)
+
+    # -- browser sync -----------------------------------------------------------------------------
+    def send_state(self, key: Any = None) -> None:
+        """``Widget.send_state``, without the panes of hidden tabs (:data:`TAB_TRAITS`): they wait
+        in ``_unsent`` until their tab opens. The full state (``key=None``) sends everything."""
+        if key is None:
+            self._unsent = set()
+            return super().send_state(key)
+        keys = [key] if isinstance(key, str) else list(key)
+        shown = getattr(self, "tab", "sequence")
+        hidden = {k for k in keys if TAB_TRAITS.get(k, shown) != shown}
+        if hidden:
+            self._unsent |= hidden
+            keys = [k for k in keys if k not in hidden]
+        if keys:
+            super().send_state(keys)
+
+    def _send_tab(self) -> None:
+        """The tab just opened: send its pane's latest value (it may have changed while hidden)."""
+        due = sorted(k for k in self._unsent if TAB_TRAITS[k] == self.tab)
+        if due:
+            self._unsent -= set(due)
+            super().send_state(due)
 
     # -- browser messages -----------------------------------------------------------------------
     def _on_command(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
