@@ -5,15 +5,16 @@ after every click: the current step's arrows fully inside the visible notebook a
 under 14 px, no two SVG texts overlapping, no label cut by a pane's edge, no pane moving, the
 restart / restore banner's sentence whole, no console error.
 
-CI cost is bounded by sampling: nine (front end, notebook, size) sessions of sixteen, one Jupyter
-server per front end (test_lecture_in_lab drives 03 in Lab at both sizes); the notebooks are run up to
-their Stepper (05 and 07 have later cells that run the same job again, or start Spark, which this test
-is not about). Screenshots of each moment go to build/screenshots."""
+CI cost is bounded by sampling and by overlap: thirteen (front end, notebook, size) sessions of
+sixteen (test_lecture_in_lab drives 03 in Lab at both sizes, test_classroom_in_lab 04 in Lab at
+1280), one Jupyter server per front end, and the notebooks of one (front end, size) opened and run
+together, each in a page of its own, then lectured one after the other; the notebooks are run up to
+their Stepper (05 and 07 have later cells that run the same job again, or start Spark, which this
+test is not about). Screenshots of each moment go to build/screenshots."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 import time
 import urllib.request
@@ -22,7 +23,15 @@ from typing import NamedTuple
 
 import pytest
 
-from tests.browser.conftest import NOTEBOOKS, SHOTS, TOKEN, _serve, open_page
+from tests.browser.conftest import (
+    ARGS,
+    CHROMIUM,
+    NOTEBOOKS,
+    SHOTS,
+    TOKEN,
+    _serve,
+    watch_console,
+)
 from tests.browser.test_classroom_in_lab import PANE_BOXES, SMALLEST_FONT, TOP
 from tests.browser.test_lecture_in_lab import TEXT_OVERLAPS
 
@@ -36,10 +45,23 @@ class Server(NamedTuple):
 
 
 @pytest.fixture(scope="module")
-def front(request):
-    root = Path(tempfile.mkdtemp(prefix=f"pfk-{request.param}-"))
-    for url in _serve(request.param, root):
-        yield Server(request.param, url, root)
+def servers():
+    """``servers(app)``: the module's Jupyter server of that front end, started once (its tests
+    need not follow each other), all stopped at the module's end."""
+    running: dict[str, Server] = {}
+    started = []
+
+    def get(app: str) -> Server:
+        if app not in running:
+            root = Path(tempfile.mkdtemp(prefix=f"pfk-{app}-"))
+            serving = _serve(app, root)
+            running[app] = Server(app, next(serving), root)
+            started.append(serving)
+        return running[app]
+
+    yield get
+    for serving in started:
+        serving.close()  # its finally: the server stopped by pid, its directory removed
 
 
 #: The notebooks, cut to the code cells (their indices among the code cells) a lecture drives the
@@ -91,6 +113,9 @@ CHECK = """
     if (r.width && (r.left < f.left - 1 || r.right > f.left + frame.clientWidth + 1))
       problems.push(`sequence label cut: ${t.textContent}`);
   }
+  // a lifeline's name cut to "…" (a hall cannot hover for the title)
+  for (const t of root.querySelectorAll(".pfk-seq-headbox text"))
+    if (t.textContent.trim().endsWith("…")) problems.push(`lifeline name cut: ${t.textContent}`);
   if (frame.scrollWidth > frame.clientWidth + 1)
     problems.push(`sequence scrolls sideways ${frame.scrollWidth} > ${frame.clientWidth}`);
   // graph labels cut by the graph pane's edges
@@ -142,6 +167,16 @@ CHECK = """
 """
 
 
+#: The checks of one step in one round trip, once the answer's panes are drawn and scrolled (on
+#: the next frames).
+EVERY_CHECK = f"""
+async (root, boxes) => {{
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return [({CHECK})(root, boxes), ({SMALLEST_FONT})(root), ({TEXT_OVERLAPS})(root)];
+}}
+"""
+
+
 def _trimmed_copy(server: Server, nb: str) -> str:
     """A copy of ``nb`` in the server's directory with the cells of :data:`TRIMMED` only."""
     cells = TRIMMED[nb]
@@ -175,11 +210,23 @@ def _wait_for_kernel(server: Server, nb: str, timeout: float = 120) -> None:
     pytest.fail(f"the kernel of {nb} did not start in {timeout} s")
 
 
-def _open_and_run_all(p, server: Server, nb: str, udd: str, width: int, height: int):
-    """Open ``nb`` in the front end, Run All Cells, wait until every code cell ran; (ctx, page)."""
-    ctx, page = open_page(p, udd, width, height)
-    path = f"lab/tree/{nb}?reset&" if server.app == "lab" else f"notebooks/{nb}?"
+def _open(browser, server: Server, nb: str, width: int, height: int, workspace: str):
+    """A page of its own (a browser context at ``width`` × ``height``) on ``nb``; (ctx, page)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    watch_console(page)
+    # a Lab workspace per page: pages opened together do not share one saved layout
+    path = (
+        f"lab/workspaces/{workspace}/tree/{nb}?reset&"
+        if server.app == "lab"
+        else f"notebooks/{nb}?"
+    )
     page.goto(f"{server.url}/{path}token={TOKEN}")
+    return ctx, page
+
+
+def _run_all(server: Server, page, nb: str) -> None:
+    """Wait for the notebook's kernel, then Run All Cells (without waiting for the cells)."""
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=90000)
     _wait_for_kernel(server, nb)
     page.add_style_tag(content=".Toastify { display: none !important; }")  # the news prompt
@@ -189,14 +236,18 @@ def _open_and_run_all(p, server: Server, nb: str, udd: str, width: int, height: 
     page.locator(".jp-Notebook .jp-Cell").first.click()
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+
+
+def _ran(page) -> None:
+    """Until every code cell of the page's notebook ran (polled: the page may be in the back)."""
     page.wait_for_function(
         """() => {
           const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')];
           return prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
         }""",
         timeout=300000,
+        polling=250,
     )
-    return ctx, page
 
 
 def _click(page, stepper, button: str) -> None:
@@ -208,7 +259,6 @@ def _click(page, stepper, button: str) -> None:
         arg=before,
         timeout=60000,
     )
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 DEBUG_SEQ = """
@@ -237,12 +287,7 @@ class Lecture:
         self.checked = 0
 
     def check(self, what: str, arrows: bool = True) -> dict:
-        self.page.evaluate(  # the answer's panes are drawn and scrolled on the next frames
-            "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-        )
-        seen = self.stepper.evaluate(CHECK, self.boxes)
-        smallest, where = self.stepper.evaluate(SMALLEST_FONT)
-        overlaps = self.stepper.evaluate(TEXT_OVERLAPS)
+        seen, (smallest, where), overlaps = self.stepper.evaluate(EVERY_CHECK, self.boxes)
         problems = [p for p in seen["problems"] if arrows or not p.startswith("arrow ")]
         if smallest < 14:
             problems.append(f"text at {smallest:.2f} px: {where}")
@@ -272,121 +317,139 @@ def _select_running(lecture: Lecture, name: str) -> None:
     )
 
 
-SESSIONS = [  # (front end, notebook, size, the subtask failed); one server per front end:
-    # the sessions of one front end follow each other (a module fixture is cached by its param)
-    ("notebook", "03_job_submission_step_by_step.ipynb", (1280, 800), "Keyed Reduce"),
-    ("notebook", "03_job_submission_step_by_step.ipynb", (1920, 1080), "Keyed Reduce"),
-    ("notebook", "04_checkpoints.ipynb", (1280, 800), "Keyed Reduce"),
-    ("notebook", "05_failure_and_recovery.ipynb", (1280, 800), "Keyed Aggregation"),
-    # the window operator's long name wraps (three lines): the graph fits the 1280 px pane
-    ("notebook", "07_geohash_alerts_end_to_end.ipynb", (1280, 800), "CepOperator"),
-    ("lab", "04_checkpoints.ipynb", (1920, 1080), "Keyed Reduce"),
-    ("lab", "05_failure_and_recovery.ipynb", (1280, 800), "Keyed Aggregation"),
-    ("lab", "07_geohash_alerts_end_to_end.ipynb", (1280, 800), "CepOperator"),
-    ("lab", "07_geohash_alerts_end_to_end.ipynb", (1920, 1080), "CepOperator"),
+GROUPS = [  # (front end, size, the notebooks with the subtask each fails); one server per front
+    # end; the notebooks of a group are opened and Run All together (their kernels start and run
+    # side by side), then lectured one after the other: 13 sessions of 16 (test_lecture_in_lab
+    # drives 03 in Lab at both sizes, test_classroom_in_lab 04 in Lab at 1280)
+    ("notebook", (1280, 800), ["03", "04", "05", "07"]),
+    ("notebook", (1920, 1080), ["03", "04", "05", "07"]),
+    ("lab", (1280, 800), ["05", "07"]),
+    ("lab", (1920, 1080), ["04", "05", "07"]),
 ]
+NOTEBOOK = {nb[:2]: nb for nb in TRIMMED}
+#: The subtask a lecture fails (the window operator's long name wraps: three lines in 07's graph).
+FAILING = {
+    "03": "Keyed Reduce",
+    "04": "Keyed Reduce",
+    "05": "Keyed Aggregation",
+    "07": "CepOperator",
+}
 
 
 @pytest.mark.parametrize(
-    ("front", "nb", "size", "failing"),
-    SESSIONS,
-    indirect=["front"],
-    ids=[f"{app}-{nb[:2]}-{w}x{h}" for app, nb, (w, h), _ in SESSIONS],
+    ("app", "size", "notebooks"), GROUPS, ids=[f"{app}-{w}x{h}" for app, (w, h), _ in GROUPS]
 )
-def test_a_lecture_through_checkpoint_failure_restore_and_back(front, nb, size, failing):
-    app = front.app
+def test_lectures_through_checkpoint_failure_restore_and_back(servers, app, size, notebooks):
     from playwright.sync_api import sync_playwright
 
+    front = servers(app)
     SHOTS.mkdir(parents=True, exist_ok=True)
     width, height = size
-    tag = f"{app}_{nb[:2]}_{width}x{height}"
-    udd = tempfile.mkdtemp(prefix="pw-udd-")
     started = time.monotonic()
-    try:
-        with sync_playwright() as p:
-            ctx, page = _open_and_run_all(p, front, _trimmed_copy(front, nb), udd, width, height)
-            page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
-            stepper = page.locator(".pfk-stepper[data-pfk-driven]")  # the notebook's last Stepper
-            stepper.scroll_into_view_if_needed()
-            stepper.locator("button.pfk-reset").click()
-            page.wait_for_function(
-                "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no')"
-                ".textContent === 'step 0'",
-                timeout=30000,
-            )
-            stepper.locator("button.pfk-tab-sequence").click()
-            lecture = Lecture(page, stepper, tag)
-            lecture.click("button.pfk-step", "the first step")
-            lecture.boxes = stepper.evaluate(PANE_BOXES)
-            # submission: single steps until every subtask runs (sampled: Step n of 3 after the
-            # first 8 single steps)
-            running = "g.node.execution-vertex"
-            for k in range(60):
-                nodes = stepper.locator(running).count()
-                if nodes and stepper.locator(f"{running}.pfk-state-RUNNING").count() == nodes:
-                    break
-                if k == 8:
-                    stepper.locator("input.pfk-n").fill("3")
-                seen = lecture.click("button.pfk-step" if k < 8 else "button.pfk-step-n")
-                assert k >= 8 or seen["current"] >= 1, seen  # a step draws its arrows
-            else:
-                pytest.fail("not every subtask RUNNING after 60 clicks")
-            lecture.shot("running")
-            # a checkpoint, when the job checkpoints (notebook 03's does not)
-            if not nb.startswith("03"):
-                stepper.locator("button.pfk-checkpoint").click()
-                page.wait_for_function(
-                    "() => /checkpoint \\d+ triggered/.test("
-                    "document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-message').textContent)",
-                    timeout=30000,
-                )
-                lecture.check("checkpoint triggered")
-                stepper.locator("input.pfk-n").fill("1")
-                for _ in range(6):
-                    lecture.click("button.pfk-step-n", "barriers travel")
-                stepper.locator("select.pfk-run-to").select_option("checkpoint")
-                lecture.click("button.pfk-run-to-btn", "run to the completed checkpoint")
-                lecture.shot("checkpoint")
-            # a failure, the restart, the restore
-            _select_running(lecture, failing)
-            stepper.locator("button.pfk-fail-task").click()
-            page.wait_for_function(
-                "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-message').textContent"
-                ".includes('will throw at the next step')",
-                timeout=30000,
-            )
-            # the failure's first arrows, added to the current step by Fail task (the step
-            # counter does not change), are scrolled into view at once
-            lecture.check("fail task armed")
-            stepper.locator("input.pfk-n").fill("1")
-            for _ in range(40):
-                lecture.click("button.pfk-step-n", "the failure spreads")
-                if stepper.locator(".pfk-banner.pfk-banner-on").count() or (
-                    stepper.locator(".pfk-head .pfk-badge").inner_text() == "FAILED"
-                ):
-                    break
-            lecture.shot("failed")
-            banner = stepper.locator(".pfk-banner").inner_text()
-            if nb.startswith("03"):  # without checkpointing Flink 1.11 does not restart
-                assert stepper.locator(".pfk-head .pfk-badge").inner_text() == "FAILED"
-                assert stepper.locator("button.pfk-tab-exceptions.pfk-tab-alert").count()
-            else:
-                stepper.locator("select.pfk-run-to").select_option("job")
-                for _ in range(3):
-                    lecture.click("button.pfk-run-to-btn", "run to the next JobStatus change")
-                    banner = stepper.locator(".pfk-banner").inner_text()
-                    if "restored" in banner:
-                        break
-                assert "restored from checkpoint" in banner, banner
-            lecture.shot("restored")
-            for _ in range(3):
-                lecture.click("button.pfk-back", "Back")
-            lecture.shot("back")
-            stepper.evaluate(TOP)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            opened = []
+            for k, key in enumerate(notebooks):
+                nb = _trimmed_copy(front, NOTEBOOK[key])
+                opened.append((key, nb, *_open(browser, front, nb, width, height, f"pfk{k}")))
+            for _key, nb, _ctx, page in opened:
+                _run_all(front, page, nb)
+            ran = time.monotonic() - started
+            for key, _nb, ctx, page in opened:
+                _ran(page)
+                page.bring_to_front()
+                tag = f"{front.app}_{key}_{width}x{height}"
+                begun = time.monotonic()
+                checked = _lecture(page, NOTEBOOK[key], FAILING[key], tag)
+                print(f"{tag}: {checked} checked steps in {time.monotonic() - begun:.0f} s")
+                ctx.close()
             print(
-                f"{tag}: {lecture.checked} checked steps in {time.monotonic() - started:.0f} s;"
-                f" banner {banner!r}"
+                f"{front.app} {width}x{height}: Run All {ran:.0f} s, in all {time.monotonic() - started:.0f} s"
             )
-            ctx.close()
-    finally:
-        shutil.rmtree(udd, ignore_errors=True)
+        finally:
+            browser.close()
+
+
+def _lecture(page, nb: str, failing: str, tag: str) -> int:
+    """Drive the notebook's last Stepper through submission, a checkpoint, a failure, the restart
+    and restore, and Back, every check after every click; the number of checks."""
+    page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
+    stepper = page.locator(".pfk-stepper[data-pfk-driven]")  # the notebook's last Stepper
+    stepper.scroll_into_view_if_needed()
+    stepper.locator("button.pfk-reset").click()
+    page.wait_for_function(
+        "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no')"
+        ".textContent === 'step 0'",
+        timeout=30000,
+    )
+    stepper.locator("button.pfk-tab-sequence").click()
+    lecture = Lecture(page, stepper, tag)
+    lecture.click("button.pfk-step", "the first step")
+    lecture.boxes = stepper.evaluate(PANE_BOXES)
+    # submission: single steps until every subtask runs (sampled: Step n of 3 after the
+    # first 8 single steps)
+    running = "g.node.execution-vertex"
+    for k in range(60):
+        nodes = stepper.locator(running).count()
+        if nodes and stepper.locator(f"{running}.pfk-state-RUNNING").count() == nodes:
+            break
+        if k == 8:
+            stepper.locator("input.pfk-n").fill("3")
+        seen = lecture.click("button.pfk-step" if k < 8 else "button.pfk-step-n")
+        assert k >= 8 or seen["current"] >= 1, seen  # a step draws its arrows
+    else:
+        pytest.fail("not every subtask RUNNING after 60 clicks")
+    lecture.shot("running")
+    # a checkpoint, when the job checkpoints (notebook 03's does not)
+    if not nb.startswith("03"):
+        stepper.locator("button.pfk-checkpoint").click()
+        page.wait_for_function(
+            "() => /checkpoint \\d+ triggered/.test("
+            "document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-message').textContent)",
+            timeout=30000,
+        )
+        lecture.check("checkpoint triggered")
+        stepper.locator("input.pfk-n").fill("1")
+        for _ in range(6):
+            lecture.click("button.pfk-step-n", "barriers travel")
+        stepper.locator("select.pfk-run-to").select_option("checkpoint")
+        lecture.click("button.pfk-run-to-btn", "run to the completed checkpoint")
+        lecture.shot("checkpoint")
+    # a failure, the restart, the restore
+    _select_running(lecture, failing)
+    stepper.locator("button.pfk-fail-task").click()
+    page.wait_for_function(
+        "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-message').textContent"
+        ".includes('will throw at the next step')",
+        timeout=30000,
+    )
+    # the failure's first arrows, added to the current step by Fail task (the step
+    # counter does not change), are scrolled into view at once
+    lecture.check("fail task armed")
+    stepper.locator("input.pfk-n").fill("1")
+    for _ in range(40):
+        lecture.click("button.pfk-step-n", "the failure spreads")
+        if stepper.locator(".pfk-banner.pfk-banner-on").count() or (
+            stepper.locator(".pfk-head .pfk-badge").inner_text() == "FAILED"
+        ):
+            break
+    lecture.shot("failed")
+    banner = stepper.locator(".pfk-banner").inner_text()
+    if nb.startswith("03"):  # without checkpointing Flink 1.11 does not restart
+        assert stepper.locator(".pfk-head .pfk-badge").inner_text() == "FAILED"
+        assert stepper.locator("button.pfk-tab-exceptions.pfk-tab-alert").count()
+    else:
+        stepper.locator("select.pfk-run-to").select_option("job")
+        for _ in range(3):
+            lecture.click("button.pfk-run-to-btn", "run to the next JobStatus change")
+            banner = stepper.locator(".pfk-banner").inner_text()
+            if "restored" in banner:
+                break
+        assert "restored from checkpoint" in banner, banner
+    lecture.shot("restored")
+    for _ in range(3):
+        lecture.click("button.pfk-back", "Back")
+    lecture.shot("back")
+    stepper.evaluate(TOP)
+    return lecture.checked
