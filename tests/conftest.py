@@ -88,6 +88,9 @@ def build_spark_session(app: str = "pyflowkit-tests", rocksdb: bool = True, **co
     """A fast, quiet local[2] SparkSession (environment-notes §2); extra ``conf`` overrides."""
     from pyspark.sql import SparkSession
 
+    from pyflowkit.spark.session import clear_connect_mark
+
+    clear_connect_mark()  # a job on the local service earlier in this run marked it Connect
     log4j = spark_log4j_path()
     builder = (
         SparkSession.builder.master("local[2]")

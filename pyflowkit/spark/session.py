@@ -201,6 +201,15 @@ def _embedded_session(master: str, conf: dict[str, str], jvm_stderr: Path | None
     return session
 
 
+def clear_connect_mark() -> None:
+    """Before a classic session is built: drop the process's Spark Connect mark if a session
+    on the local service set it (a job on the service ran earlier in this process)."""
+    global _connect_mark_ours
+    if _connect_mark_ours:
+        os.environ.pop(_CONNECT_MARK, None)
+        _connect_mark_ours = False
+
+
 def _build(master: str, conf: Mapping[str, str], jvm_stderr: Path | None = None) -> Any:
     from pyspark.sql import SparkSession
 
@@ -220,9 +229,7 @@ def _build(master: str, conf: Mapping[str, str], jvm_stderr: Path | None = None)
         if state is not None:  # a service that dies under the program fails it at once
             service.watch(session, state)
         return session
-    if _connect_mark_ours:  # a job on the local service ran earlier in this process
-        os.environ.pop(_CONNECT_MARK, None)
-        _connect_mark_ours = False
+    clear_connect_mark()
     active = SparkSession.getActiveSession()
     if active is not None:  # one SparkContext per JVM: replace a session we did not configure
         active.stop()

@@ -12,8 +12,10 @@ zips). Which check catches what:
   retained checkpoint): any truncation or bit flip of a zip or an SST file;
 - without them (manifest re-signed after an edit, ``.crc`` files lost in a copy): RocksDB's own
   structure: the version's zip and its members' CRC32, the SST files and sizes its metadata lists,
-  the SST footer's magic number. (A bit flip inside an SST block is then left to RocksDB's XXH3
-  block checksums in the first batch.)
+  the SST footer's magic number; and the offset log's format (the issue's truncated offsets
+  file). A bit flip inside an SST block is then left to RocksDB's XXH3 block checksums in the
+  first batch (the restart guard bounds the restarts), one inside an offset's digits is not
+  caught.
 """
 
 from __future__ import annotations
@@ -72,14 +74,6 @@ def _graph() -> Any:
     return rocksdb_job({}).get_job_graph()
 
 
-def _sst(directory: Path) -> Path:
-    return sorted((directory / PARTITION / "SSTs").glob("*.sst"))[0]
-
-
-def _zip(directory: Path) -> Path:
-    return directory / PARTITION / "3.zip"
-
-
 def _truncate(path: Path) -> None:
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
 
@@ -103,24 +97,36 @@ def _flip_in_zip_member(path: Path) -> None:
 DAMAGE: dict[str, Callable[[Path], None]] = {
     "truncated": _truncate,
     "bit flip": lambda p: (
-        _flip(p, p.stat().st_size // 2) if p.suffix == ".sst" else _flip_in_zip_member(p)
+        _flip_in_zip_member(p) if p.suffix == ".zip" else _flip(p, p.stat().st_size // 2)
     ),
     "footer bit flip": lambda p: _flip(p, p.stat().st_size - 3),
     "removed": lambda p: p.unlink(),
 }
-# (file, damage, the checks left, the rule named: None = the checksum's)
+TARGETS: dict[str, Callable[[Path], Path]] = {
+    "sst": lambda d: sorted((d / PARTITION / "SSTs").glob("*.sst"))[0],
+    "zip": lambda d: d / PARTITION / "3.zip",
+    "offsets": lambda d: d / "offsets" / "2",
+    "commits": lambda d: d / "commits" / "2",
+}
+BOTH = ("savepoint", "retained checkpoint")
+# (file, damage, the checks left, the rule named: None = the checksum's, where it applies)
 CASES = [
     # the files' own checksums catch any damage
-    ("sst", "truncated", "checksums", None),
-    ("sst", "bit flip", "checksums", None),
-    ("zip", "truncated", "checksums", None),
-    ("zip", "bit flip", "checksums", None),
-    # without them, RocksDB's structure does
-    ("sst", "truncated", "none", r"has \d+ bytes, but 3\.zip's metadata recorded \d+"),
-    ("sst", "footer bit flip", "none", "does not end with a RocksDB table magic number"),
-    ("zip", "truncated", "none", "is not a readable zip \\(truncated or corrupted\\)"),
-    ("zip", "bit flip", "none", "is corrupted|is not a readable zip"),
-    ("zip", "removed", "none", "is missing: the state of operator 0, partition 0 after "),
+    ("sst", "truncated", "checksums", None, BOTH),
+    ("sst", "bit flip", "checksums", None, BOTH),
+    ("zip", "truncated", "checksums", None, BOTH),
+    ("zip", "bit flip", "checksums", None, BOTH),
+    ("offsets", "truncated", "checksums", None, BOTH),
+    ("offsets", "bit flip", "checksums", None, BOTH),
+    # (a retained checkpoint's last commit missing is Spark's own recovery: the batch re-runs)
+    ("commits", "removed", "checksums", r"is missing \(listed in its manifest\)", BOTH[:1]),
+    # without them, RocksDB's structure and the offset log's format do
+    ("sst", "truncated", "none", r"has \d+ bytes, but 3\.zip's metadata recorded \d+", BOTH),
+    ("sst", "footer bit flip", "none", "does not end with a RocksDB table magic number", BOTH),
+    ("zip", "truncated", "none", r"is not a readable zip \(truncated or corrupted\)", BOTH),
+    ("zip", "bit flip", "none", "is corrupted|is not a readable zip", BOTH),
+    ("zip", "removed", "none", "is missing: the state of operator 0, partition 0 after ", BOTH),
+    ("offsets", "truncated", "none", r"offsets file \S+ is truncated", BOTH),
 ]
 SEEN = {
     "savepoint": "does not match the SHA-256 written at save time",
@@ -128,13 +134,14 @@ SEEN = {
 }
 
 
-def _damaged(tmp_path: Path, kind: str, file: str, damage: str, checks: str) -> Path:
-    """A copy of the fixture as a savepoint or a retained checkpoint, with one file damaged."""
+def _damaged(tmp_path: Path, kind: str, file: str, damage: str, checks: str) -> tuple[Path, Path]:
+    """A copy of the fixture as a savepoint or a retained checkpoint, with one file damaged:
+    the directory and the file."""
     directory = tmp_path / "chk"
     shutil.copytree(FIXTURE, directory)
     if kind == "savepoint":
         directory = Path(write_savepoint(str(directory), str(tmp_path / "sp"), _graph(), "job-a"))
-    target = _sst(directory) if file == "sst" else _zip(directory)
+    target = TARGETS[file](directory)
     DAMAGE[damage](target)
     if checks == "none" and kind == "savepoint":  # the manifest re-signed after the edit
         meta = directory / METADATA
@@ -144,19 +151,21 @@ def _damaged(tmp_path: Path, kind: str, file: str, damage: str, checks: str) -> 
     elif checks == "none":  # the Hadoop checksum files lost (a copy without hidden files)
         for crc in directory.rglob(".*.crc"):
             crc.unlink()
-    return target
+    return directory, target
 
 
-@pytest.mark.parametrize("kind", ["savepoint", "retained checkpoint"])
 @pytest.mark.parametrize(
-    ("file", "damage", "checks", "rule"),
-    [pytest.param(*c, id=f"{c[0]} {c[1]}, {c[2]}") for c in CASES],
+    ("kind", "file", "damage", "checks", "rule"),
+    [
+        pytest.param(kind, *c[:4], id=f"{kind}: {c[0]} {c[1]}, {c[2]}")
+        for c in CASES
+        for kind in c[4]
+    ],
 )
-def test_damaged_rocksdb_state_is_refused_before_anything_is_restored(
+def test_damaged_state_files_are_refused_before_anything_is_restored(
     tmp_path: Path, kind: str, file: str, damage: str, checks: str, rule: str | None
 ) -> None:
-    target = _damaged(tmp_path, kind, file, damage, checks)
-    source = target.parents[3] if file == "zip" else target.parents[4]
+    source, target = _damaged(tmp_path, kind, file, damage, checks)
     new = tmp_path / "new"
     with pytest.raises(IllegalArgumentException) as info:
         restore_into(str(source), str(new), _graph())
@@ -187,11 +196,11 @@ def test_intact_rocksdb_state_restores_and_is_checked_in_milliseconds(tmp_path: 
 def test_the_job_does_not_start_from_a_damaged_retained_checkpoint(spark, tmp_path: Path) -> None:
     """Through ``execute_async`` on Spark: refused at submission (as the simulated cluster
     refuses a savepoint it cannot restore), no query started, no batch ran, nothing restarted."""
-    target = _damaged(tmp_path, "retained checkpoint", "sst", "truncated", "none")
+    source, target = _damaged(tmp_path, "retained checkpoint", "sst", "truncated", "none")
     checkpoints = tmp_path / "checkpoints"
     env = rocksdb_job(
         {
-            "execution.savepoint.path": str(target.parents[4]),
+            "execution.savepoint.path": str(source),
             "state.checkpoints.dir": str(checkpoints),
         }
     )
