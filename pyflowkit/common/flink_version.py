@@ -290,6 +290,50 @@ class BatchScheduling:
     adaptive: bool  # 1.20: AdaptiveBatchScheduler; 1.11: DefaultScheduler
 
 
+BATCH_SHUFFLE_MODE = VersionedRule(
+    "Exchanges of a BATCH job",
+    "1.14 (BATCH mode: 1.12)",
+    "FLINK-23402 (FLIP-134)",
+    "no BATCH execution mode for the DataStream API (FLIP-134 came in 1.12): pyflowkit compiles "
+    "a BATCH job's exchanges as a streaming job's (ALL_EDGES_PIPELINED: PIPELINED_BOUNDED "
+    "results, connected vertices share one pipelined region)",
+    "StreamGraphGenerator.configureStreamGraphBatch sets the GlobalStreamExchangeMode from "
+    "execution.batch-shuffle-mode (default ALL_EXCHANGES_BLOCKING): every JobEdge's result is "
+    "BLOCKING (ResultPartitionType.BLOCKING, BoundedBlockingSubpartition), each vertex is a "
+    "pipelined region of its own, and a consumer is deployed once its producers FINISHED; "
+    "ALL_EXCHANGES_PIPELINED gives 1.11's PIPELINED_BOUNDED edges",
+)
+BATCH_SHUFFLE_MODE_KEY = "execution.batch-shuffle-mode"
+_BATCH_EXCHANGE_MODES = {  # BatchShuffleMode → GlobalStreamExchangeMode
+    "ALL_EXCHANGES_BLOCKING": "ALL_EDGES_BLOCKING",
+    "ALL_EXCHANGES_PIPELINED": "ALL_EDGES_PIPELINED",
+}
+
+
+@dataclass(frozen=True)
+class BatchShuffle:
+    """The exchanges of a BATCH job (``deriveGlobalStreamExchangeModeBatch``)."""
+
+    rule: VersionedRule
+    configurable: bool  # 1.20: execution.batch-shuffle-mode; 1.11: always pipelined
+
+    def exchange_mode(self, configuration: Mapping[str, Any] | None) -> str:
+        """The GlobalStreamExchangeMode name of a BATCH job's StreamGraph."""
+        if not self.configurable:
+            return "ALL_EDGES_PIPELINED"
+        mode = str((configuration or {}).get(BATCH_SHUFFLE_MODE_KEY, "ALL_EXCHANGES_BLOCKING"))
+        mode = mode.strip().upper()
+        if mode not in _BATCH_EXCHANGE_MODES:
+            from pyflowkit.errors import IllegalArgumentException
+
+            raise IllegalArgumentException(
+                f"Unsupported shuffle mode '{mode}' in BATCH runtime mode. pyflowkit models "
+                f"{', '.join(_BATCH_EXCHANGE_MODES)} (the hybrid shuffles of FLIP-235 are not "
+                f"modelled); set '{BATCH_SHUFFLE_MODE_KEY}' to one of them."
+            )
+        return _BATCH_EXCHANGE_MODES[mode]
+
+
 ALL_RULES: tuple[VersionedRule, ...] = (
     TIME_DEFAULTS,
     ROW_TO_STRING,
@@ -303,6 +347,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     DECLARATIVE_SLOTS,
     SCHEDULING_STRATEGY,
     ADAPTIVE_BATCH_SCHEDULER,
+    BATCH_SHUFFLE_MODE,
 )
 
 
@@ -321,6 +366,7 @@ class FlinkVersionProfile:
         "end_of_data",
         "slot_allocation",
         "batch_scheduling",
+        "batch_shuffle",
     )
 
     def __init__(self, version: str) -> None:
@@ -346,6 +392,7 @@ class FlinkVersionProfile:
             DECLARATIVE_SLOTS, new, "org.apache.flink.runtime.scheduler.strategy." + strategy
         )
         self.batch_scheduling = BatchScheduling(ADAPTIVE_BATCH_SCHEDULER, adaptive=new)
+        self.batch_shuffle = BatchShuffle(BATCH_SHUFFLE_MODE, configurable=new)
 
     @property
     def rules(self) -> tuple[VersionedRule, ...]:

@@ -113,6 +113,9 @@ class StreamGraphGenerator:
             restart_strategy=s.restart_strategy,
             execution_config=s,
         )
+        if self._batch():  # configureStreamGraphBatch: the exchanges (BLOCKING since 1.14)
+            shuffle = profile_for(s.flink_version).batch_shuffle
+            graph.global_data_exchange_mode = shuffle.exchange_mode(s.configuration)
         self._graph = graph
         self._already_transformed.clear()
         self._in_progress.clear()

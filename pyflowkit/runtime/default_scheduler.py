@@ -55,6 +55,51 @@ class EagerSchedulingStrategy:
         self.scheduler.allocate_slots_and_deploy(vertices)
 
 
+class PipelinedRegionSchedulingStrategy(EagerSchedulingStrategy):
+    """Flink 1.20's ``PipelinedRegionSchedulingStrategy`` (FLIP-119): a pipelined region is
+    scheduled once every BLOCKING result it consumes is consumable (the producer subtasks its
+    subtasks read FINISHED). A streaming job's regions consume no BLOCKING result: all are
+    scheduled at once, in topological order; a BATCH job's (BLOCKING exchanges since 1.14) one
+    after the other as their producers finish."""
+
+    def __init__(self, scheduler: DefaultScheduler, name: str) -> None:
+        super().__init__(scheduler, name)
+        self.scheduled: set[int] = set()  # ids of the scheduled regions' first subtask
+
+    def start_scheduling(self) -> None:
+        self.maybe_schedule_regions()
+
+    def on_execution_state_change(self) -> None:
+        self.maybe_schedule_regions()
+
+    def maybe_schedule_regions(self) -> None:
+        scheduler = self.scheduler
+        ready = [
+            region
+            for region in scheduler.regions
+            if id(region[0]) not in self.scheduled and all(map(self._consumable, region))
+        ]
+        if not ready:
+            return
+        self.scheduled.update(id(region[0]) for region in ready)
+        members = {id(ev) for region in ready for ev in region}
+        scheduler.allocate_slots_and_deploy(
+            [ev for ev in scheduler.execution_vertices if id(ev) in members]
+        )
+
+    def _consumable(self, ev: ExecutionVertex) -> bool:
+        """Every BLOCKING partition ``ev`` consumes is finished (its producer FINISHED)."""
+        by_key = self.scheduler.by_key
+        for num, edge in enumerate(ev.job_vertex.inputs):
+            if edge.result_partition_type.name != "BLOCKING":
+                continue
+            for graph_edge in ev.graph_vertex.input_edges[num]:
+                producer = by_key[(edge.source.id, graph_edge.source.partition_number)]
+                if producer.current_execution.state is not S.FINISHED:
+                    return False
+        return True
+
+
 class DefaultScheduler:
     """Flink's ``DefaultScheduler`` (+ ``SchedulerBase``): builds the execution view, schedules,
     deploys once all slots are there, and handles failures with the restart strategy and regions.
@@ -91,7 +136,10 @@ class DefaultScheduler:
         return ExecutionGraph.from_job_graph(self.jm.job_graph)
 
     def create_scheduling_strategy(self) -> Any:
-        return EagerSchedulingStrategy(self, self.jm.profile.slot_allocation.scheduling_strategy)
+        name = self.jm.profile.slot_allocation.scheduling_strategy
+        if name.endswith(".PipelinedRegionSchedulingStrategy"):  # FLIP-119 (1.12+)
+            return PipelinedRegionSchedulingStrategy(self, name)
+        return EagerSchedulingStrategy(self, name)
 
     def register_execution_vertices(self, ejv: Any) -> list[ExecutionVertex]:
         """The runtime side (executions) of an attached ExecutionJobVertex's subtasks."""
@@ -185,7 +233,8 @@ class DefaultScheduler:
                     (edge.data_set.id, ev.subtask_index, e.attempt_id),
                     partition.number_of_subpartitions,
                     default_max_parallelism(edge.target.max_parallelism, edge.target.parallelism),
-                    blocking=partition.result.dynamic_subpartitions is not None,
+                    blocking=edge.result_partition_type.name == "BLOCKING"
+                    or partition.result.dynamic_subpartitions is not None,
                 )
             )
         gates = []
@@ -266,7 +315,11 @@ class DefaultScheduler:
         self.jm.check_job_progress()
 
     def on_task_finished(self, e: Execution) -> None:
-        """A subtask FINISHED (``SchedulerBase.onTaskFinished``): nothing more to schedule here."""
+        """A subtask FINISHED (``SchedulerBase.onTaskFinished``): the strategy may schedule the
+        regions whose BLOCKING inputs it finished."""
+        changed = getattr(self.strategy, "on_execution_state_change", None)
+        if changed is not None:
+            changed()
 
     def mark_failed(self, e: Execution, cause: BaseException, tb: str | None) -> None:
         """``Execution.markFailed`` → ``handleTaskFailure``."""

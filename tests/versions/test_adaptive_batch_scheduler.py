@@ -94,11 +94,11 @@ def test_1_20_decides_parallelism_1_for_tiny_inputs_and_deploys_stage_by_stage()
     assert total.endswith(
         f"the initially decided parallelism of job vertex {reduce_vertex.id} is 1."
     )
-    # the dynamic graph grows: the source's region first, then the consumer joins it (pyflowkit
-    # compiles a BATCH job's edges PIPELINED_BOUNDED, so both share one pipelined region)
+    # the dynamic graph grows: the source's region first, then the consumer's (a BATCH job's
+    # edges are BLOCKING since 1.14, FLINK-23402: each vertex is a pipelined region of its own)
     assert [e.message for e in trace if e.method.startswith("DefaultExecutionTopology.")] == [
         "Built 1 new pipelined regions in 0 ms, total 1 pipelined regions currently.",
-        "Built 0 new pipelined regions in 0 ms, total 1 pipelined regions currently.",
+        "Built 1 new pipelined regions in 0 ms, total 2 pipelined regions currently.",
     ]
     # no eager deployment: the consumer is deployed after the source FINISHED
     messages = [e.message for e in trace]
