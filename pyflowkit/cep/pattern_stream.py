@@ -177,7 +177,11 @@ class PatternStream:
         if self._time_behaviour is not None:
             return self._time_behaviour == "processing"
         env = self._input.get_execution_environment()
-        return env.get_stream_time_characteristic() == TimeCharacteristic.ProcessingTime
+        in_processing_time = (
+            env.get_stream_time_characteristic() == TimeCharacteristic.ProcessingTime
+        )
+        # the profile's CEP_TIME_BEHAVIOUR: 1.11 follows the environment, 1.12+ is event time
+        return env.get_flink_version_profile().cep_time.is_processing_time(in_processing_time)
 
     def _build(self, function: PatternProcessFunction, output_type: Any) -> DataStream:
         compile_states(self._pattern)  # MalformedPatternException before anything is added

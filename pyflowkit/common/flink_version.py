@@ -334,6 +334,30 @@ class BatchShuffle:
         return _BATCH_EXCHANGE_MODES[mode]
 
 
+CEP_TIME_BEHAVIOUR = VersionedRule(
+    "Time of a CEP pattern",
+    "1.12",
+    "FLINK-19326 (FLIP-134)",
+    "PatternStreamBuilder matches in processing time when the environment's time characteristic "
+    "is ProcessingTime (the 1.11 default), else in event time",
+    "PatternStreamBuilder.forStreamAndPattern: TimeBehaviour.EventTime unless the program calls "
+    "in_processing_time(); the deprecated set_stream_time_characteristic no longer decides it",
+)
+
+
+@dataclass(frozen=True)
+class CepTimeBehaviour:
+    """Whether a ``PatternStream`` without ``in_processing_time``/``in_event_time`` matches in
+    processing time (``PatternStreamBuilder``)."""
+
+    rule: VersionedRule
+    follows_environment: bool  # 1.11: the time characteristic decides; 1.20: event time
+
+    def is_processing_time(self, environment_in_processing_time: bool) -> bool:
+        """Given whether the environment's time characteristic is ProcessingTime."""
+        return self.follows_environment and environment_in_processing_time
+
+
 ALL_RULES: tuple[VersionedRule, ...] = (
     TIME_DEFAULTS,
     ROW_TO_STRING,
@@ -348,6 +372,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     SCHEDULING_STRATEGY,
     ADAPTIVE_BATCH_SCHEDULER,
     BATCH_SHUFFLE_MODE,
+    CEP_TIME_BEHAVIOUR,
 )
 
 
@@ -367,6 +392,7 @@ class FlinkVersionProfile:
         "slot_allocation",
         "batch_scheduling",
         "batch_shuffle",
+        "cep_time",
     )
 
     def __init__(self, version: str) -> None:
@@ -393,6 +419,7 @@ class FlinkVersionProfile:
         )
         self.batch_scheduling = BatchScheduling(ADAPTIVE_BATCH_SCHEDULER, adaptive=new)
         self.batch_shuffle = BatchShuffle(BATCH_SHUFFLE_MODE, configurable=new)
+        self.cep_time = CepTimeBehaviour(CEP_TIME_BEHAVIOUR, follows_environment=not new)
 
     @property
     def rules(self) -> tuple[VersionedRule, ...]:
