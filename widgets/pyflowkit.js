@@ -766,12 +766,13 @@ function renderStepper(model, root) {
       if (cs.position === "absolute" || cs.position === "fixed" || cs.display === "none") continue;
       content += child.offsetHeight + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom);
     }
-    const pad = presenting ? 14 : 0;
+    const pad = presenting ? 8 : 0;
     const fixed = content + pad - graphFrame.offsetHeight - body.offsetHeight;
     const rest = Math.max(presenting ? 280 : 380, avail - fixed);
     // the graph gets the height its whole drawing needs at the smallest readable scale (every
     // subtask in view, no label cut at the pane's bottom), as long as the tab pane keeps 45 %
-    const minBody = Math.round(rest * 0.45);
+    // (a presenter's tab pane keeps its header and three rows: the graph is what a hall looks at)
+    const minBody = presenting ? Math.max(150, Math.round(rest * 0.3)) : Math.round(rest * 0.45);
     const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody));
     const bodyH = rest - graphH;
     const key = `${graphH}/${bodyH}`;
@@ -785,7 +786,7 @@ function renderStepper(model, root) {
   // allows it, else a fixed overlay that hides the notebook's chrome), everything scaled so that
   // the smallest text is at least 18 px; Escape leaves.
   let presenting = false;
-  const presenterZoom = () => Math.max(18.2 / MIN_FONT_PX, Math.min(2.2, window.innerWidth / 1100));
+  const presenterZoom = () => Math.max(18.1 / MIN_FONT_PX, Math.min(2.2, window.innerWidth / 1100));
   const enterPresenter = (gesture) => {
     presenting = true;
     root.classList.add("pfk-presenting");

@@ -272,6 +272,46 @@ root => {
 """
 
 
+#: Presenter mode's "nothing cut": every visible text of the Stepper inside the window, the
+#: sequence labels inside their pane, no lifeline name cut to "…", graph labels inside the graph
+#: pane, the banner's sentence whole, no text cut by its box. Screen boxes only (the root is zoomed).
+PRESENTER_CUT = """
+root => {
+  const problems = [];
+  const inside = (r, b) =>
+    r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
+  const win = { left: 0, top: 0, right: innerWidth, bottom: innerHeight };
+  const frame = root.querySelector(".pfk-seq-frame"), f = frame.getBoundingClientRect();
+  const scale = f.width / frame.offsetWidth;  // the zoom, as the screen boxes have it
+  const seqRight = f.left + frame.clientWidth * scale;
+  const graph = root.querySelector(".pfk-graph-frame").getBoundingClientRect();
+  for (const e of root.querySelectorAll("*")) {
+    if (e.closest("option, select, title, defs, .pfk-tabpane:not(.pfk-active)")) continue;
+    const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    const r = e.getBoundingClientRect();
+    if (!own || !r.width || !r.height || getComputedStyle(e).visibility === "hidden") continue;
+    const text = e.textContent.trim().slice(0, 40);
+    if (e.closest(".pfk-seq-frame")) {
+      if (r.left < f.left - 1 || r.right > seqRight + 1) problems.push(`sequence label cut: ${text}`);
+      if (e.closest(".pfk-seq-headbox") && text.endsWith("…")) problems.push(`lifeline name cut: ${text}`);
+    } else if (e.closest(".pfk-graph-frame")) {
+      const meets = r.right > graph.left && r.left < graph.right && r.bottom > graph.top && r.top < graph.bottom;
+      if (meets && !inside(r, graph)) problems.push(`graph label cut: ${text}`);
+    } else if (!e.closest(".pfk-tab-body") && !inside(r, win)) {
+      problems.push(`outside the window: ${text} at ${Math.round(r.left)},${Math.round(r.top)}`);
+    }
+    // a box narrower than its text: cut (text-overflow ellipsis, a clipped button label)
+    const block = !(e instanceof SVGElement) && getComputedStyle(e).display !== "inline";
+    if (block && e.scrollWidth > e.clientWidth + 1) problems.push(`text cut: ${text}`);
+  }
+  if (frame.scrollWidth > frame.clientWidth + 1) problems.push("the sequence pane scrolls sideways");
+  const banner = root.querySelector(".pfk-banner.pfk-banner-on");
+  if (banner && banner.scrollWidth > banner.clientWidth + 1) problems.push(`banner cut: ${banner.textContent}`);
+  return problems;
+}
+"""
+
+
 def test_presenter_mode_takes_the_window_with_large_text(lab):
     from playwright.sync_api import sync_playwright
 
@@ -311,10 +351,13 @@ def test_presenter_mode_takes_the_window_with_large_text(lab):
                 " root.getBoundingClientRect().height, !!document.fullscreenElement]"
             )
             assert seen and all(seen), (seen, debug)
+            cut = stepper.evaluate(PRESENTER_CUT)
+            assert cut == [], "\n".join(cut)
             page.keyboard.press("Escape")
             page.wait_for_function(
                 "() => !document.querySelector('.pfk-stepper.pfk-presenting')", timeout=10000
             )
+            assert not stepper.evaluate("e => e.style.zoom") and stepper.bounding_box()["x"] > 1
             assert page.pfk_errors == [], page.pfk_errors
             ctx.close()
     finally:
