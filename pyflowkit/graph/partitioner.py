@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from itertools import compress, repeat
+from operator import is_
 from typing import Any
 
+from pyflowkit.state.bulk_key_groups import bulk_applies, str_key_groups
 from pyflowkit.state.java_hash import java_hash_code
 from pyflowkit.state.key_groups import (
     DEFAULT_LOWER_BOUND_MAX_PARALLELISM,
+    SHARED_LIMIT,
     assign_key_to_parallel_operator,
     compute_operator_index_for_key_group,
     memo_key_group,
@@ -167,6 +171,23 @@ class KeyGroupStreamPartitioner(StreamPartitioner):
         return assign_key_to_parallel_operator(
             key, self.max_parallelism, self.number_of_channels, self.key_hash
         )
+
+    def channels_of_str_keys(self, keys: list[str]) -> list[int]:
+        """``channel_of_key`` of distinct exact-``str`` keys; the key groups the shared memo
+        lacks are computed together (``bulk_key_groups``) and left there for the operator."""
+        max_p, n = self.max_parallelism, self.number_of_channels
+        memo = shared_key_groups(self.key_hash, max_p, str)
+        if memo is None or not bulk_applies(self.key_hash):
+            return [self.channel_of_key(k) for k in keys]
+        kgs = list(map(memo.get, keys))
+        if None in kgs:
+            new = list(compress(keys, map(is_, kgs, repeat(None))))
+            fresh = dict(zip(new, str_key_groups(new, max_p), strict=True))
+            if len(memo) + len(fresh) > SHARED_LIMIT:
+                memo.clear()
+            memo.update(fresh)
+            kgs = [fresh[k] if kg is None else kg for k, kg in zip(keys, kgs, strict=True)]
+        return [kg * n // max_p for kg in kgs]  # computeOperatorIndexForKeyGroup
 
 
 class CustomPartitionerWrapper(StreamPartitioner):

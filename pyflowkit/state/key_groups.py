@@ -65,7 +65,7 @@ def assign_to_key_group(
     return murmur_hash(hash_code(key)) % max_parallelism
 
 
-_SHARED_LIMIT = 1 << 18  # keys a shared memo holds before it starts over
+SHARED_LIMIT = 1 << 18  # keys a shared memo holds before it starts over
 _SHARED: dict[tuple[Callable[[Any], int], int, type], dict[Any, int]] = {}
 
 
@@ -98,7 +98,7 @@ def memo_key_group(
     (``shared_key_groups``)."""
     kg = memo.get(key)
     if kg is None:
-        if len(memo) >= _SHARED_LIMIT:
+        if len(memo) >= SHARED_LIMIT:
             memo.clear()
         kg = memo[key] = murmur_hash(hash_code(key)) % max_parallelism
     return kg
