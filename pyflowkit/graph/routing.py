@@ -14,7 +14,7 @@ import random
 import struct
 from collections.abc import Sequence
 from itertools import compress, repeat
-from operator import eq, is_, not_
+from operator import is_
 from typing import Any
 
 from pyflowkit.graph.partitioner import (
@@ -138,6 +138,8 @@ class ChannelSelector:
         self._single = number_of_channels == 1 and not (self._keyed and converts)
         self._key_cache: dict[Any, int] = {}  # key_identity → channel
         self._str_key_cache: dict[str, int] = {}  # exact str keys only (see route)
+        self._str_keys = False  # the last routed batch ended on a str key
+        self._new_keys = False  # the last routed batch met a str key not cached
         # REBALANCE/RESCALE (exactly these classes): a batch is cut into strided slices
         self._round_robin = type(self.partitioner) in (RebalancePartitioner, RescalePartitioner)
 
@@ -251,29 +253,86 @@ class ChannelSelector:
     ) -> Routed:
         """HASH: each record's key selected once and looked up in the key → channel cache.
 
-        A batch of ``str`` keys is looked up at once (a hit needs no type check: only a str
-        equals a str), its new keys' key groups computed together
-        (``KeyGroupStreamPartitioner.channels_of_str_keys``); other keys one by one."""
-        p = self.partitioner
+        After a batch that met new ``str`` keys, the next is looked up at once and its new
+        keys' key groups computed together (``_route_new_keys``); otherwise record by record."""
         cache, str_cache = self._key_cache, self._str_key_cache
         for c in (cache, str_cache):
             if len(c) > _KEY_CACHE_LIMIT:
                 c.clear()
+        if self._new_keys:
+            return self._route_new_keys(values, timestamps, n)
+        vbuckets: list[list[Any]] = [[] for _ in range(n)]
+        vappends = [b.append for b in vbuckets]
+        tbuckets: list[list[int | None]] = [[] for _ in range(n)]
+        tappends = [b.append for b in tbuckets]
+        p = self.partitioner
+        select_key = p.key_selector  # type: ignore[attr-defined]
+        channel_of = p.channel_of_key  # type: ignore[attr-defined]
+        get, str_get = cache.get, str_cache.get
+        self_identifying = SELF_IDENTIFYING_KEY_TYPES
+        k = None
+        if timestamps is None and self._str_keys:
+            # str keys only in str_cache: a hit needs no type check (only a str equals a str)
+            for v in values:
+                k = select_key(v)
+                ch = str_get(k)
+                if ch is None:
+                    if type(k) is str:
+                        self._new_keys = True
+                        ch = str_cache[k] = channel_of(k)
+                    else:
+                        ck = key_identity(k)
+                        ch = get(ck)
+                        if ch is None:
+                            ch = cache[ck] = channel_of(k)
+                vappends[ch](v)
+        elif timestamps is None:
+            for v in values:
+                k = select_key(v)
+                ck = k if type(k) in self_identifying else key_identity(k)  # 1, True, 1.0 apart
+                ch = get(ck)
+                if ch is None:
+                    ch = cache[ck] = channel_of(k)
+                vappends[ch](v)
+        else:
+            for v, ts in zip(values, timestamps, strict=True):
+                k = select_key(v)
+                ck = k if type(k) in self_identifying else key_identity(k)
+                ch = get(ck)
+                if ch is None:
+                    self._new_keys = type(k) is str
+                    ch = cache[ck] = channel_of(k)
+                vappends[ch](v)
+                tappends[ch](ts)
+        self._str_keys = type(k) is str  # the next batch's loop follows the last key's type
+        if timestamps is None:
+            return [(vb, None) for vb in vbuckets]
+        return list(zip(vbuckets, tbuckets, strict=True))
+
+    def _route_new_keys(
+        self, values: list[Any], timestamps: list[int | None] | None, n: int
+    ) -> Routed:
+        """A batch of ``str`` keys looked up at once; the key groups of the ones not cached
+        computed together (``KeyGroupStreamPartitioner.channels_of_str_keys``)."""
+        p = self.partitioner
+        str_cache = self._str_key_cache
         keys = list(map(p.key_selector, values))  # type: ignore[attr-defined]
-        try:
-            channels = list(map(str_cache.get, keys))
-        except TypeError:  # a list, dict or set key: keyed by its pickle (key_identity)
-            channels = [None]
-        if None in channels:
+        try:  # every key a cached str (only a str equals a str): back to record by record
+            channels = list(map(str_cache.__getitem__, keys))
+            self._new_keys = False
+        except KeyError:
             if set(map(type, keys)) == {str}:
-                new = list(dict.fromkeys(compress(keys, map(is_, channels, repeat(None)))))
-                found = dict(zip(new, p.channels_of_str_keys(new), strict=True))  # type: ignore[attr-defined]
-                str_cache.update(found)
-                channels = [
-                    found[k] if ch is None else ch for k, ch in zip(keys, channels, strict=True)
-                ]
+                found = list(map(str_cache.get, keys))
+                new = list(dict.fromkeys(compress(keys, map(is_, found, repeat(None)))))
+                fresh = dict(zip(new, p.channels_of_str_keys(new), strict=True))  # type: ignore[attr-defined]
+                str_cache.update(fresh)
+                channels = list(map(str_cache.__getitem__, keys))
             else:
+                self._new_keys = False
                 channels = self._channels_one_by_one(keys)
+        except TypeError:  # a list, dict or set key: keyed by its pickle (key_identity)
+            self._new_keys = False
+            channels = self._channels_one_by_one(keys)
         return _buckets(values, timestamps, channels, n)
 
     def _channels_one_by_one(self, keys: list[Any]) -> list[int]:
@@ -303,20 +362,6 @@ def _buckets(
     values: list[Any], timestamps: list[int | None] | None, channels: list[int], n: int
 ) -> Routed:
     """Per channel the values (and timestamps) ``channels`` assigns to it, in arrival order."""
-    if n <= 4:  # a C-level pass per channel
-        if n == 2:
-            ones = channels  # 0/1: the truth of channel 1
-            zeros = list(map(not_, channels))
-            picks: list[Any] = [zeros, ones]
-        else:
-            picks = [list(map(eq, channels, repeat(ch))) for ch in range(n)]
-        return [
-            (
-                list(compress(values, pick)),
-                None if timestamps is None else list(compress(timestamps, pick)),
-            )
-            for pick in picks
-        ]
     vbuckets: list[list[Any]] = [[] for _ in range(n)]
     vappends = [b.append for b in vbuckets]
     if timestamps is None:

@@ -37,21 +37,27 @@ def test_non_ascii_keys_are_hashed_over_utf16_code_units() -> None:
     assert str_key_groups(keys, 128) == [assign_to_key_group(k, 128) for k in keys]
 
 
-def test_a_batch_of_new_str_keys_routes_as_record_by_record() -> None:
-    """A HASH selector's batch of new keys (new, repeated, mixed with cached) goes where
+def test_batches_of_new_str_keys_route_as_record_by_record() -> None:
+    """A HASH selector's batches of new keys (new, repeated, then cached) go where
     ``assignKeyToParallelOperator`` sends each record, in arrival order per channel."""
     for parallelism in (2, 3, 7):
-        selector = ChannelSelector(KeyGroupStreamPartitioner(lambda v: v[0]), parallelism, 128)
-        values = [(f"key-{i % 997}", i) for i in range(5_000)]
-        routed = selector.route(values)
+        values = [(f"key-{parallelism}-{i % 1_999}", i) for i in range(5_000)]
         expected: list[list[tuple[str, int]]] = [[] for _ in range(parallelism)]
         for v in values:
             expected[assign_key_to_parallel_operator(v[0], 128, parallelism)].append(v)
-        assert [vs for vs, _ in routed] == expected
-        timestamps = list(range(len(values)))
-        routed_ts = selector.route(values, timestamps)  # cached keys now, with timestamps
-        assert [vs for vs, _ in routed_ts] == expected
-        assert [ts for _, ts in routed_ts] == [[v[1] for v in e] for e in expected]
+        for with_timestamps in (False, True):
+            selector = ChannelSelector(KeyGroupStreamPartitioner(lambda v: v[0]), parallelism, 128)
+            got: list[list[tuple[str, int]]] = [[] for _ in range(parallelism)]
+            got_ts: list[list[int | None]] = [[] for _ in range(parallelism)]
+            for start in range(0, len(values), 250):
+                chunk = values[start : start + 250]
+                stamps = [v[1] for v in chunk] if with_timestamps else None
+                for channel, (vs, ts) in enumerate(selector.route(chunk, stamps)):
+                    got[channel].extend(vs)
+                    got_ts[channel].extend(ts or [])
+            assert got == expected
+            if with_timestamps:
+                assert got_ts == [[v[1] for v in e] for e in expected]
 
 
 def test_mixed_and_unhashable_keys_keep_their_java_identity() -> None:
