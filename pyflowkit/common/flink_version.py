@@ -209,7 +209,10 @@ FINISHED_ON_RESTORE = VersionedRule(
     "PendingCheckpoint.fulfillFinishedTaskStatus records a finished vertex's operators as "
     "FullyFinishedOperatorState; StateAssignmentOperation deploys its subtasks with "
     "TaskStateSnapshot.FINISHED_ON_RESTORE: a FinishedOperatorChain never opens the operators "
-    "(a source skips its run), re-emits MAX_WATERMARK and ends its partitions",
+    "(a source skips its run), re-emits MAX_WATERMARK and ends its partitions; a finished "
+    "subtask of a vertex that still runs is recorded FinishedOperatorSubtaskState and restores "
+    "with empty state (it runs again), and VertexFinishedStateChecker refuses a partially "
+    "finished vertex that reads a not fully finished one over an ALL_TO_ALL edge",
 )
 
 

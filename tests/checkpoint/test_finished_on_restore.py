@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pyflowkit.errors import IllegalStateException
+from pyflowkit.errors import FlinkRuntimeException
 from pyflowkit.runtime import JobStatus
 from pyflowkit.runtime.checkpoint.savepoint import read_savepoint, write_savepoint
 from pyflowkit.runtime.checkpoint.state_assignment import StateAssignmentOperation
@@ -73,8 +73,13 @@ def test_a_vertex_is_fully_finished_or_not_at_all() -> None:
         "src": OperatorState("src", 1, 128, {}, "Source", fully_finished=True),
         "map": OperatorState("map", 1, 128, {}, "Map"),
     }
-    with pytest.raises(IllegalStateException, match="either be fully finished or not"):
+    # VertexFinishedStateChecker (run before the assignment, as CheckpointCoordinator does)
+    with pytest.raises(FlinkRuntimeException) as refused:
         StateAssignmentOperation(states, [vertex]).assign_states()
+    assert str(refused.value) == (
+        "Can not restore vertex (v1) which contain mixed operator finished state: "
+        "[ALL_RUNNING, FULLY_FINISHED]"
+    )
 
 
 def test_a_savepoint_keeps_fully_finished_operators(tmp_path: Path) -> None:

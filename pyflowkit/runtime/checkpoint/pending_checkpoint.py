@@ -13,6 +13,7 @@ from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason
 from pyflowkit.runtime.checkpoint.properties import CheckpointProperties
 from pyflowkit.runtime.checkpoint.task_state import (
     CheckpointMetrics,
+    FinishedOperatorSubtaskState,
     OperatorState,
     TaskStateSnapshot,
 )
@@ -169,6 +170,15 @@ class PendingCheckpoint:
                 )
             state.subtask_states = {}
             state.fully_finished = True
+        # fulfillSubtaskStateForPartiallyFinishedOperators: a finished subtask of a vertex that
+        # still runs holds FinishedOperatorSubtaskState (not "no state")
+        for task in self.finished_tasks.values():
+            if task.vertex_id in self.fully_finished_vertices:
+                continue
+            for op_id in task.operator_ids:
+                state = self.operator_states[op_id]
+                if not state.fully_finished:
+                    state.subtask_states[task.subtask_index] = FinishedOperatorSubtaskState()
 
     def abort(self, reason: CheckpointFailureReason) -> None:
         """``abort``: discard the collected state and stop the canceller."""

@@ -19,7 +19,7 @@ from pyflowkit.runtime.checkpoint.savepoint_format import (
     check_metadata,
     check_state,
 )
-from pyflowkit.runtime.checkpoint.task_state import OperatorState
+from pyflowkit.runtime.checkpoint.task_state import OperatorState, is_finished_subtask_state
 from pyflowkit.state import state_codec
 from pyflowkit.state.file_schema import FileSchema, sha256_of
 from pyflowkit.state.user_types import NO_CLASSES, StateClasses
@@ -68,6 +68,11 @@ def write_savepoint(
         }
         if st.fully_finished:  # 1.20's FullyFinishedOperatorState (FLIP-147)
             entry["fully_finished"] = True
+        finished = [
+            i for i, sub in sorted(st.subtask_states.items()) if is_finished_subtask_state(sub)
+        ]
+        if finished:  # 1.20's FinishedOperatorSubtaskState (Flink writes -index - 1)
+            entry["finished_subtasks"] = finished
         operators.append(entry)
         payload[op_id] = {
             str(i): state_codec.encode(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.java_semantics import LONG_MAX_VALUE
-from pyflowkit.runtime.checkpoint.task_state import OperatorState
+from pyflowkit.runtime.checkpoint.task_state import FinishedOperatorSubtaskState, OperatorState
 from pyflowkit.state import state_codec
 from pyflowkit.state.file_schema import FileSchema, describe
 from pyflowkit.state.heap_states import STATE_CLASSES
@@ -33,6 +33,7 @@ METADATA_KEYS = (
     "version",
 )
 OPERATOR_KEYS = (
+    "finished_subtasks",  # optional: 1.20's FinishedOperatorSubtaskState subtasks (FLIP-147)
     "fully_finished",  # optional: 1.20's FullyFinishedOperatorState (FLIP-147)
     "max_parallelism",
     "operator_id",
@@ -103,6 +104,11 @@ def _check_operator(schema: FileSchema, op: Any, field: str, seen: set[str]) -> 
         schema.int_(index, f"{field}.subtasks[{j}]", 0, parallelism - 1)
     if len(set(subtasks)) != len(subtasks):
         schema.fail(f"{field}.subtasks", "distinct subtask indexes", subtasks)
+    finished = op.get("finished_subtasks", [])
+    if not isinstance(finished, list) or not all(
+        type(i) is int and i in subtasks for i in finished
+    ):
+        schema.fail(f"{field}.finished_subtasks", "a list of the operator's subtasks", finished)
 
 
 def check_state(
@@ -129,6 +135,8 @@ def check_state(
             int(i): _check_snapshot(schema, data, f"{op_id}.{i}", op, int(i), classes)
             for i, data in per_subtask.items()
         }
+        for i in op.get("finished_subtasks", []):  # FinishedOperatorSubtaskState: no state
+            subtasks[i] = FinishedOperatorSubtaskState()
         states[op_id] = OperatorState(
             op_id,
             op["parallelism"],

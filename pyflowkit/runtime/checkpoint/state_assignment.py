@@ -6,9 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pyflowkit.errors import IllegalStateException
+from pyflowkit.errors import FlinkRuntimeException, IllegalStateException
 from pyflowkit.operators.context import default_max_parallelism
-from pyflowkit.runtime.checkpoint.task_state import FinishedOnRestore, OperatorState
+from pyflowkit.runtime.checkpoint.task_state import (
+    FinishedOnRestore,
+    OperatorState,
+    is_finished_subtask_state,
+)
 from pyflowkit.state.key_groups import compute_key_group_range_for_operator_index
 from pyflowkit.state.snapshot import OperatorSnapshot, assign_snapshot
 
@@ -74,6 +78,81 @@ def check_state_mapping(
     return mapping, skipped
 
 
+ALL_RUNNING, PARTIALLY_FINISHED, FULLY_FINISHED = (
+    "ALL_RUNNING",
+    "PARTIALLY_FINISHED",
+    "FULLY_FINISHED",
+)
+
+
+def validate_operators_finished_state(
+    operator_states: dict[str, OperatorState],
+    mapping: dict[str, tuple[Any, str]],
+    vertices: Sequence[Any],
+) -> None:
+    """Flink 1.20's ``VertexFinishedStateChecker.validateOperatorsFinishedState`` (FLIP-147):
+    the operators of a vertex share one finished state; a fully finished vertex's predecessors
+    are fully finished; a partially finished vertex's ALL_TO_ALL predecessors are fully
+    finished, its POINTWISE ones not all running."""
+    by_vertex: dict[str, set[str]] = {}
+    for op_id, state in operator_states.items():
+        target = mapping.get(op_id)
+        if target is None:
+            continue
+        if state.fully_finished:
+            finished = FULLY_FINISHED
+        elif any(map(is_finished_subtask_state, state.subtask_states.values())):
+            finished = PARTIALLY_FINISHED
+        else:
+            finished = ALL_RUNNING
+        by_vertex.setdefault(target[0].id, set()).add(finished)
+
+    def state_of(jv: Any) -> str:
+        states = by_vertex.get(jv.id, {ALL_RUNNING})
+        if len(states) != 1:
+            raise FlinkRuntimeException(
+                f"Can not restore vertex {getattr(jv, 'name', '')}({jv.id}) which contain mixed operator "
+                f"finished state: [{', '.join(sorted(states))}]"
+            )
+        return next(iter(states))
+
+    for jv in vertices:
+        finished = state_of(jv)
+        if finished == FULLY_FINISHED:
+            if any(state_of(e.source) != FULLY_FINISHED for e in getattr(jv, "inputs", ())):
+                raise FlinkRuntimeException(
+                    "Illegal JobGraph modification. Cannot run a program with fully finished "
+                    "vertices predeceased with the ones not fully finished. Task vertex "
+                    f"{jv.name}({jv.id}) has a predecessor not fully finished"
+                )
+        elif finished == PARTIALLY_FINISHED:
+            _check_predecessors_of_partially_finished(jv, state_of)
+
+
+def _check_predecessors_of_partially_finished(jv: Any, state_of: Any) -> None:
+    pattern: dict[str, str] = {}  # an ALL_TO_ALL edge from a predecessor outranks a POINTWISE one
+    inputs = getattr(jv, "inputs", ())
+    for edge in inputs:
+        value = getattr(edge.distribution_pattern, "value", edge.distribution_pattern)
+        if pattern.get(edge.source.id) != "ALL_TO_ALL":
+            pattern[edge.source.id] = value
+    for edge in inputs:
+        predecessor = state_of(edge.source)
+        if pattern[edge.source.id] == "ALL_TO_ALL" and predecessor != FULLY_FINISHED:
+            which = "all running" if predecessor == ALL_RUNNING else "partially finished"
+            raise FlinkRuntimeException(
+                "Illegal JobGraph modification. Cannot run a program with partially finished "
+                "vertices predeceased with running or partially finished ones and connected via "
+                f"the ALL_TO_ALL edges. Task vertex {jv.name}({jv.id}) has a {which} predecessor"
+            )
+        if pattern[edge.source.id] == "POINTWISE" and predecessor == ALL_RUNNING:
+            raise FlinkRuntimeException(
+                "Illegal JobGraph modification. Cannot run a program with partially finished "
+                "vertices predeceased with all running ones. Task vertex "
+                f"{jv.name}({jv.id}) has a all running predecessor"
+            )
+
+
 class StateAssignmentOperation:
     """Flink's ``StateAssignmentOperation``: each new subtask gets its key-group range of the keyed
     state and timers, and its share of operator state (round robin on rescale, union to all)."""
@@ -97,6 +176,7 @@ class StateAssignmentOperation:
         A vertex whose operators are ``FullyFinishedOperatorState``s (1.20, FLIP-147) restores
         ``FINISHED_ON_RESTORE`` in every subtask (``TaskStateAssignment.isFullyFinished``)."""
         out: TaskRestore = {}
+        validate_operators_finished_state(self.operator_states, self.mapping, self.vertices)
         finished = self._fully_finished_vertices()
         for jv in finished.values():
             for i in range(jv.parallelism):

@@ -53,6 +53,21 @@ class TaskStateSnapshot:
     is_task_deployed_as_finished: bool = False
 
 
+class FinishedOperatorSubtaskState(OperatorSnapshot):
+    """Flink 1.20's ``FinishedOperatorSubtaskState`` (FLIP-147): the state of a subtask that had
+    FINISHED when the checkpoint was taken while other subtasks of its vertex still ran
+    (``DefaultCheckpointPlan.fulfillSubtaskStateForPartiallyFinishedOperators``). It holds no
+    state: restored, the subtask's operators start empty (``assignNonFinishedStateToTask``); its
+    vertex counts as PARTIALLY_FINISHED for ``VertexFinishedStateChecker``."""
+
+    is_finished = True
+
+
+def is_finished_subtask_state(snapshot: Any) -> bool:
+    """``OperatorSubtaskState.isFinished``."""
+    return isinstance(snapshot, FinishedOperatorSubtaskState)
+
+
 class FinishedOnRestore(dict):
     """The restore of a subtask whose vertex was fully finished in the restored checkpoint
     (Flink 1.20's ``TaskStateSnapshot.FINISHED_ON_RESTORE``, FLIP-147): no operator state; the
