@@ -248,8 +248,10 @@ class JobRun(SteppedRun):
 
     # -- views ----------------------------------------------------------------------------------
     def state_history(self) -> list[dict[str, Any]]:
-        """Every job and task state change, in order (JobMaster and TaskExecutor sides)."""
-        return views.state_history(self.trace)
+        """Every job and task state change, in order (JobMaster and TaskExecutor sides); a
+        subtask named as Flink's web UI names it, ``Keyed Aggregation (1/2)``."""
+        parallelism = {v.name: v.parallelism for v in self.job_graph.vertices}
+        return views.state_history(self.trace, parallelism)
 
     def tasks_frame(self) -> Any:
         """One row per subtask: states, attempt, slot, records, queued buffers, back pressure."""

@@ -35,15 +35,21 @@ TASK_COLUMNS = [
 SLOT_COLUMNS = ["task_executor", "slot", "alive", "state", "allocation_id", "job", "tasks"]
 
 
-def state_history(trace: list[TraceEvent]) -> list[dict[str, Any]]:
-    """Every job and task state change in ``trace``, in order (JobMaster and TaskExecutor sides)."""
+def state_history(
+    trace: list[TraceEvent], parallelism: dict[str, int] | None = None
+) -> list[dict[str, Any]]:
+    """Every job and task state change in ``trace``, in order (JobMaster and TaskExecutor sides).
+
+    A subtask is named as Flink's web UI and ``TaskInfo.getTaskNameWithSubtasks`` name it,
+    ``Keyed Aggregation (1/2)``: (index + 1) / parallelism, ``parallelism`` per vertex name.
+    """
     return [
         {
             "step": e.step,
             "time": e.time,
             "component": e.component,
             "subject": (
-                f"{e.vertex} ({e.subtask + 1})"
+                _subtask_name(e.vertex, e.subtask, parallelism or {})
                 if e.vertex is not None and e.subtask is not None
                 else f"job {e.job}"
             ),
@@ -54,6 +60,11 @@ def state_history(trace: list[TraceEvent]) -> list[dict[str, Any]]:
         for e in trace
         if e.new_state is not None
     ]
+
+
+def _subtask_name(vertex: str, subtask: int, parallelism: dict[str, int]) -> str:
+    p = parallelism.get(vertex)
+    return f"{vertex} ({subtask + 1}/{p})" if p else f"{vertex} ({subtask + 1})"
 
 
 def tasks_frame(run: SteppedRun) -> Any:

@@ -58,6 +58,9 @@ def test_fixed_delay_restart_recovers_with_new_attempts() -> None:
         ("RESTARTING", "RUNNING"),
         ("RUNNING", "FINISHED"),
     ]
+    # subtasks named as Flink's web UI names them: (index + 1) / parallelism
+    failed = [h["subject"] for h in run.state_history() if h["to"] == "FAILED"]
+    assert failed == ["Map (2/2)", "Map (2/2)"]  # TaskExecutor side, then JobMaster side
     assert {e.attempt_number for e in run.executions()} == {1}
     # a restart without checkpoints replays the source from the start with empty state
     finals: dict[int, int] = {}
