@@ -91,6 +91,10 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             self._reduce_str_keys(values, out.append)
         else:
             self._reduce_all(values, out.append, None)
+        table = self._state.table
+        if table.undo is None and table.undo_mode:  # no undo log: check what was stored
+            backend: Any = self.keyed_state_backend
+            table.note_written(out if backend.periodic_snapshots else None)
         self.output.collect_batch(out, timestamps)  # type: ignore[union-attr]
 
     def _reduce_all(
@@ -135,6 +139,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
                 m[key] = v
             if emit is not None:
                 emit(v)
+        if emit is None and log is None:  # values stored unchecked: the next mark checks all
+            self._state.table.note_written(None)
         self._after_batch(values, key)
 
     def _reduce_str_keys(self, values: Sequence[Any], emit: Callable[[Any], None]) -> None:

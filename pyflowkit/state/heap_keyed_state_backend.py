@@ -222,6 +222,9 @@ class StateTable:
         self._undo_logs: dict[int, dict[Any, Any]] = {}  # version → the log started at its mark
         self._undo_views: dict[int, FrozenView] = {}  # version → its view, not resolved yet
         self._undo_checked = False  # every value was immutable at the last mark, writes logged
+        # every value not in the current undo log is immutable: the writer checked what it
+        # stored while no log was kept (``note_written``), so a mark checks only the log's keys
+        self._written_checked = False
         self.key_groups_of: Callable[[list[Any]], list[int]] | None = None
 
     # ---- snapshots ----
@@ -243,27 +246,42 @@ class StateTable:
         changes = None
         if since is not None and self._undo_checked:  # the keys written since the last mark
             keys = list(since)
-            kgs = self.key_groups_of(keys)  # type: ignore[misc]
-            # their values now (their maps exist: void maps are never dropped), in C
-            by_ns = list(map(self.key_groups.__getitem__, kgs))
-            values = list(map(dict.get, list(map(itemgetter(VOID_NAMESPACE), by_ns)), keys))
+            kgs, values = self._logged_values(keys)
             changes = (keys, kgs, list(since.values()), values)
-        else:  # the first mark, or writes since the last one were not logged: every value
-            values = list(
-                chain.from_iterable(
-                    map(
-                        dict.values, chain.from_iterable(map(dict.values, self.key_groups.values()))
-                    )
-                )
-            )
+        elif self._written_checked:  # no log kept since: the writer checked what it stored
+            values = [] if since is None else self._logged_values(list(since))[1]
+        else:  # writes were not logged nor checked: every value
+            values = self._all_values()
         if not _immutable(values):
             self.mutable_seen = True
             self._leave_undo()
             return None
-        self._undo_checked = True
+        self._undo_checked = self._written_checked = True
         self.undo = self._undo_logs[version] = {}
         view = self._undo_views[version] = _frozen_view(version, {}, self, changes)
         return view
+
+    def _logged_values(self, keys: list[Any]) -> tuple[list[int], list[Any]]:
+        """The key groups of logged ``keys`` and their void-namespace values now (their maps
+        exist: void maps are never dropped), in C."""
+        kgs = self.key_groups_of(keys)  # type: ignore[misc]
+        by_ns = list(map(self.key_groups.__getitem__, kgs))
+        return kgs, list(map(dict.get, list(map(itemgetter(VOID_NAMESPACE), by_ns)), keys))
+
+    def _all_values(self) -> list[Any]:
+        return list(
+            chain.from_iterable(
+                map(dict.values, chain.from_iterable(map(dict.values, self.key_groups.values())))
+            )
+        )
+
+    def note_written(self, values: list[Any] | None) -> None:
+        """The undo logs' writer stored ``values`` while no log was kept (``undo`` is None),
+        checked here a type at a time, so that the next mark checks only what it logs (Flink's
+        heap backend copies per entry on write, not the whole map at a snapshot); None: values
+        stored unchecked, the next mark checks every value."""
+        if self._written_checked and (values is None or not _immutable(values)):
+            self._written_checked = False
 
     def log_writes(self, key_groups_of: Callable[[list[Any]], list[int]]) -> None:
         """Keep this table's snapshots by undo logs: the caller (the one writer) records each
@@ -275,6 +293,7 @@ class StateTable:
             self.undo_mode = True
             self.key_groups_of = key_groups_of
             self._undo_checked = False
+            self._written_checked = _immutable(self._all_values())  # usually empty: O(1)
 
     def note_mixed_key(self) -> None:
         """A key other than an exact ``str`` or ``int`` is about to be written: undo logs
@@ -288,7 +307,7 @@ class StateTable:
         if self._retained:
             self._leave_undo()
         else:
-            self._undo_checked = False
+            self._undo_checked = self._written_checked = False
 
     def _leave_undo(self) -> None:
         """Resolve every undo view held (each its own maps now) and go copy-on-write: no view
@@ -372,7 +391,10 @@ class StateTable:
                 oldest = min(self._retained)
                 for v in [v for v in self._undo_logs if v < oldest]:
                     del self._undo_logs[v]
-            else:
+            else:  # no log from here on: the writer checks what it stores (note_written)
+                since = self.undo
+                if since and self._written_checked:  # the values logged since the last mark
+                    self._written_checked = _immutable(self._logged_values(list(since))[1])
                 self._undo_logs.clear()
                 self.undo = None
                 self._undo_checked = False
@@ -634,6 +656,9 @@ class HeapKeyedStateBackend:
         self.key_check: Callable[[Any], None] | None = None
         # bumped by every snapshot: maps taken from StateTable.namespace_map must be re-fetched
         self.snapshot_version = 0
+        # periodic checkpoints are on: an undo logs' writer checks the values it stores while
+        # no snapshot is held, so the first mark need not check every value
+        self.periodic_snapshots = False
 
     # ---- key context ----
     def key_group_lookup(self) -> Callable[[Hashable], int | None]:

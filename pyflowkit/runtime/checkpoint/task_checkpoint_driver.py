@@ -30,6 +30,8 @@ from pyflowkit.runtime.network import Buffer
 if TYPE_CHECKING:
     from pyflowkit.runtime.task import Task
 
+_NO_PERIODIC_CHECKPOINTS = 2**63 - 1  # JobCheckpointingSettings' interval: Long.MAX_VALUE
+
 
 class TaskCheckpointDriver:
     """One Task's checkpoint side: trigger mails, barrier handler, snapshot, ack, notify.
@@ -83,6 +85,11 @@ class TaskCheckpointDriver:
                 fn = getattr(op, "user_function", None)
                 if hasattr(fn, "commits_with_final_checkpoint"):
                     fn.commits_with_final_checkpoint = True
+        if settings is not None and settings.checkpoint_interval < _NO_PERIODIC_CHECKPOINTS:
+            for op in getattr(chain, "operators", ()):
+                backend = getattr(op, "keyed_state_backend", None)
+                if backend is not None:
+                    backend.periodic_snapshots = True
         self.channels = []
         for g in gates:
             self.offsets[id(g)] = len(self.channels)
