@@ -168,6 +168,35 @@ def test_socket_source_on_spark_refuses_what_sparks_socket_source_cannot_do(spar
         env.execute_async(spark=spark)
 
 
+def test_a_socket_with_nothing_listening_fails_on_spark_naming_source_and_address(spark) -> None:
+    """Issue 26, run for real: Spark's socket source finds nothing listening (checkpointing on).
+    As Flink's ``SocketTextStreamFunction`` fails with ``ConnectException`` and restarts per its
+    strategy, the job restarts once (fixed delay, 1 attempt) and then FAILS, the JobClient naming
+    the source and the address, without Spark's query dump."""
+    from pyflowkit.common.restart_strategy import RestartStrategies
+    from pyflowkit.errors import JobExecutionException
+
+    with socket.socket() as probe:  # a free port: bound, then closed, so nothing listens on it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = _env(1)
+    env.set_restart_strategy(RestartStrategies.fixed_delay_restart(1, 10))
+    env.socket_text_stream("127.0.0.1", port).print()
+    client = env.execute_async(spark=spark)
+    assert client.job.wait(timeout=180) == "FAILED"
+    said = (
+        "java.net.ConnectException: Connection refused in Source: Socket Stream (1/1): nothing "
+        f"listens on 127.0.0.1:{port} (start the server first, e.g. nc -lk {port})"
+    )
+    assert client.last_failure == said
+    assert client.job.restarts == 1 and client.job.print_lines == []
+    with pytest.raises(JobExecutionException) as info:
+        client.get_job_execution_result().result()
+    assert said in str(info.value)
+    for dump in ("=== Streaming Query ===", "Logical Plan", "JVM stacktrace"):
+        assert dump not in str(info.value)
+
+
 def test_monitored_csv_file_source_over_a_directory_and_a_file(spark, tmp_path) -> None:
     from pyflowkit.datastream.formats.csv import CsvReaderFormat, CsvSchema
 
