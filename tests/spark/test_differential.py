@@ -14,6 +14,7 @@ import pytest
 from pyflowkit.common import Duration, Types, WatermarkStrategy
 from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflowkit.datastream.output_tag import OutputTag
+from pyflowkit.state.java_hash import key_hash_function
 from pyflowkit.state.key_groups import assign_key_to_parallel_operator
 
 pytestmark = pytest.mark.spark
@@ -105,11 +106,13 @@ def test_word_count_reduce_streaming(spark_host, p) -> None:
         w, n = flink_tuple(line)
         finals[w] = max(finals.get(w, 0), n)
     assert finals == dict(COUNTS)
-    if p > 1:
+    if p > 1:  # the key's subtask under the env's Flink version (its profile's KEY_BY_ROW rule)
+        keys_by_row = env.get_flink_version_profile().key_by.keys_by_row
+        key_hash = key_hash_function(keys_by_row, Types.STRING())
         for line in s:
             prefix, rest = line.split("> ", 1)
             word = flink_tuple(rest)[0]
-            assert int(prefix) - 1 == assign_key_to_parallel_operator(word, 128, p)
+            assert int(prefix) - 1 == assign_key_to_parallel_operator(word, 128, p, key_hash)
 
 
 @hosts("p", [1, 2, 3], on_service=[2])

@@ -58,12 +58,10 @@ def test_pipeline_runs_on_a_standalone_cluster(tmp_path) -> None:
     lines = out.stdout.splitlines()
     assert f"MASTER {cluster.master_url}" in lines
     records = [eval(line[4:]) for line in lines if line.startswith("REC ")]
-    from pyflowkit.state.key_groups import assign_key_to_parallel_operator
+    from tests.spark.test_host import flink_subtask  # the driver follows the same default
 
     words = ["a", "b", "hello", "a", "b", "a"] * 5
     expected = sorted(
-        (w, n, assign_key_to_parallel_operator(w, 128, 2))
-        for w in set(words)
-        for n in range(1, words.count(w) + 1)
+        (w, n, flink_subtask(w, 2)) for w in set(words) for n in range(1, words.count(w) + 1)
     )
     assert sorted(records) == expected
