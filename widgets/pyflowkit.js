@@ -560,9 +560,10 @@ function renderStepper(model, root) {
   const why = el("span", "pfk-why");
   const line1 = el("div", "pfk-narration-line");
   const line2 = el("div", "pfk-narration-line pfk-narration-why");
-  line1.append(caption, sentence);
-  line2.append(method, why);
-  story.append(line1, line2);
+  // (the spaces: where a presenter's flowing narration may wrap; a flex line ignores them)
+  line1.append(caption, " ", sentence);
+  line2.append(method, " ", why);
+  story.append(line1, " ", line2);
   root.append(head, bar, story);
   const drawNarration = () => {
     const n = model.get("narration") || {};
@@ -772,7 +773,7 @@ function renderStepper(model, root) {
     // the graph gets the height its whole drawing needs at the smallest readable scale (every
     // subtask in view, no label cut at the pane's bottom), as long as the tab pane keeps 45 %
     // (a presenter's tab pane keeps its header and three rows: the graph is what a hall looks at)
-    const minBody = presenting ? Math.max(150, Math.round(rest * 0.3)) : Math.round(rest * 0.45);
+    const minBody = presenting ? Math.max(130, Math.round(rest * 0.3)) : Math.round(rest * 0.45);
     const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody));
     const bodyH = rest - graphH;
     const key = `${graphH}/${bodyH}`;

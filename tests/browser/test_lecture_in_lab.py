@@ -5,12 +5,14 @@ legend. Screenshots go to build/screenshots."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
+import urllib.request
 
 import pytest
 
-from tests.browser.conftest import SHOTS, run_all
+from tests.browser.conftest import NOTEBOOKS, SHOTS, TOKEN, run_all
 from tests.browser.test_classroom_in_lab import SMALLEST_FONT, TOP, reset, step_and_wait
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -305,11 +307,61 @@ root => {
     if (block && e.scrollWidth > e.clientWidth + 1) problems.push(`text cut: ${text}`);
   }
   if (frame.scrollWidth > frame.clientWidth + 1) problems.push("the sequence pane scrolls sideways");
+  const story = root.querySelector(".pfk-narration");  // its fixed lines hold it all
+  if (story.scrollHeight > story.clientHeight + 1) problems.push(`narration cut: ${story.textContent}`);
   const banner = root.querySelector(".pfk-banner.pfk-banner-on");
   if (banner && banner.scrollWidth > banner.clientWidth + 1) problems.push(`banner cut: ${banner.textContent}`);
   return problems;
 }
 """
+
+
+def _present(page, stepper, tag: str, steps: int = 8) -> None:
+    """Present ``stepper``, step ``steps`` times, check: the whole window, no text < 18 px, the
+    current step's arrows in the sequence pane, nothing cut; Escape leaves. Screenshot ``tag``."""
+    stepper.scroll_into_view_if_needed()
+    stepper.locator("button.pfk-present").click()
+    page.wait_for_function(
+        "e => e.classList.contains('pfk-presenting')", arg=stepper.element_handle()
+    )
+    for _ in range(steps):
+        before = stepper.locator(".pfk-step-no").inner_text()
+        stepper.locator("button.pfk-step").first.click()
+        page.wait_for_function(
+            "([e, b]) => e.querySelector('.pfk-step-no').textContent !== b",
+            arg=[stepper.element_handle(), before],
+            timeout=30000,
+        )
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(SHOTS / f"lecture_presenter_{tag}_1280x800.png"))
+    box = stepper.bounding_box()
+    assert box["x"] <= 1 and box["y"] <= 1, box
+    assert box["width"] >= 1270 and 780 <= box["height"] <= 801, box
+    smallest, where = stepper.evaluate(SMALLEST_ZOOMED_FONT)
+    print(f"presenter {tag} 1280x800: smallest text {smallest:.1f} px ({where!r})")
+    assert smallest >= 18, f"{tag}: {smallest:.2f} px: {where}"
+    seen = stepper.evaluate(
+        "root => { const f = root.querySelector('.pfk-seq-frame').getBoundingClientRect();"
+        " const step = root.querySelector('.pfk-step-no').textContent.split(' ').pop();"
+        " return [...root.querySelectorAll(`g.pfk-seq-msg[data-step='${step}']`)].map(g =>"
+        " { const r = g.getBoundingClientRect(); return r.top >= f.top - 1 &&"
+        " r.bottom <= Math.min(f.bottom, innerHeight) + 1; }); }"
+    )
+    debug = stepper.evaluate(
+        "root => [root.style.zoom, innerHeight, root.offsetHeight,"
+        " root.querySelector('.pfk-graph-frame').style.height,"
+        " root.querySelector('.pfk-graph-frame').offsetHeight,"
+        " root.querySelector('.pfk-tab-body').style.height, root.dataset.fit,"
+        " root.getBoundingClientRect().height, !!document.fullscreenElement]"
+    )
+    assert seen and all(seen), (tag, seen, debug)
+    cut = stepper.evaluate(PRESENTER_CUT)
+    assert cut == [], f"{tag}:\n" + "\n".join(cut)
+    page.keyboard.press("Escape")
+    page.wait_for_function(
+        "e => !e.classList.contains('pfk-presenting')", arg=stepper.element_handle(), timeout=10000
+    )
+    assert not stepper.evaluate("e => e.style.zoom") and stepper.bounding_box()["x"] > 1
 
 
 def test_presenter_mode_takes_the_window_with_large_text(lab):
@@ -322,42 +374,61 @@ def test_presenter_mode_takes_the_window_with_large_text(lab):
         with sync_playwright() as p:
             ctx, page, stepper = run_all(p, lab, nb, udd, 1280, 800)
             reset(page, stepper)
-            stepper.locator("button.pfk-present").click()
-            page.wait_for_function(
-                "() => document.querySelector('.pfk-stepper.pfk-presenting')", timeout=10000
-            )
-            for _ in range(8):
-                step_and_wait(page, stepper)
-            page.wait_for_timeout(300)
-            box = stepper.bounding_box()
-            assert box["x"] <= 1 and box["y"] <= 1, box
-            assert box["width"] >= 1270 and 780 <= box["height"] <= 801, box
-            smallest, where = stepper.evaluate(SMALLEST_ZOOMED_FONT)
-            print(f"presenter 1280x800: smallest text {smallest:.1f} px ({where!r})")
-            assert smallest >= 18, f"{smallest:.2f} px: {where}"
-            seen = stepper.evaluate(
-                "root => { const f = root.querySelector('.pfk-seq-frame').getBoundingClientRect();"
-                " const step = root.querySelector('.pfk-step-no').textContent.split(' ').pop();"
-                " return [...root.querySelectorAll(`g.pfk-seq-msg[data-step='${step}']`)].map(g =>"
-                " { const r = g.getBoundingClientRect(); return r.top >= f.top - 1 &&"
-                " r.bottom <= Math.min(f.bottom, innerHeight) + 1; }); }"
-            )
-            page.screenshot(path=str(SHOTS / "lecture_presenter_1280x800.png"))
-            debug = stepper.evaluate(
-                "root => [root.style.zoom, innerHeight, root.offsetHeight,"
-                " root.querySelector('.pfk-graph-frame').style.height,"
-                " root.querySelector('.pfk-graph-frame').offsetHeight,"
-                " root.querySelector('.pfk-tab-body').style.height, root.dataset.fit,"
-                " root.getBoundingClientRect().height, !!document.fullscreenElement]"
-            )
-            assert seen and all(seen), (seen, debug)
-            cut = stepper.evaluate(PRESENTER_CUT)
-            assert cut == [], "\n".join(cut)
-            page.keyboard.press("Escape")
-            page.wait_for_function(
-                "() => !document.querySelector('.pfk-stepper.pfk-presenting')", timeout=10000
-            )
-            assert not stepper.evaluate("e => e.style.zoom") and stepper.bounding_box()["x"] > 1
+            _present(page, stepper, "03")
+            assert page.pfk_errors == [], page.pfk_errors
+            ctx.close()
+    finally:
+        shutil.rmtree(udd, ignore_errors=True)
+
+
+#: The code cells (indices among a notebook's code cells) that build the classroom notebooks'
+#: jobs and Steppers: one notebook, one kernel, three Steppers (04's, 05's, 07's graphs).
+PRESENTED = {
+    "04_checkpoints.ipynb": [0, 1, 2],
+    "05_failure_and_recovery.ipynb": [0, 1, 3],
+    "07_geohash_alerts_end_to_end.ipynb": [0, 1, 2, 3, 4, 10],
+}
+PRESENTED_NOTEBOOK = "presenter_04_05_07.ipynb"
+
+
+def _put_presented(lab: str) -> None:
+    """The cells of :data:`PRESENTED` in one notebook, saved through Jupyter's contents API."""
+    cells = []
+    for nb, keep in PRESENTED.items():
+        code = [
+            c for c in json.loads((NOTEBOOKS / nb).read_text())["cells"] if c["cell_type"] == "code"
+        ]
+        cells += [{**code[i], "outputs": [], "execution_count": None} for i in keep]
+    content = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    body = json.dumps({"type": "notebook", "format": "json", "content": content}).encode()
+    request = urllib.request.Request(
+        f"{lab}/api/contents/{PRESENTED_NOTEBOOK}?token={TOKEN}",
+        data=body,
+        method="PUT",
+        headers={"Content-Type": "application/json"},
+    )
+    urllib.request.urlopen(request, timeout=30).read()
+
+
+def test_presenter_mode_on_the_graphs_of_notebooks_04_05_07(lab):
+    """Notebook 07's graph is the widest: presenter mode must still show it whole at 18 px."""
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    udd = tempfile.mkdtemp(prefix="pw-udd-")
+    _put_presented(lab)
+    try:
+        with sync_playwright() as p:
+            ctx, page, _ = run_all(p, lab, PRESENTED_NOTEBOOK, udd, 1280, 800)
+            steppers = page.locator(".pfk-stepper")
+            page.wait_for_function("() => document.querySelectorAll('.pfk-stepper').length === 3")
+            for k, tag in enumerate(("04", "05", "07")):
+                _present(page, steppers.nth(k), tag)
             assert page.pfk_errors == [], page.pfk_errors
             ctx.close()
     finally:
