@@ -182,7 +182,7 @@ class KeyGroupStreamPartitioner(StreamPartitioner):
         kgs = list(map(memo.get, keys))
         if None in kgs:
             new = list(compress(keys, map(is_, kgs, repeat(None))))
-            fresh = dict(zip(new, str_key_groups(new, max_p), strict=True))
+            fresh = dict(zip(new, str_key_groups(new, max_p, self.key_hash), strict=True))
             if len(memo) + len(fresh) > SHARED_LIMIT:
                 memo.clear()
             memo.update(fresh)

@@ -190,11 +190,35 @@ def typed_java_hash_code(value: Any, type_info: Any) -> int:
 def pickled_row_hash(key: Any) -> int:
     """``Row.of(key).hashCode()`` for a key of an undeclared type in PyFlink 1.20: its pickled
     bytes as ``CloudPickleCoderImpl`` writes them (protocol 5)."""
+    if type(key) is str and len(key) < 256 and key.isascii():
+        return to_int32(62 + pickled_ascii_str_hash(string_hash(key) & _MASK, len(key)))
     import pickle
 
     from pyflowkit.java_semantics import _plain
 
     return to_int32(62 + _bytes_hash(pickle.dumps(_plain(key), protocol=5)))
+
+
+# An ASCII ``str`` of length L < 256 pickles (protocol 5) as PROTO 5, FRAME (L + 4, 8 bytes
+# little-endian), SHORT_BINUNICODE L, its L bytes, MEMOIZE, STOP: its ``Arrays.hashCode`` is
+# ``head(L) · 31^(L+2) + String.hashCode · 31^2 + tail`` (mod 2^32), the middle being Java's
+# ``String.hashCode`` (an ASCII byte is its UTF-16 code unit). Checked against pickle itself.
+_TAIL = (31 * -108 + 0x2E) & _MASK  # MEMOIZE (0x94, signed -108), STOP ('.')
+
+
+def _pickled_str_head(length: int) -> int:
+    head = b"\x80\x05\x95" + (length + 4).to_bytes(8, "little") + b"\x8c" + bytes([length])
+    return _bytes_hash(head) & _MASK
+
+
+#: (head(L) · 31^(L+2)) mod 2^32 for L < 256
+PICKLED_STR_HEAD = [_pickled_str_head(n) * pow(31, n + 2, 1 << 32) & _MASK for n in range(256)]
+
+
+def pickled_ascii_str_hash(unsigned_string_hash: int, length: int) -> int:
+    """``Arrays.hashCode(pickle.dumps(s, 5))`` (unsigned) of an ASCII ``s`` of ``length`` < 256
+    whose ``String.hashCode`` is ``unsigned_string_hash`` (mod 2^32)."""
+    return (PICKLED_STR_HEAD[length] + unsigned_string_hash * 961 + _TAIL) & _MASK
 
 
 def key_hash_function(keys_by_row: bool, key_type: Any) -> Any:

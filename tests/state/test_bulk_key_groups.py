@@ -68,3 +68,34 @@ def test_mixed_and_unhashable_keys_keep_their_java_identity() -> None:
     for v in values:
         expected[assign_key_to_parallel_operator(v, 128, 4)].append(v)
     assert [vs for vs, _ in routed] == expected
+
+
+def _pickled_key_group(key: str, max_parallelism: int) -> int:
+    """PyFlink 1.20's key group of an undeclared key, from its pickled bytes (the slow way):
+    ``Row.of(pickle.dumps(key, 5))``'s ``hashCode`` = 62 + ``Arrays.hashCode``, then murmur."""
+    import pickle
+
+    from pyflowkit.state.key_groups import murmur_hash
+
+    h = 1
+    for b in pickle.dumps(key, protocol=5):
+        h = (31 * h + (b - 256 if b > 127 else b)) & 0xFFFFFFFF
+    h = (h + 62) & 0xFFFFFFFF
+    return murmur_hash(h - (1 << 32) if h & 0x80000000 else h) % max_parallelism
+
+
+def test_pickled_str_keys_of_1_20_hash_as_their_pickled_bytes() -> None:
+    """Under 1.20 an undeclared ``str`` key is hashed from its length and ``String.hashCode``
+    (``pickled_ascii_str_hash``), key by key and vectorised: equal to hashing its pickled bytes,
+    for every length up to the 256 where pickle switches opcode, and past it."""
+    from pyflowkit.state.java_hash import pickled_row_hash
+
+    keys = _keys(600) + ["x" * n for n in range(250, 260)] + ["ключ", "😀"] * 13
+    for max_parallelism in (128, 7, 32768):
+        expected = [_pickled_key_group(k, max_parallelism) for k in keys]
+        assert [assign_to_key_group(k, max_parallelism, pickled_row_hash) for k in keys] == expected
+        assert str_key_groups(keys, max_parallelism, pickled_row_hash) == expected
+        ascii_short = [k for k in keys if len(k) < 256 and k.isascii()]
+        assert str_key_groups(ascii_short, max_parallelism, pickled_row_hash) == [
+            _pickled_key_group(k, max_parallelism) for k in ascii_short
+        ]
