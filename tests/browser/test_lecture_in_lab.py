@@ -316,9 +316,10 @@ root => {
 """
 
 
-def _present(page, stepper, tag: str, steps: int = 8) -> None:
+def _present(page, stepper, tag: str, size: tuple[int, int] = (1280, 800), steps: int = 8) -> None:
     """Present ``stepper``, step ``steps`` times, check: the whole window, no text < 18 px, the
     current step's arrows in the sequence pane, nothing cut; Escape leaves. Screenshot ``tag``."""
+    width, height = size
     stepper.scroll_into_view_if_needed()
     stepper.locator("button.pfk-present").click()
     page.wait_for_function(
@@ -333,12 +334,12 @@ def _present(page, stepper, tag: str, steps: int = 8) -> None:
             timeout=30000,
         )
     page.wait_for_timeout(300)
-    page.screenshot(path=str(SHOTS / f"lecture_presenter_{tag}_1280x800.png"))
+    page.screenshot(path=str(SHOTS / f"lecture_presenter_{tag}_{width}x{height}.png"))
     box = stepper.bounding_box()
     assert box["x"] <= 1 and box["y"] <= 1, box
-    assert box["width"] >= 1270 and 780 <= box["height"] <= 801, box
+    assert box["width"] >= width - 10 and height - 20 <= box["height"] <= height + 1, box
     smallest, where = stepper.evaluate(SMALLEST_ZOOMED_FONT)
-    print(f"presenter {tag} 1280x800: smallest text {smallest:.1f} px ({where!r})")
+    print(f"presenter {tag} {width}x{height}: smallest text {smallest:.1f} px ({where!r})")
     assert smallest >= 18, f"{tag}: {smallest:.2f} px: {where}"
     seen = stepper.evaluate(
         "root => { const f = root.querySelector('.pfk-seq-frame').getBoundingClientRect();"
@@ -415,7 +416,8 @@ def _put_presented(lab: str) -> None:
     urllib.request.urlopen(request, timeout=30).read()
 
 
-def test_presenter_mode_on_the_graphs_of_notebooks_04_05_07(lab):
+@pytest.mark.parametrize(("width", "height"), [(1280, 800), (1920, 1080)], ids=str)
+def test_presenter_mode_on_the_graphs_of_notebooks_04_05_07(lab, width, height):
     """Notebook 07's graph is the widest: presenter mode must still show it whole at 18 px."""
     from playwright.sync_api import sync_playwright
 
@@ -424,11 +426,11 @@ def test_presenter_mode_on_the_graphs_of_notebooks_04_05_07(lab):
     _put_presented(lab)
     try:
         with sync_playwright() as p:
-            ctx, page, _ = run_all(p, lab, PRESENTED_NOTEBOOK, udd, 1280, 800)
+            ctx, page, _ = run_all(p, lab, PRESENTED_NOTEBOOK, udd, width, height)
             steppers = page.locator(".pfk-stepper")
             page.wait_for_function("() => document.querySelectorAll('.pfk-stepper').length === 3")
             for k, tag in enumerate(("04", "05", "07")):
-                _present(page, steppers.nth(k), tag)
+                _present(page, steppers.nth(k), tag, (width, height))
             assert page.pfk_errors == [], page.pfk_errors
             ctx.close()
     finally:
