@@ -1,7 +1,9 @@
-"""Every classroom notebook runs top to bottom under nbclient (IPC kernel), without error outputs."""
+"""Every classroom notebook runs top to bottom under nbclient (IPC kernel), without error outputs,
+in the environment a user's kernel has (Spark pre-warm on)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -39,9 +41,12 @@ def execute(path: Path, tmp_path: Path, with_spark: bool = True):
     if not with_spark:
         nb.cells = [c for c in nb.cells if SPARK_TAG not in c.metadata.get("tags", [])]
     km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    # the kernel gets the environment a user's kernel has: tests/conftest.py turns Spark's
+    # pre-warm off for the test process, a user's %load_ext pre-warms when the notebook uses Spark
+    env = {k: v for k, v in os.environ.items() if k != "PYFLOWKIT_SPARK_PREWARM"}
     NotebookClient(
         nb, km=km, timeout=300, resources={"metadata": {"path": str(NOTEBOOKS)}}
-    ).execute()
+    ).execute(env=env)
     return nb
 
 
