@@ -190,8 +190,11 @@ def typed_java_hash_code(value: Any, type_info: Any) -> int:
 def pickled_row_hash(key: Any) -> int:
     """``Row.of(key).hashCode()`` for a key of an undeclared type in PyFlink 1.20: its pickled
     bytes as ``CloudPickleCoderImpl`` writes them (protocol 5)."""
-    if type(key) is str and len(key) < 256 and key.isascii():
+    tk = type(key)
+    if tk is str and len(key) < 256 and key.isascii():
         return to_int32(62 + pickled_ascii_str_hash(string_hash(key) & _MASK, len(key)))
+    if tk is int and -0x80000000 <= key <= 0x7FFFFFFF:
+        return to_int32(62 + pickled_int32_hash(key))
     import pickle
 
     from pyflowkit.java_semantics import _plain
@@ -219,6 +222,31 @@ def pickled_ascii_str_hash(unsigned_string_hash: int, length: int) -> int:
     """``Arrays.hashCode(pickle.dumps(s, 5))`` (unsigned) of an ASCII ``s`` of ``length`` < 256
     whose ``String.hashCode`` is ``unsigned_string_hash`` (mod 2^32)."""
     return (PICKLED_STR_HEAD[length] + unsigned_string_hash * 961 + _TAIL) & _MASK
+
+
+# An int pickles (protocol 5) as PROTO 5, then BININT1 (0 ≤ k < 256, no frame), or FRAME and
+# BININT2 (k < 65536) or BININT (any other 32-bit int, little-endian), then STOP: its
+# ``Arrays.hashCode`` is the head's hash times 31^(n+1) plus the n argument bytes (signed, as
+# Java's ``byte``) weighted by powers of 31, plus STOP ('.'). Checked against pickle itself.
+_FRAME = b"\x80\x05\x95"
+_INT_HEAD1 = _bytes_hash(b"\x80\x05K") * 31**2 & _MASK
+_INT_HEAD2 = _bytes_hash(_FRAME + (4).to_bytes(8, "little") + b"M") * 31**3 & _MASK
+_INT_HEAD4 = _bytes_hash(_FRAME + (6).to_bytes(8, "little") + b"J") * 31**5 & _MASK
+
+
+def pickled_int32_hash(key: int) -> int:
+    """``Arrays.hashCode(pickle.dumps(key, 5))`` (unsigned) of an ``int`` in Java's int range,
+    without pickling it."""
+    if 0 <= key < 0x100:
+        return (_INT_HEAD1 + (key - 256 if key > 127 else key) * 31 + 0x2E) & _MASK
+    u = key & _MASK
+    b0, b1 = u & 0xFF, (u >> 8) & 0xFF
+    s0, s1 = (b0 - 256 if b0 > 127 else b0), (b1 - 256 if b1 > 127 else b1)
+    if 0 <= key < 0x10000:
+        return (_INT_HEAD2 + s0 * 961 + s1 * 31 + 0x2E) & _MASK
+    b2, b3 = (u >> 16) & 0xFF, u >> 24
+    s2, s3 = (b2 - 256 if b2 > 127 else b2), (b3 - 256 if b3 > 127 else b3)
+    return (_INT_HEAD4 + s0 * 923521 + s1 * 29791 + s2 * 961 + s3 * 31 + 0x2E) & _MASK
 
 
 def key_hash_function(keys_by_row: bool, key_type: Any) -> Any:

@@ -99,3 +99,20 @@ def test_pickled_str_keys_of_1_20_hash_as_their_pickled_bytes() -> None:
         assert str_key_groups(ascii_short, max_parallelism, pickled_row_hash) == [
             _pickled_key_group(k, max_parallelism) for k in ascii_short
         ]
+
+
+def test_pickled_int_keys_of_1_20_hash_as_their_pickled_bytes() -> None:
+    """Under 1.20 an undeclared ``int`` key in Java's int range is hashed without pickling it
+    (``pickled_int32_hash``), equal to hashing its pickled bytes at each opcode's edges (BININT1,
+    BININT2, BININT) and past the int range (LONG1, pickled); ``bool`` keeps its own opcode."""
+    from pyflowkit.state.java_hash import pickled_row_hash
+
+    rng = random.Random(7)
+    edges = [0, 1, 127, 128, 255, 256, 32767, 32768, 65535, 65536, -1, -128, -129, -256]
+    edges += [2**31 - 1, -(2**31), 2**31, -(2**31) - 1, 2**63, -(2**70), True, False]
+    keys = edges + [rng.randint(-(2**31), 2**31 - 1) for _ in range(3000)]
+    keys += [rng.randint(0, 70000) for _ in range(3000)]
+    for max_parallelism in (128, 7, 32768):
+        assert [assign_to_key_group(k, max_parallelism, pickled_row_hash) for k in keys] == [
+            _pickled_key_group(k, max_parallelism) for k in keys
+        ]
