@@ -72,6 +72,14 @@ def _line_parser() -> _Parser:
     step.add_argument("--seed", type=int, default=0)
     step.add_argument("--savepoint", default=None)
     step.add_argument("--allow-non-restored-state", action="store_true")
+    step.add_argument(
+        "--record-cost",
+        action="append",
+        default=[],
+        metavar="OPERATOR=MS",
+        help="simulated ms each record costs the task of OPERATOR (a slow sink)",
+    )
+    step.add_argument("--metrics", action="store_true", help="show the metrics strip")
     run = sub.add_parser("run")
     run.add_argument("name")
     run.add_argument("--target", choices=("spark", "local"), default="spark")
@@ -229,6 +237,8 @@ class PipelineMagics(Magics):
             seed=args.seed,
             savepoint_path=args.savepoint,
             allow_non_restored_state=args.allow_non_restored_state,
+            record_cost_ms=record_costs(args.record_cost),
+            show_metrics=args.metrics,
         )
 
     def _cmd_run(self, args: argparse.Namespace) -> Any:
@@ -250,6 +260,20 @@ class PipelineMagics(Magics):
         env = self.registry.get(args.name).env
         path = build_graph(env, args.level).save(args.output, format=args.format)
         print(f"wrote {args.level} graph of {args.name!r} as {args.format} to {path}")
+
+
+def record_costs(items: list[str]) -> dict[str, float]:
+    """``["Sink: slow sink=3"]`` → ``{"Sink: slow sink": 3.0}`` (``--record-cost``)."""
+    costs: dict[str, float] = {}
+    for item in items:
+        name, sep, ms = item.rpartition("=")
+        try:
+            costs[name.strip()] = float(ms)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise ValueError(f"--record-cost expects OPERATOR=MS, got {item!r}")
+    return costs
 
 
 def node_ids(graph: Any, level: str) -> set[int]:

@@ -104,6 +104,10 @@ class Stepper(anywidget.AnyWidget):
     seq_body = t.Unicode("").tag(sync=True)
     #: The sequence pane's width in px, sent by the browser (0: draw every lifeline, full width).
     seq_width = t.Int(0).tag(sync=True)
+    #: What Flink's web UI shows per subtask and channel (``subtask_metrics``): records, watermarks,
+    #: buffers, back pressure. Drawn under each subtask while ``show_metrics`` (the Metrics button).
+    metrics = t.Dict().tag(sync=True)
+    show_metrics = t.Bool(False).tag(sync=True)
 
     def __init__(
         self,
@@ -114,12 +118,21 @@ class Stepper(anywidget.AnyWidget):
         submit: bool = False,
         savepoint_path: str | None = None,
         allow_non_restored_state: bool = False,
+        record_cost_ms: dict[str, float] | None = None,
+        show_metrics: bool = False,
     ) -> None:
+        """``record_cost_ms``: operator name → simulated ms each record costs its task (a slow
+        sink); ``show_metrics``: the metrics strip under each subtask from the start."""
         from pyflowkit.runtime.mini_cluster import to_job_graph
 
         job_graph = to_job_graph(env_or_job_graph)
         execution_graph = job_graph.to_execution_graph()
-        super().__init__(svg=execution_graph.to_svg(), seed=seed, task_managers=task_managers)
+        super().__init__(
+            svg=execution_graph.to_svg(),
+            seed=seed,
+            task_managers=task_managers,
+            show_metrics=show_metrics,
+        )
         self.sequence = SequencePane(execution_graph)
         self.edge_names = edge_names(execution_graph)
         self.failure_pane = FailurePane()
@@ -128,7 +141,13 @@ class Stepper(anywidget.AnyWidget):
         self._checkpoints_key: Any = None
         self.lesson_recorder = LessonRecorder()
         self.controller = StepperController(
-            job_graph, task_managers, slots, seed, savepoint_path, allow_non_restored_state
+            job_graph,
+            task_managers,
+            slots,
+            seed,
+            savepoint_path,
+            allow_non_restored_state,
+            record_cost_ms,
         )
         self._unsent: set[str] = set()
         self.on_msg(self._on_command)
@@ -395,6 +414,45 @@ class Stepper(anywidget.AnyWidget):
                 }
             )
         columns = ["channel", "blocked (aligning)", "barriers", "records ahead"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def subtask_metrics(self) -> Any:
+        """Per subtask, what Flink's web UI shows (a DataFrame): numRecordsIn/Out, the current
+        input watermark, buffer usage and back pressure (ratio and OK/LOW/HIGH level)."""
+        import pandas as pd
+
+        columns = [
+            "subtask",
+            "numRecordsIn",
+            "numRecordsOut",
+            "watermark",
+            "inPoolUsage",
+            "outPoolUsage",
+            "backPressureRatio",
+            "backPressureLevel",
+        ]
+        rows = [
+            {"subtask": m["name"], **{c: m[c] for c in columns[1:]}}
+            for m in self.metrics.get("subtasks", {}).values()
+        ]
+        return pd.DataFrame(rows, columns=columns)
+
+    def channel_metrics(self) -> Any:
+        """Per input channel (producer → consumer, a DataFrame): buffers queued / exclusive
+        buffers, the producer's backlog and the watermark the channel's valve holds."""
+        import pandas as pd
+
+        columns = ["channel", "buffers", "full", "backlog", "watermark"]
+        rows = [
+            {
+                "channel": self.edge_names.get(edge, edge),
+                "buffers": f"{c['queued']}/{c['capacity']}",
+                "full": c["full"],
+                "backlog": c["backlog"],
+                "watermark": c["watermark"],
+            }
+            for edge, c in sorted(self.metrics.get("channels", {}).items())
+        ]
         return pd.DataFrame(rows, columns=columns)
 
     def sequence_diagram(self, last: int | None = None) -> Any:

@@ -53,8 +53,10 @@ class StepperController:
         seed: int = 0,
         savepoint_path: str | None = None,
         allow_non_restored_state: bool = False,
+        record_cost_ms: dict[str, float] | None = None,
     ) -> None:
         self.job_graph = job_graph
+        self.record_cost_ms = dict(record_cost_ms or {})
         self.task_managers = task_managers
         self.slots_per_task_manager = slots
         self.seed = seed
@@ -70,7 +72,11 @@ class StepperController:
         from pyflowkit.runtime.mini_cluster import MiniCluster
 
         cluster = MiniCluster(
-            self.task_managers, self.slots_per_task_manager, seed=self.seed, echo_print=False
+            self.task_managers,
+            self.slots_per_task_manager,
+            seed=self.seed,
+            echo_print=False,
+            record_cost_ms=self.record_cost_ms,
         )
         if self.savepoint_path is None:
             self.run = cluster.submit(self.job_graph)

@@ -11,6 +11,7 @@ from typing import Any
 
 from pyflowkit.notebook.channel_marks import barrier_tokens, channel_marks
 from pyflowkit.notebook.stepper_controller import NO_CHECKPOINTS
+from pyflowkit.notebook.subtask_metrics import subtask_metrics
 from pyflowkit.render.short_names import short_task_name
 
 EVENT_LOG_SIZE = 200
@@ -73,6 +74,7 @@ def run_panes(run: Any, log: list[dict[str, Any]]) -> dict[str, Any]:
         "events": log[-EVENT_LOG_SIZE:],
         "edge_marks": channel_marks(run) if live else {},
         "edge_tokens": barrier_tokens(run) if live else {},
+        "metrics": subtask_metrics(run) if live else {},
     }
 
 

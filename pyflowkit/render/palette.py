@@ -62,3 +62,10 @@ STATE_TEXT: dict[str, str] = {state: text_on(colour) for state, colour in STATE_
 #: Channel marks on the graph: a barrier token and a channel blocked by alignment.
 BARRIER_COLOUR = "#aa4499"
 BLOCKED_COLOUR = "#000000"
+#: Back-pressure levels as Flink's web UI colours them (OK green, LOW yellow, HIGH red), chosen to
+#: differ in lightness by ≥ 20 L* (greyscale) and by CIEDE2000 ≥ 10 for every simulated dichromacy.
+BACK_PRESSURE_COLOURS: dict[str, str] = {
+    "OK": "#09884c",
+    "LOW": "#f1ca6e",
+    "HIGH": "#750b1c",
+}

@@ -142,6 +142,8 @@ class LocalBufferPool:
         self.capacity = capacity
         self.in_use = 0
         self.listeners: list[Callable[[], None]] = []
+        #: called when the last buffer is taken (the pool becomes unavailable: back pressure)
+        self.exhausted_listeners: list[Callable[[], None]] = []
 
     def is_available(self) -> bool:
         return self.in_use < self.capacity
@@ -149,6 +151,9 @@ class LocalBufferPool:
     def request(self) -> None:
         # The task finishes its current step even when it overdraws; it then waits (back pressure).
         self.in_use += 1
+        if self.in_use == self.capacity:
+            for listener in self.exhausted_listeners:
+                listener()
 
     def recycle(self) -> None:
         was_available = self.is_available()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pyflowkit.runtime.environment import SimEnvironment
@@ -34,6 +34,9 @@ class ClusterConfig:
     slot_request_timeout: int = 300_000  # slot.request.timeout (ms)
     echo_print: bool = True  # also write print-sink lines to stdout
     printed_window: int | None = DEFAULT_PRINTED_WINDOW  # lines run.printed() keeps; None: all
+    #: operator name (or JobVertex name) → simulated ms each record entering its task costs (a
+    #: slow sink: {"Sink: slow sink": 3}); the task's next mailbox step waits that long
+    record_cost_ms: Mapping[str, float] = field(default_factory=dict)
 
 
 class RpcBus:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.common.flink_version import V1_11, profile_for
 from pyflowkit.operators.context import TaskEnvironment, default_max_parallelism
 from pyflowkit.operators.user_failure import user_traceback
+from pyflowkit.runtime.back_pressure import BackPressureTimer
 from pyflowkit.runtime.checkpoint.properties import CheckpointOptions
 from pyflowkit.runtime.checkpoint.task_checkpoint_driver import TaskCheckpointDriver
 from pyflowkit.runtime.deployment import TaskDeploymentDescriptor
@@ -59,7 +61,10 @@ class Task:
         self.checkpointing = TaskCheckpointDriver(self)
         self._waiting_for_pending_checkpoints = False  # FLIP-147: afterInvoke announced it
         self._end_of_data_sent = False  # StreamTask.endData ran (EndOfData sent under 1.20)
+        self.back_pressure = BackPressureTimer()  # isBackPressured over simulated time
+        self.busy_until = 0  # simulated time the records of the last step cost (record_cost_ms)
         jv = tdd.job_vertex
+        self.record_cost_ms = record_cost(jv, self.bus.config.record_cost_ms)
         cls = STREAM_TASK_CLASSES.get(jv.invokable_class)
         if cls is None:
             raise ValueError(
@@ -89,6 +94,10 @@ class Task:
         current = self.state
         check_transition(self.name, current, target, TASK_TRANSITIONS)
         self.state = target
+        if target is S.RUNNING:
+            self.back_pressure.started(self.bus.now)
+        elif current is S.RUNNING:
+            self.back_pressure.update(self.bus.now, False)
         self.bus.emit(
             self.task_executor.name,
             "Task.transitionState",
@@ -171,6 +180,8 @@ class Task:
                 rp.partition_id, n, UNBOUNDED_POOL if rp.blocking else pool, blocking=rp.blocking
             )
             part.pool.listeners.append(self.schedule_mailbox)
+            part.pool.listeners.append(self._note_back_pressure)
+            part.pool.exhausted_listeners.append(self._note_back_pressure)
             rng = self.host.partitioner_rng(
                 tdd.job_vertex.name, tdd.subtask_index, out_index, rp.edge.target.name
             )
@@ -262,9 +273,25 @@ class Task:
 
     def schedule_mailbox(self) -> None:
         if self._wakeup is None and self.has_work():
+            delay = max(1, self.busy_until - self.bus.now)  # still busy with the last records
             self._wakeup = self.bus.call_later(
-                1, self.lane, "MailboxProcessor.runMailboxStep", self._guard(self._mailbox_step)
+                delay, self.lane, "MailboxProcessor.runMailboxStep", self._guard(self._mailbox_step)
             )
+
+    def _note_back_pressure(self) -> None:
+        """An output pool became (un)available: back pressure starts or ends now."""
+        self.back_pressure.update(self.bus.now, self.back_pressured)
+
+    def _records_handled(self) -> int:
+        """Records into the task (numRecordsIn), or out of it for a source (numRecordsOut)."""
+        inv = self.invokable
+        return inv.records_out if not self.tdd.input_gates else inv.records_in
+
+    def _charge(self, records: int) -> None:
+        """``record_cost_ms``: the step's records keep the task thread busy that long."""
+        cost = self.record_cost_ms * records
+        if cost > 0:
+            self.busy_until = self.bus.now + max(1, math.ceil(cost))
 
     def _mailbox_step(self) -> None:
         self._wakeup = None
@@ -282,7 +309,11 @@ class Task:
                 data=True,
             )
         elif self.invokable.is_default_action_available():
+            costly = self.record_cost_ms > 0
+            before = self._records_handled() if costly else 0
             msg = self.invokable.process_input(fast)
+            if costly:
+                self._charge(self._records_handled() - before)
             self.emit("StreamTask.processInput", msg, data=True)
         if self.invokable.end_of_input and not self.mailbox.has_mail():
             self._end_data()
@@ -429,6 +460,17 @@ class Task:
     def keyed_state_backend(self) -> Any:
         chain = self.invokable.chain
         return None if chain is None else chain
+
+
+def record_cost(job_vertex: Any, costs: Any) -> float:
+    """Simulated ms a record entering this task costs: the JobVertex's own cost, else the sum
+    over its chained operators named in ``costs`` (``ClusterConfig.record_cost_ms``)."""
+    if not costs:
+        return 0.0
+    if job_vertex.name in costs:
+        return float(costs[job_vertex.name])
+    names = getattr(job_vertex, "operator_names", None) or []
+    return float(sum(costs.get(n, 0) for n in names))
 
 
 def vertex_max_parallelism(jv: Any) -> int:
