@@ -25,6 +25,7 @@ from benchmarks.bench_spark import (  # noqa: E402
     WORDS_PER_LINE,
     add_counts,
     best_of,
+    fixed_parallelism,
     line_words,
     load,
     print_total,
@@ -49,6 +50,7 @@ def _word_pairs(p: int, n_lines: int, pushdown: bool = True, key_type: bool = Tr
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(p)
     env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    fixed_parallelism(env)
     _set_pushdown(env, "true" if pushdown else "false")
     keyed = (
         env.generate_sequence(0, n_lines - 1)
