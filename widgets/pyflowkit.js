@@ -25,11 +25,60 @@ function svgEl(tag, attrs) {
 function minFontUnits(svg) {
   let min = Infinity;
   svg.querySelectorAll("text").forEach((t) => {
-    if (t.closest("g.pfk-token, g.pfk-badge-svg")) return;
+    if (t.closest("g.pfk-token, g.pfk-badge-svg, g.pfk-metrics-svg")) return;
+    if (!t.textContent.trim()) return; // the blank lines that make room for a metrics strip
     const v = parseFloat(t.getAttribute("font-size") || "14");
     if (v > 0 && v < min) min = v;
   });
   return Number.isFinite(min) ? min : 14;
+}
+
+// ---- metrics strip (issue 23 item 5): what Flink's web UI shows, drawn in each subtask's box ----
+// The view model (pyflowkit/notebook/subtask_metrics.py) computes every value and text; this only
+// draws them: two lines at the bottom of the box (the layout left blank lines there), the
+// back-pressure chip in its level's colour, a tooltip; channels whose buffers are full are marked.
+function drawMetricStrips(svg, metrics, show) {
+  svg.querySelectorAll("g.pfk-metrics-svg").forEach((t) => t.remove());
+  svg.querySelectorAll("g.pfk-full").forEach((g) => g.classList.remove("pfk-full"));
+  if (!show || !metrics) return;
+  const top = svg.querySelector("g.graph") || svg;
+  const font = minFontUnits(svg);
+  const lineH = font * 1.2;
+  const text = (cls, x, y, content, attrs) => Object.assign(svgEl("text", { class: cls, x, y, "font-size": font, ...(attrs || {}) }), { textContent: content });
+  for (const [id, m] of Object.entries(metrics.subtasks || {})) {
+    const node = svg.querySelector(`g[id="${CSS.escape(id)}"]`);
+    const shape = node && node.querySelector("path, polygon, ellipse");
+    if (!shape) continue;
+    const box = shape.getBBox();
+    const g = svgEl("g", { class: `pfk-metrics-svg pfk-bp-${m.backPressureLevel}`, "data-id": id });
+    const title = svgEl("title");
+    title.textContent = m.title;
+    g.appendChild(title);
+    const pad = font * 0.2;
+    const rows = m.strip.length + 1;
+    // the blank rows the layout left under the subtask's name
+    let named = box.y;
+    node.querySelectorAll("text").forEach((t) => t.textContent.trim() && (named = Math.max(named, t.getBBox().y + t.getBBox().height)));
+    const y0 = named + pad;
+    const x = box.x + font * 0.6;
+    g.appendChild(svgEl("rect", { class: "pfk-metrics-bg", x: box.x + pad, y: y0, width: box.width - 2 * pad, height: rows * lineH + pad, rx: font * 0.3 }));
+    const base = (i) => y0 + pad + i * lineH + font * 0.95;
+    m.strip.forEach((line, i) => g.appendChild(text("pfk-metrics-line", x, base(i), line)));
+    const label = text("pfk-metrics-line", x, base(rows - 1), m.chip_label);
+    g.appendChild(label);
+    top.appendChild(g);
+    const chipX = x + label.getComputedTextLength() + font * 0.5;
+    const chipW = font * 0.62 * m.chip.length + font * 0.8;
+    g.append(
+      svgEl("rect", { class: "pfk-bp-chip", x: chipX, y: base(rows - 1) - font * 1.0, width: chipW, height: font * 1.3, rx: font * 0.3, fill: m.colour }),
+      text("pfk-bp-chip-text", chipX + chipW / 2, base(rows - 1), m.chip, { "text-anchor": "middle", fill: m.text_colour }),
+    );
+  }
+  for (const [id, c] of Object.entries(metrics.channels || {})) {
+    if (!c.full) continue;
+    const edge = svg.querySelector(`g[id="${CSS.escape(id)}"]`);
+    if (edge) edge.classList.add("pfk-full");
+  }
 }
 
 // ---- graph pane: SVG laid out once, recoloured by state, click to select, zoom and pan ----------
@@ -132,6 +181,7 @@ function graphPane(model, root, opts) {
     const marks = [
       ["pfk-legend-barrier", "● barrier (+k records ahead)"],
       ["pfk-legend-blocked", "╍ blocked"],
+      ...(model.get("show_metrics") ? [["pfk-legend-full", "━ buffers full"]] : []),
     ].map(([cls, text]) => el("span", `pfk-legend-mark ${cls}`, text));
     legend.replaceChildren(...items, ...(options.stepper ? marks : []));
   };
@@ -272,6 +322,13 @@ function graphPane(model, root, opts) {
     }
   };
 
+  const paintMetrics = () => {
+    const svg = canvas.querySelector("svg");
+    if (svg) drawMetricStrips(svg, model.get("metrics"), model.get("show_metrics"));
+    const toggle = root.closest(".pfk-stepper")?.querySelector(".pfk-metrics-btn");
+    if (toggle) toggle.classList.toggle("pfk-on", !!model.get("show_metrics"));
+  };
+
   const paintSelection = () => {
     canvas.querySelectorAll("g.pfk-selected").forEach((g) => g.classList.remove("pfk-selected"));
     const id = model.get("selected");
@@ -287,7 +344,7 @@ function graphPane(model, root, opts) {
     paintStates();
     paintEdges();
     paintSelection();
-    requestAnimationFrame(() => (fit(), paintTokens(), paintBadges()));
+    requestAnimationFrame(() => (fit(), paintMetrics(), paintTokens(), paintBadges()));
   };
 
   // drag pans, a click without movement selects a subtask
@@ -336,12 +393,14 @@ function graphPane(model, root, opts) {
     ? "drag to pan · Ctrl+wheel zooms · click a subtask to select it · colours: the JobMaster's view"
     : "drag to pan · Ctrl+wheel zooms · click an element to select it";
   controls.append(zoomLabel);
+
   frame.title = hint;
 
   const handlers = {
     "change:svg": drawSvg, "change:states": paintStates, "change:colours": paintStates,
     "change:edge_marks": paintEdges, "change:selected": paintSelection,
     "change:edge_tokens": paintTokens, "change:badges": paintBadges,
+    "change:metrics": paintMetrics, "change:show_metrics": () => (paintStates(), paintMetrics()),
   };
   if (options.timed) for (const [ev, f] of Object.entries(handlers)) handlers[ev] = options.timed(`graph ${ev}`, f);
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
@@ -550,6 +609,8 @@ function renderStepper(model, root) {
   seed.title = "seed";
   button("Reset", "pfk-reset", () => send({ cmd: "reset", seed: Number(seed.value) || 0 }), "a fresh run with this seed");
   bar.appendChild(seed);
+  // Metrics: records, watermarks, buffers and back pressure in every subtask box (a new layout)
+  button("Metrics", "pfk-metrics-btn", () => (model.set("show_metrics", !model.get("show_metrics")), model.save_changes()), "numRecordsIn/Out, watermarks, buffers and back pressure per subtask, as Flink's web UI shows them");
   const presentBtn = button("Present", "pfk-present", () => (presenting ? leavePresenter() : enterPresenter(true)), "presenter mode: the whole window, large text (Escape leaves)");
 
   // the current step in plain words: a large "sender → receiver", one sentence, the method, why

@@ -154,6 +154,10 @@ class Stepper(anywidget.AnyWidget):
         self.observe(lambda _: self._send_tab(), names="tab")
         self.observe(lambda _: self._refresh_keyed_state(), names="selected")
         self.observe(lambda _: self._refresh_sequence(), names="seq_width")
+        self._svgs = {False: self.svg}
+        self._execution_graph = execution_graph
+        self.observe(lambda _: self._lay_out_metrics(), names="show_metrics")
+        self._lay_out_metrics()
         if submit:
             self.submit()
 
@@ -162,6 +166,16 @@ class Stepper(anywidget.AnyWidget):
         if name == "layout" and isinstance(value, str):
             name = "layout_mode"
         super().__setattr__(name, value)
+
+    def _lay_out_metrics(self) -> None:
+        """The graph with room for a metrics strip in every subtask box (laid out once), or
+        without; the browser redraws the SVG when it changes."""
+        on = bool(self.show_metrics)
+        if on not in self._svgs:
+            from pyflowkit.render.execution_graph_dot import execution_graph_svg_with_metrics
+
+            self._svgs[on] = execution_graph_svg_with_metrics(self._execution_graph)
+        self.svg = self._svgs[on]
 
     # -- the controller's state, as attributes ---------------------------------------------------
     @property

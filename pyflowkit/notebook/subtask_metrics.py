@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyflowkit.java_semantics import LONG_MIN_VALUE
+from pyflowkit.java_semantics import LONG_MAX_VALUE, LONG_MIN_VALUE
 from pyflowkit.render.palette import BACK_PRESSURE_COLOURS, text_on
 from pyflowkit.runtime.back_pressure import SAMPLE_WINDOW_MS, back_pressure_level
 
@@ -23,6 +23,11 @@ NO_WATERMARK = "No Watermark"
 def watermark_text(watermark: int | None) -> str:
     """The web UI's Watermarks tab: "No Watermark" for none (Long.MIN_VALUE), else the value."""
     return NO_WATERMARK if watermark is None or watermark <= LONG_MIN_VALUE else str(watermark)
+
+
+def _short(text: str) -> str:
+    """A watermark in the strip: Long.MAX_VALUE (end of input) by its Flink name."""
+    return "MAX_WATERMARK" if text == str(LONG_MAX_VALUE) else text
 
 
 def _usage(used: int, capacity: int) -> float:
@@ -42,8 +47,9 @@ def subtask_metrics(run: Any) -> dict[str, Any]:
             if task.state.is_terminal():
                 continue
             key = f"{task.tdd.job_vertex.id}_{task.tdd.subtask_index}"
-            subtasks[f"ev_{key}"] = _subtask(task, now)
-            channels.update(_channels(task, key))
+            own = _channels(task, key)
+            subtasks[f"ev_{key}"] = _with_strip(_subtask(task, now), list(own.values()))
+            channels.update(own)
     return {"subtasks": subtasks, "channels": channels, "window_ms": SAMPLE_WINDOW_MS}
 
 
@@ -77,6 +83,32 @@ def _subtask(task: Any, now: int) -> dict[str, Any]:
         "inPoolUsage": _usage(in_queue, in_capacity),
         "outPoolUsage": _usage(out_used, out_capacity),
     }
+
+
+def _with_strip(m: dict[str, Any], channels: list[dict[str, Any]]) -> dict[str, Any]:
+    """The strip drawn in the subtask's box (two lines and the back-pressure chip) and its
+    tooltip: the same values in words, one line per input channel."""
+    wm = _short(m["watermark"])
+    held = [_short(c["watermark"]) for c in channels]
+    wm_line = f"WM {wm}" if len(set(held)) <= 1 else f"WM {wm} ← {' | '.join(held)}"
+    m["strip"] = [f"in {m['numRecordsIn']} · out {m['numRecordsOut']}", wm_line]
+    m["chip_label"] = "back pressure"
+    m["chip"] = f"{m['backPressureLevel']} {m['backPressureRatio']:.2f}"
+    lines = [
+        m["name"],
+        f"numRecordsIn {m['numRecordsIn']} · numRecordsOut {m['numRecordsOut']}",
+        f"currentInputWatermark: {m['watermark']}",
+        f"back pressure {m['backPressureLevel']}: blocked on output buffers "
+        f"{m['backPressureRatio']:.0%} of the last {SAMPLE_WINDOW_MS} ms",
+        f"inPoolUsage {m['inPoolUsage']:.0%} · outPoolUsage {m['outPoolUsage']:.0%}",
+    ]
+    lines += [
+        f"input channel {i}: {c['queued']}/{c['capacity']} buffers, {c['backlog']} waiting "
+        f"upstream, watermark {c['watermark']}"
+        for i, c in enumerate(channels)
+    ]
+    m["title"] = "\n".join(lines)
+    return m
 
 
 def _channels(task: Any, consumer: str) -> dict[str, Any]:

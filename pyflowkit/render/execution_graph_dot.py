@@ -35,8 +35,22 @@ def subtask_label(vertex: Any) -> str:
     return f"{operator_lines(vertex.task_name)} ({vertex.subtask_index + 1}/{vertex.parallelism})"
 
 
-def execution_graph_to_dot(graph: Any, states: Mapping[str, object] | None = None) -> str:
-    """The ExecutionGraph as DOT; ``states`` maps ``ev_…`` (or ``ejv_…``) to an ExecutionState."""
+#: Blank label lines under a subtask's name when the Stepper shows its metrics strip there.
+METRICS_ROWS = 3
+#: The least width of a subtask box (inches) with a metrics strip: "back pressure HIGH 0.73".
+METRICS_MIN_WIDTH = 2.6
+
+
+def metrics_room(rows: int) -> str:
+    """Blank label lines under a subtask's name: ``rows`` for the strip and one of margin."""
+    return "\n" * (rows + 1) + " " if rows else ""
+
+
+def execution_graph_to_dot(
+    graph: Any, states: Mapping[str, object] | None = None, metrics_rows: int = 0
+) -> str:
+    """The ExecutionGraph as DOT; ``states`` maps ``ev_…`` (or ``ejv_…``) to an ExecutionState;
+    ``metrics_rows`` blank lines at the bottom of each subtask box (room for a metrics strip)."""
     known = {execution_job_vertex_id(v) for v in graph.job_vertices}
     known |= {execution_vertex_id(ev) for ev in graph.all_execution_vertices}
     painted = normalise_states(states, known, "ExecutionGraph")
@@ -61,12 +75,15 @@ def execution_graph_to_dot(graph: Any, states: Mapping[str, object] | None = Non
         for ev in ejv.task_vertices:
             nid = execution_vertex_id(ev)
             values: dict[str, object | None] = {
-                "label": subtask_label(ev),
+                "label": subtask_label(ev) + metrics_room(metrics_rows),
                 "tooltip": f"{ev.task_name_with_subtask_index} — ExecutionVertexID {ev.id}",
                 "fillcolor": SUBTASK_FILL,
                 "fontcolor": "#000000",
             }
             ev_classes = ["execution-vertex", f"region-{region_of.get(id(ev), 0)}"]
+            if metrics_rows:
+                values["width"] = METRICS_MIN_WIDTH
+                ev_classes.append("with-metrics")
             if nid in painted:
                 values.update(state_fill(painted[nid]))
                 ev_classes.append(f"state-{painted[nid]}")
@@ -93,3 +110,10 @@ def execution_graph_to_dot(graph: Any, states: Mapping[str, object] | None = Non
                         },
                     )
     return dot.source(legend_graph_attrs(painted))
+
+
+def execution_graph_svg_with_metrics(graph: Any) -> str:
+    """The ExecutionGraph laid out with room for a metrics strip in every subtask box."""
+    from pyflowkit.render.graphviz_backend import render
+
+    return render(execution_graph_to_dot(graph, metrics_rows=METRICS_ROWS), "svg").decode("utf-8")

@@ -148,3 +148,28 @@ def test_a_slow_sink_back_pressures_upstream(slow: bool, level: str):
         assert any(c["full"] for c in channels)
     else:
         assert all(m["backPressureRatio"] <= 0.10 for m in sources)
+
+
+def test_stepper_sends_the_metrics_and_lays_out_room_for_the_strip_when_shown():
+    from pyflowkit.notebook.stepper import Stepper
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.from_collection(list(range(300))).rebalance().map(lambda x: x).add_sink(
+        lambda v: None
+    ).name("slow sink")
+    stepper = Stepper(env, record_cost_ms={"Sink: slow sink": 3}, seed=2)
+    plain_svg = stepper.svg
+    roomy = ("with-metrics", "with&#45;metrics")  # Graphviz escapes the hyphen
+    assert not any(r in plain_svg for r in roomy)
+    stepper.show_metrics = True
+    assert any(r in stepper.svg for r in roomy) and stepper.svg != plain_svg
+    stepper.step_until(lambda s: "HIGH" in set(s.subtask_metrics().backPressureLevel), "HIGH")
+    strips = [m for m in stepper.metrics["subtasks"].values() if m["backPressureLevel"] == "HIGH"]
+    m = strips[0]
+    assert m["strip"][0] == f"in {m['numRecordsIn']} · out {m['numRecordsOut']}"
+    assert m["chip"].startswith("HIGH 0.") and m["colour"] == BACK_PRESSURE_COLOURS["HIGH"]
+    assert "blocked on output buffers" in m["title"]
+    assert stepper.channel_metrics().full.any()
+    stepper.show_metrics = False
+    assert stepper.svg == plain_svg  # both layouts kept: no second Graphviz run
