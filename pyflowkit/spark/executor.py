@@ -14,21 +14,31 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from pyflowkit.errors import JobExecutionException
 from pyflowkit.spark import python_dependencies as python_deps
-from pyflowkit.spark import records
 from pyflowkit.spark.interrupt import CancelOnInterrupt, cancel_job_group
-from pyflowkit.spark.plan import SparkPlan, build_plan
-from pyflowkit.spark.progress import ProgressTracker, SparkProgress
 from pyflowkit.spark.service import SparkServiceGone, gone_error_of
 from pyflowkit.spark.session import get_session
-from pyflowkit.spark.stage import ERROR_BEGIN, ERROR_END
 
-_ERROR_RE = re.compile(
-    re.escape(ERROR_BEGIN) + r"(.*?)" + re.escape(ERROR_END) + r"(.*?)" + re.escape(ERROR_END), re.S
-)
+if TYPE_CHECKING:
+    from pyflowkit.spark.plan import SparkPlan
+    from pyflowkit.spark.progress import SparkProgress
+
+# The plan, its stage code and the record codec are imported when a job runs on a session here:
+# a job submitted to the local Spark service (``job_submission``) needs none of them.
+
+
+@cache
+def _error_re() -> re.Pattern[str]:
+    from pyflowkit.spark.stage import ERROR_BEGIN, ERROR_END
+
+    return re.compile(
+        re.escape(ERROR_BEGIN) + r"(.*?)" + re.escape(ERROR_END) + r"(.*?)" + re.escape(ERROR_END),
+        re.S,
+    )
 
 
 def _configuration(env: Any) -> dict[str, str]:
@@ -86,6 +96,8 @@ def explain_spark(env: Any, job_name: str | None = None, spark: Any = None) -> S
         )
         splan.physical_plan = physical_plan_text(df)
         return splan  # type: ignore[return-value]
+    from pyflowkit.spark.plan import build_plan
+
     df, plan = build_plan(session, job_graph, _settings(job_graph), materialize=False)
     plan.physical_plan = physical_plan_text(df)
     return plan
@@ -94,10 +106,10 @@ def explain_spark(env: Any, job_name: str | None = None, spark: Any = None) -> S
 def user_error_message(exc: BaseException) -> tuple[str, str] | None:
     """(user traceback, failing subtask) carried by a Spark failure, JVM noise stripped."""
     text = str(exc)
-    match = _ERROR_RE.search(text)
+    match = _error_re().search(text)
     if match is None:
         desc = getattr(exc, "desc", None) or getattr(exc, "getMessage", lambda: None)()
-        match = _ERROR_RE.search(str(desc)) if desc else None
+        match = _error_re().search(str(desc)) if desc else None
     if match is None:
         return None
     return match.group(1), match.group(2)
@@ -128,6 +140,15 @@ def execute(
 
     job_graph = _job_graph(env, job_name)
     configuration = _configuration(env)
+    if spark is None and progress is None:  # a program run from the shell: the local service
+        from pyflowkit.spark import job_submission
+
+        submitted = job_submission.submit(job_graph, configuration, print_output)
+        if submitted is not None:
+            return submitted
+    from pyflowkit.spark.plan import build_plan
+    from pyflowkit.spark.progress import ProgressTracker
+
     if runs_as_streaming_query(job_graph, configuration):
         job = start_streaming(job_graph, configuration, spark, print_output)
         if progress is not None:
@@ -201,6 +222,7 @@ def execute(
         metrics=metrics,
     )
     result.results_by_node = by_node
+    result._printed = printed  # noqa: SLF001 — what the local service sends its program
     return result
 
 
@@ -311,6 +333,8 @@ def _gather(
 ) -> tuple[dict, list[tuple[bool, list[str]]], dict, dict, dict]:
     """Decode sink rows (stage order, subtask, emission order) into per-sink results, the
     printed chunks ``(to_err, lines)`` and each subtask's metrics."""
+    from pyflowkit.spark import records
+
     nodes = {n.id: n for v in job_graph.vertices for n in v.stream_nodes}
     results: dict[str, list[Any]] = {}
     by_node: dict[int, list[Any]] = {}

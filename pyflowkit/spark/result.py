@@ -36,6 +36,18 @@ class SparkJobExecutionResult(JobExecutionResult):
         self.metrics = {task: dict(values) for task, values in (metrics or {}).items()}
 
     @property
+    def spark_plan(self) -> Any:
+        """Which JobVertex ran as which Spark stage (``SparkPlan``); a job the local Spark
+        service ran reads it from the service when first asked for."""
+        if callable(self._spark_plan):
+            self._spark_plan = self._spark_plan()
+        return self._spark_plan
+
+    @spark_plan.setter
+    def spark_plan(self, value: Any) -> None:
+        self._spark_plan = value
+
+    @property
     def progress(self) -> Any:
         """The run's final ``SparkProgress`` (jobs, stages, tasks done; FINISHED)."""
         if callable(self._progress):

@@ -75,6 +75,7 @@ class ServiceState:
     python: str
     pyflowkit: str
     fingerprint: str
+    dispatcher_port: int | None = None  # where programs submit JobGraphs (``job_dispatcher``)
 
     @property
     def log(self) -> Path:
@@ -200,6 +201,7 @@ def read_state(directory: Path | None = None) -> ServiceState | None:
         python=str(data.get("python", "")),
         pyflowkit=str(data.get("pyflowkit", "")),
         fingerprint=str(data.get("fingerprint", "")),
+        dispatcher_port=data.get("dispatcher_port"),
     )
     if not _is_supervisor(state.pid):  # stale: the supervisor died (kill -9, reboot)
         _kill_orphan_jvm(state.jvm_pid)
@@ -524,6 +526,12 @@ def describe(state: ServiceState, now: float | None = None) -> list[str]:
         f"Spark service: {state.status}, pid {state.pid} (JVM pid {state.jvm_pid})",
         f"  url:          {state.url} (Spark Connect, 127.0.0.1 only, token in "
         f"{state.directory / 'token'})",
+        "  jobs:         "
+        + (
+            f"127.0.0.1:{state.dispatcher_port} (programs submit their JobGraphs here)"
+            if state.dispatcher_port
+            else "not accepting submitted jobs yet"
+        ),
         f"  uptime:       {_duration(now - state.started)}",
         f"  idle:         {_duration(idle)} (stops itself after "
         f"{_duration(state.idle_timeout_s)} idle)",

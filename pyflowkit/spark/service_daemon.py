@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from pyflowkit.spark import service
 
@@ -42,22 +43,47 @@ def connect_args(port: int) -> list[str]:
     return args
 
 
-def established_clients(port: int) -> int:
-    """TCP connections established to ``port`` (Linux ``/proc/net/tcp*``; else psutil; else -1)."""
+def _own_socket_inodes() -> set[str]:
+    inodes = set()
+    try:
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                target = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        pass
+    return inodes
+
+
+def established_clients(port: int, ignore_own: bool = False) -> int:
+    """TCP connections established to ``port`` (Linux ``/proc/net/tcp*``; else psutil; else -1).
+    ``ignore_own``: not those this process opened (the dispatcher's session on the server)."""
     wanted = f"{port:04X}"
-    total, seen = 0, False
+    rows, seen = [], False
     for name in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             lines = Path(name).read_text().splitlines()[1:]
         except OSError:
             continue
         seen = True
-        for line in lines:
-            fields = line.split()
-            if len(fields) > 3 and fields[1].rsplit(":", 1)[-1] == wanted and fields[3] == "01":
-                total += 1
+        rows += [f for f in (line.split() for line in lines) if len(f) > 9 and f[3] == "01"]
     if seen:
-        return total
+        own_ports: set[str] = set()
+        if ignore_own:
+            inodes = _own_socket_inodes()
+            own_ports = {
+                f[1].rsplit(":", 1)[-1]
+                for f in rows
+                if f[2].rsplit(":", 1)[-1] == wanted and f[9] in inodes
+            }
+        return sum(
+            1
+            for f in rows
+            if f[1].rsplit(":", 1)[-1] == wanted and f[2].rsplit(":", 1)[-1] not in own_ports
+        )
     try:
         import psutil  # type: ignore[import-not-found]
 
@@ -95,6 +121,7 @@ def main(argv: list[str]) -> int:
     record["jvm_pid"] = jvm.pid
     service.write_state(directory, **record)
     reason = "the Spark Connect server exited"
+    dispatcher = None
     last_active = last_touch = started
     service.touch_activity(directory)
     while not stopping:
@@ -104,11 +131,15 @@ def main(argv: list[str]) -> int:
         now = time.time()
         if record["status"] == "starting" and service._listening(port):
             record["status"] = "running"
+            dispatcher = _start_dispatcher(directory, port)
+            record["dispatcher_port"] = dispatcher.port if dispatcher is not None else None
             service.write_state(directory, **record)
             last_active = now  # the idle clock starts when programs can connect, not at launch
             service.touch_activity(directory)
             print(f"[{time.ctime()}] ready on 127.0.0.1:{port}", flush=True)
-        clients = established_clients(port)
+        clients = established_clients(port, ignore_own=True)
+        if dispatcher is not None and clients >= 0:
+            clients += dispatcher.running + max(0, established_clients(dispatcher.port))
         if clients > 0:
             last_active = now
             if now - last_touch >= POLL_S * 5:  # `status` shows idle 0 while a program is connected
@@ -122,10 +153,29 @@ def main(argv: list[str]) -> int:
     if stopping:
         reason = f"{stopping[0]} (pyflowkit spark stop)"
     print(f"[{time.ctime()}] stopping: {reason}", flush=True)
+    if dispatcher is not None:
+        dispatcher.close()
     _stop_jvm(jvm)
     if service.read_state(directory) is not None:
         service.clear_state(directory)
     return 0
+
+
+def _start_dispatcher(directory: Path, port: int) -> Any:
+    """The service's ``Dispatcher`` (programs submit JobGraphs to it), on the shared session of
+    the Connect server on ``port``; None (programs then use Spark Connect) if it cannot start."""
+    try:
+        from pyflowkit.spark.job_dispatcher import Dispatcher
+
+        token = (directory / "token").read_text().strip()
+        shared = (directory / "session").read_text().strip()
+        remote = f"sc://localhost:{port}/;token={token};{service.SHARED_SESSION_PARAM}={shared}"
+        dispatcher = Dispatcher(directory, remote).start()
+    except Exception as exc:  # noqa: BLE001 — the Connect server alone still serves programs
+        print(f"[{time.ctime()}] no dispatcher: {exc!r}", flush=True)
+        return None
+    print(f"[{time.ctime()}] dispatcher on 127.0.0.1:{dispatcher.port}", flush=True)
+    return dispatcher
 
 
 def _mtime(path: Path) -> float:
