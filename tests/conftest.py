@@ -190,13 +190,37 @@ def spark_service(spark_service_first_program):
     session.stop()
 
 
-@pytest.fixture(params=["embedded", "service"])
+class SubmittedHost:
+    """The local Spark service's Dispatcher: a JobGraph submitted as a program run from the
+    shell submits it (``job_submission``), run on the service's own session."""
+
+    def __init__(self, state) -> None:
+        self.state = state
+
+    def execute(self, job_graph, print_output: bool = False):
+        from pyflowkit.spark import job_submission
+
+        result = job_submission.submit_to(self.state, job_graph, {}, print_output)
+        assert result is not None, "the service's dispatcher did not take the job"
+        return result
+
+
+@pytest.fixture(params=["embedded", "service", "submitted"])
 def spark_host(request, monkeypatch):
-    """The embedded local session, then the local Spark service: the same test on both.
+    """The embedded local session, then the local Spark service through Spark Connect, then a
+    JobGraph submitted to the service: the same test on all three.
     A program on the service has only the Connect session; PySpark picks Connect's column
     functions by ``SPARK_CONNECT_MODE_ENABLED``, set here while the test runs."""
     if request.param == "embedded":
         return request.getfixturevalue("spark")
+    if request.param == "submitted":
+        from pyflowkit.spark import service
+
+        request.getfixturevalue("spark_service_first_program")
+        state = service.read_state()
+        if state is None or state.dispatcher_port is None:
+            pytest.fail("the local Spark service runs no dispatcher")
+        return SubmittedHost(state)
     session = request.getfixturevalue("spark_service")
     monkeypatch.setenv("SPARK_CONNECT_MODE_ENABLED", "1")
     return session

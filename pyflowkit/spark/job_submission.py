@@ -121,6 +121,17 @@ def submit(job_graph: Any, configuration: Mapping[str, str], print_output: bool 
     state = running_service(configuration)
     if state is None:
         return None
+    return submit_to(state, job_graph, configuration, print_output)
+
+
+def submit_to(
+    state: service.ServiceState,
+    job_graph: Any,
+    configuration: Mapping[str, str],
+    print_output: bool = True,
+) -> Any:
+    """Submit ``job_graph`` to the Dispatcher of the service ``state``; its result, or None
+    when the service does not run this kind of job (a streaming query, its own session)."""
     from pyflowkit.spark import cloudpickle_copy
 
     job_id = getattr(job_graph, "job_id", None) or ""

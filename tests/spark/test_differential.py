@@ -1,7 +1,8 @@
 """Differential: pipelines built with the real API give the same records per sink on Spark as in
 the in-process reference driver (``pyflowkit.reference.local_driver``) and as plain Python.
 Tests taking ``spark_host`` run on the embedded session and on the local Spark service (Spark
-Connect, ``pyflowkit spark start``), which programs with no master configured use; on the service
+Connect, ``pyflowkit spark start``, and a JobGraph submitted to its dispatcher), which programs
+with no master configured use; on the service
 one case of each kind of stage (keyed fold, aggregation pushdown, two inputs, side outputs, state
 and timers, windows) proves the results equal, the other cases run embedded only."""
 
@@ -32,13 +33,21 @@ def env_with(p: int, mode: str = "STREAMING") -> StreamExecutionEnvironment:
     return env
 
 
+def run_on(spark, graph):
+    """The job's result on ``spark``: a session, or the service's dispatcher (``submitted``)."""
+    from pyflowkit.spark.executor import execute
+
+    if hasattr(spark, "state"):  # conftest.SubmittedHost
+        return spark.execute(graph, print_output=False)
+    return execute(graph, spark=spark, print_output=False)
+
+
 def run_both(spark, env) -> tuple[list[str], list[str]]:
     """(Spark print lines, reference print lines) for the same JobGraph."""
     from pyflowkit.reference.local_driver import run_local
-    from pyflowkit.spark.executor import execute
 
     graph = env.get_job_graph()
-    spark_lines = execute(graph, spark=spark, print_output=False).print_lines
+    spark_lines = run_on(spark, graph).print_lines
     local_lines = run_local(graph).printed
     return spark_lines, local_lines
 
@@ -90,7 +99,8 @@ def test_map_filter(spark, p) -> None:
 
 def hosts(name: str, values: list, on_service: list):
     """``values`` on the embedded session, ``on_service`` also on the local Spark service."""
-    cases = [("embedded", v) for v in values] + [("service", v) for v in on_service]
+    cases = [("embedded", v) for v in values]
+    cases += [(host, v) for host in ("service", "submitted") for v in on_service]
     return pytest.mark.parametrize(f"spark_host,{name}", cases, indirect=["spark_host"])
 
 
@@ -119,9 +129,7 @@ def test_word_count_reduce_streaming(spark_host, p) -> None:
 def test_word_count_sum_batch_emits_final_results_only(spark_host, p) -> None:
     env = env_with(p, "BATCH")
     word_count(env).sum(1).print()
-    from pyflowkit.spark.executor import execute
-
-    lines = execute(env.get_job_graph(), spark=spark_host, print_output=False).print_lines
+    lines = run_on(spark_host, env.get_job_graph()).print_lines
     assert sorted(flink_tuple(v) for v in strip(lines)) == sorted(COUNTS.items())
 
 

@@ -29,10 +29,12 @@ def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     )
 
 
-# The program as ``python word_count.py`` runs it, then whether it loaded ipykernel (stderr).
+# The program as ``python word_count.py`` runs it, then which of the modules a Spark client
+# needs it loaded (stderr).
 AS_MAIN_THEN_MODULES = (
     "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__'); "
-    "print('ipykernel loaded:', 'ipykernel' in sys.modules, file=sys.stderr)"
+    "print('loaded:', *[m for m in ('ipykernel', 'pyspark', 'pandas', 'pyarrow', 'grpc', 'py4j') "
+    "if m in sys.modules], file=sys.stderr)"
 )
 
 
@@ -52,8 +54,11 @@ def test_a_second_program_reuses_the_service_the_first_one_started(
     again = run([*cli, "start"], env)
     second = run([sys.executable, "-c", AS_MAIN_THEN_MODULES, str(PROGRAM)], env)
     assert second.returncode == 0, second.stderr[-3000:]
-    # PySpark's DataFrame call-site capture (off on pyflowkit's sessions) imports ipykernel
-    assert "ipykernel loaded: False" in second.stderr.splitlines()
+    # the second program submits its JobGraph to the service (Flink's client model): no Spark
+    # client in its process (pyspark, pandas, pyarrow, grpc: 2-8 s of start-up), no ipykernel
+    assert "loaded:" in second.stderr.splitlines()
+    log = (service.service_dir() / "service.log").read_text()
+    assert re.search(r"dispatcher: job 'Word Count' \(\w+\): loaded in [\d.]+ s, ran in", log)
     after = json.loads((service.service_dir() / "service.json").read_text())
 
     port = started["port"]
@@ -75,6 +80,8 @@ def test_a_second_program_reuses_the_service_the_first_one_started(
     assert f"url:          sc://localhost:{port} (Spark Connect, 127.0.0.1 only" in out
     assert re.search(r"uptime: +\d+ (s|min)", out) and re.search(r"idle: +\d+ s \(stops", out)
     assert "stops itself after 30 min 00 s idle" in out and "service.log" in out
+    jobs = f"jobs:         127.0.0.1:{started['dispatcher_port']} (programs submit their JobGraphs"
+    assert jobs in out
     token = (service.service_dir() / "token").read_text().strip()
     assert token not in out  # the token stays in its owner-only file
     assert again.stdout.startswith("Already running: the local Spark service")
