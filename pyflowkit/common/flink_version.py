@@ -361,6 +361,37 @@ class CepTimeBehaviour:
         return self.follows_environment and environment_in_processing_time
 
 
+JOB_NAME = VersionedRule(
+    "Default name of a job",
+    "1.12",
+    "FLIP-134 (FLINK-18545: pipeline.name)",
+    "StreamExecutionEnvironment.DEFAULT_JOB_NAME: 'Flink Streaming Job' for every job",
+    "StreamGraphGenerator.deriveJobName: pipeline.name if set, else DEFAULT_BATCH_JOB_NAME "
+    "'Flink Batch Job' in BATCH (configureStreamGraphBatch) and DEFAULT_STREAMING_JOB_NAME "
+    "'Flink Streaming Job' in STREAMING; execute(job_name) overrides both",
+)
+STREAMING_JOB_NAME = "Flink Streaming Job"
+BATCH_JOB_NAME = "Flink Batch Job"
+PIPELINE_NAME_KEY = "pipeline.name"
+
+
+@dataclass(frozen=True)
+class JobName:
+    """The name a job gets when ``execute`` names none (``StreamGraphGenerator``)."""
+
+    rule: VersionedRule
+    by_mode: bool  # 1.20: BATCH jobs are "Flink Batch Job", pipeline.name is read
+
+    def default(self, batch: bool, configuration: Mapping[str, Any] | None) -> str:
+        """The StreamGraph's job name when the program gave none."""
+        if not self.by_mode:
+            return STREAMING_JOB_NAME
+        name = (configuration or {}).get(PIPELINE_NAME_KEY)
+        if name:
+            return str(name)
+        return BATCH_JOB_NAME if batch else STREAMING_JOB_NAME
+
+
 ALL_RULES: tuple[VersionedRule, ...] = (
     TIME_DEFAULTS,
     ROW_TO_STRING,
@@ -376,6 +407,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     ADAPTIVE_BATCH_SCHEDULER,
     BATCH_SHUFFLE_MODE,
     CEP_TIME_BEHAVIOUR,
+    JOB_NAME,
 )
 
 
@@ -396,6 +428,7 @@ class FlinkVersionProfile:
         "batch_scheduling",
         "batch_shuffle",
         "cep_time",
+        "job_name",
     )
 
     def __init__(self, version: str) -> None:
@@ -423,6 +456,7 @@ class FlinkVersionProfile:
         self.batch_scheduling = BatchScheduling(ADAPTIVE_BATCH_SCHEDULER, adaptive=new)
         self.batch_shuffle = BatchShuffle(BATCH_SHUFFLE_MODE, configurable=new)
         self.cep_time = CepTimeBehaviour(CEP_TIME_BEHAVIOUR, follows_environment=not new)
+        self.job_name = JobName(JOB_NAME, by_mode=new)
 
     @property
     def rules(self) -> tuple[VersionedRule, ...]:

@@ -22,7 +22,7 @@ from pyflowkit.graph.partitioner import (
     StreamPartitioner,
 )
 from pyflowkit.graph.runtime_mode import BATCH, resolve_runtime_mode
-from pyflowkit.graph.settings import DEFAULT_JOB_NAME, EnvironmentSettings
+from pyflowkit.graph.settings import EnvironmentSettings
 from pyflowkit.graph.stream_graph import StreamEdge, StreamGraph, StreamNode
 from pyflowkit.graph.transformations import (
     CACHE_CONSUMER_OPERATOR_NAME,
@@ -92,7 +92,7 @@ class StreamGraphGenerator:
     ) -> None:
         self.transformations = list(transformations)
         self.settings = settings
-        self.job_name = job_name or DEFAULT_JOB_NAME
+        self.job_name = job_name  # None: the version's default (deriveJobName)
         self._already_transformed: dict[int, list[int]] = {}
         self._in_progress: set[int] = set()
         # virtual id -> (original id, partitioner, shuffle mode) / (original id, output tag)
@@ -104,8 +104,12 @@ class StreamGraphGenerator:
     def generate(self) -> StreamGraph:
         """``StreamGraphGenerator.generate``: walk the transformations in order, memoised."""
         s = self.settings
+        batch = self._batch()
+        name = self.job_name or profile_for(s.flink_version).job_name.default(
+            batch, s.configuration
+        )
         graph = StreamGraph(
-            job_name=self.job_name,
+            job_name=name,
             chaining_enabled=s.chaining_enabled,
             time_characteristic=s.time_characteristic,
             runtime_mode=s.runtime_mode,
@@ -113,7 +117,7 @@ class StreamGraphGenerator:
             restart_strategy=s.restart_strategy,
             execution_config=s,
         )
-        if self._batch():  # configureStreamGraphBatch: the exchanges (BLOCKING since 1.14)
+        if batch:  # configureStreamGraphBatch: the exchanges (BLOCKING since 1.14)
             shuffle = profile_for(s.flink_version).batch_shuffle
             graph.global_data_exchange_mode = shuffle.exchange_mode(s.configuration)
         self._graph = graph

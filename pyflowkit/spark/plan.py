@@ -271,6 +271,42 @@ def adaptive_parallelism(job_graph: Any, settings: Any) -> DynamicParallelism | 
     return DynamicParallelism.of(job_graph)
 
 
+def planned_adaptive(job_graph: Any, settings: Any) -> list[str]:
+    """What an explain says of the AdaptiveBatchScheduler (FLIP-187): each vertex whose
+    parallelism is decided at run time, within which bounds; nothing runs, so nothing is decided."""
+    kept = [jv.max_parallelism for jv in job_graph.vertices]
+    try:
+        dynamic = adaptive_parallelism(job_graph, settings)
+        if dynamic is None:
+            return []
+        decider = dynamic.decider
+        notes = []
+        for jv in job_graph.vertices:
+            if dynamic.is_decided(jv):
+                continue
+            if not jv.inputs:
+                n = decider.decide_parallelism_for_vertex([], jv.max_parallelism)
+                why = f"a source: default-source-parallelism, {n}"
+            elif any(is_pointwise(e) for e in jv.inputs):
+                why = "its forward group: the producer's parallelism"
+            else:
+                low = min(decider.global_min_parallelism, jv.max_parallelism)
+                high = min(decider.global_max_parallelism, jv.max_parallelism)
+                why = (
+                    "once its inputs FINISHED, from the bytes they wrote "
+                    f"({format_memory_size(decider.data_volume_per_task)} per subtask), "
+                    f"between {low} and {high}"
+                )
+            notes.append(
+                f"Parallelism of JobVertex: {jv.name} ({jv.id}) is decided at run time: {why}; "
+                f"this plan shows {jv.parallelism}."
+            )
+        return notes
+    finally:
+        for jv, max_parallelism in zip(job_graph.vertices, kept, strict=True):
+            jv.max_parallelism = max_parallelism
+
+
 def _result_bytes(session: Any, out: Any) -> dict[int, int]:
     """Edge index → the bytes the finished producer stage ``out`` wrote into it (its subtasks'
     ``RESULT_BYTES`` rows; ``out`` is materialized, so this reads the stored rows)."""
@@ -427,6 +463,8 @@ def build_plan(
         plan.stages.append(
             StagePlan(index, vertex.id, vertex.name, p, operator, materialized, has_sink)
         )
+    if not materialize:
+        plan.adaptive = planned_adaptive(job_graph, settings)
     if not sink_frames:
         raise ValueError(
             "No sinks in the job: add print(), add_sink(...) or execute_and_collect() before "
