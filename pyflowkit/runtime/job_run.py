@@ -280,6 +280,12 @@ class JobRun(SteppedRun):
         """``GET /jobs/:jobid/checkpoints/details/:id``: per vertex and per subtask."""
         return views.checkpoint_details(self.checkpoint_coordinator, checkpoint_id)
 
+    def in_flight_data(self, checkpoint_id: int) -> Any:
+        """The in-flight records an unaligned checkpoint persisted, per subtask (a DataFrame):
+        from its input channels (``InputChannelStateHandle``) and its output subpartitions
+        (``ResultSubpartitionStateHandle``); empty for an aligned checkpoint."""
+        return views.in_flight_frame(self.checkpoint_coordinator, self.job_graph, checkpoint_id)
+
     def keyed_state_at(self, checkpoint_id: int, vertex: str | JobVertex) -> dict[str, Any]:
         """Operator name → state name → {key: value} as snapshotted by checkpoint
         ``checkpoint_id`` (all subtasks of ``vertex`` merged; keyed state outside windows)."""

@@ -159,6 +159,39 @@ def checkpoint_details(coord: Any, checkpoint_id: int) -> dict[str, Any]:
     return coord.stats.details(checkpoint_id)
 
 
+IN_FLIGHT_COLUMNS = ["subtask", "input_channel_records", "output_subpartition_records"]
+
+
+def in_flight_frame(coord: Any, job_graph: Any, checkpoint_id: int) -> Any:
+    """One row per subtask whose channel state checkpoint ``checkpoint_id`` persisted (unaligned
+    checkpoints: the records its barrier overtook), named as the web UI names subtasks."""
+    import pandas as pd
+
+    completed = None if coord is None else coord.completed_by_id.get(checkpoint_id)
+    if completed is None:
+        known = [] if coord is None else sorted(coord.completed_by_id)
+        raise IllegalArgumentException(
+            f"in_flight_data: checkpoint {checkpoint_id!r} has not completed in this job; "
+            f"completed: {known}."
+        )
+    vertices = {v.id: v for v in job_graph.vertices}
+    rows = []
+    for (vertex_id, subtask), state in sorted(completed.channel_states.items()):
+        jv = vertices.get(vertex_id)
+        name = vertex_id if jv is None else jv.name
+        parallelism = {name: jv.parallelism} if jv is not None else {}
+        rows.append(
+            {
+                "subtask": _subtask_name(name, subtask, parallelism),
+                "input_channel_records": sum(len(v) for v in state.input.values()),
+                "output_subpartition_records": sum(
+                    len(els) for per in state.output.values() for els in per.values()
+                ),
+            }
+        )
+    return pd.DataFrame(rows, columns=IN_FLIGHT_COLUMNS)
+
+
 def keyed_state_at(coord: Any, checkpoint_id: int, jv: JobVertex) -> dict[str, Any]:
     """Operator name → state name → {key: value} as snapshotted by checkpoint ``checkpoint_id``
     (all subtasks of ``jv`` merged; keyed state outside windows)."""

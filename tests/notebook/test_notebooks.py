@@ -21,6 +21,8 @@ EXPECTED = {
     "06_running_on_spark.ipynb": {SVG, WIDGET, "text/html"},
     "07_geohash_alerts_end_to_end.ipynb": {SVG, WIDGET, "text/html"},
     "08_what_changed_since_1_11.ipynb": {"text/html", "text/markdown"},
+    "09_back_pressure.ipynb": {SVG, WIDGET, "text/html"},
+    "10_unaligned_checkpoints.ipynb": {SVG, WIDGET, "text/html"},
 }
 #: notebooks that need Spark throughout
 SPARK = {"06_running_on_spark.ipynb"}
@@ -118,3 +120,18 @@ def test_geohash_notebook_checks_both_runtimes_against_plain_python():
     ]
     asserts = [s for s in sources if "assert" in s and "expected" in s]
     assert len(asserts) == 2 and any("spark_alerts" in s for s in asserts)
+
+
+def test_back_pressure_notebooks_compare_measured_checkpoints():
+    """09 makes back pressure with a slow sink and measures a checkpoint against a fast sink; 10
+    puts unaligned checkpoints beside aligned ones (same job, seed and record cost)."""
+    import nbformat
+
+    def sources(name: str) -> str:
+        nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+        return "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+
+    nine, ten = sources("09_back_pressure.ipynb"), sources("10_unaligned_checkpoints.ipynb")
+    assert '--record-cost "Sink: slow sink=3" --metrics' in nine
+    assert "fast = %pipeline step slow --seed 3\n" in nine
+    assert "enable_unaligned_checkpoints()" in ten and "in_flight_data" in ten
