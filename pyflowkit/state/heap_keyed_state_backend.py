@@ -30,6 +30,11 @@ _VERIFIED_LIMIT = 1 << 16  # live maps whose last copy a table remembers
 _SMALL_MAP = 32  # entries per map below which _copy_maps checks every value
 _ZIP_MAX = 768  # tuples above which _tuples_of_atoms splits columns by index, not by zip
 _ATOMS = frozenset((str, int, float, bool, bytes, type(None)))
+# A logging writer's table is snapshotted by copy-on-write below this many entries and by undo
+# logs from ``UNDO_LOG_FROM`` entries on (between them it keeps its way): see
+# ``StateTable.choose_snapshot_kind``
+COPY_ON_WRITE_BELOW = 2048
+UNDO_LOG_FROM = 4096
 
 
 def snapshot_copy(value: Any) -> Any:
@@ -186,7 +191,8 @@ class StateTable:
       atoms: checked at the mark for the keys written since), every key is an exact ``str`` or
       ``int`` (equal keys of other types, 1, 1.0 and True, share an entry under the first
       one's key object) and every write is logged; anything else resolves the views held and
-      goes copy-on-write for good.
+      goes copy-on-write for good. Small tables go copy-on-write at a mark and back to undo
+      logs when they grow (``choose_snapshot_kind``).
     * **Copy on write** (every other state): the view shares the key groups' namespace dicts
       and maps. On a key group's first access after the mark the table hands the shared
       namespace dict over to the views, with a copy of each map in it (mutable values
@@ -216,6 +222,9 @@ class StateTable:
         self.mutable_seen = False
         # ---- undo logs (log_writes) ----
         self.undo_mode = False
+        # a writer logs its writes (log_writes) and nothing refused undo logs since: each mark
+        # may choose between them and copy-on-write (choose_snapshot_kind)
+        self._may_log = False
         # the current interval's undo log (key → value at the last mark, None for absent), or
         # None while no snapshot is held: the writer records into it
         self.undo: dict[Any, Any] | None = None
@@ -232,6 +241,8 @@ class StateTable:
         """A snapshot's version mark: (version, its view: key group → its maps as of now)."""
         self._version += 1
         version = self._version
+        if self._may_log:
+            self.choose_snapshot_kind()
         self._retained.add(version)
         if self.undo_mode:
             view = self._freeze_undo(version)
@@ -239,6 +250,34 @@ class StateTable:
                 return version, view
         self._owned = set()
         return version, _frozen_view(version, self.key_groups, None, None)
+
+    def choose_snapshot_kind(self) -> None:
+        """Keep the next snapshot by undo logs or by copy-on-write, whichever costs this table
+        less (the rule, in one place; only for a table whose writer logs its writes).
+
+        Flink's ``CopyOnWriteStateMap`` copies an entry when it is first written after a
+        snapshot, so a snapshot costs what is written, whatever the state's size. Here undo
+        logs cost a dict operation per record written while a snapshot is held (a job keeps
+        its last checkpoints inspectable, so that is nearly always), and copy-on-write costs a
+        copy of each key group written (its whole maps, in C) at the first write after a mark.
+        A small table (under ``COPY_ON_WRITE_BELOW`` entries, e.g. a word count's few thousand
+        keys over its subtasks) is copied for less than its writes would be logged, so it goes
+        copy-on-write; from ``UNDO_LOG_FROM`` entries on copies cost more than logs (200,000
+        keys: whole key groups for a few hundred records), so it goes back to undo logs. In
+        between it keeps its way, so a table at the line does not switch at every mark.
+
+        Going copy-on-write resolves the undo views held (each gets its own maps, once); going
+        back to undo logs checks every value once (the writer did not while copying on write)
+        and keeps the copy-on-write views held protected (their key groups are still handed
+        over on first access)."""
+        entries = sum(map(len, chain.from_iterable(map(dict.values, self.key_groups.values()))))
+        if self.undo_mode:
+            if entries < COPY_ON_WRITE_BELOW:
+                self._leave_undo()
+                self._undo_checked = self._written_checked = False
+        elif entries >= UNDO_LOG_FROM and not self.mutable_seen:
+            self.undo_mode = True
+            self._undo_checked = self._written_checked = False
 
     def _freeze_undo(self, version: int) -> FrozenView | None:
         """The undo view of ``version``, or None after going copy-on-write (a mutable value)."""
@@ -254,6 +293,7 @@ class StateTable:
             values = self._all_values()
         if not _immutable(values):
             self.mutable_seen = True
+            self._may_log = False
             self._leave_undo()
             return None
         self._undo_checked = self._written_checked = True
@@ -290,7 +330,7 @@ class StateTable:
         ``logged_namespace_map``, and calls ``note_mixed_key`` for a key that is not an exact
         ``str`` or ``int``. ``key_groups_of`` gives the key groups of logged keys."""
         if not self.undo_mode and not self._retained and not self.mutable_seen:
-            self.undo_mode = True
+            self.undo_mode = self._may_log = True
             self.key_groups_of = key_groups_of
             self._undo_checked = False
             self._written_checked = _immutable(self._all_values())  # usually empty: O(1)
@@ -298,6 +338,7 @@ class StateTable:
     def note_mixed_key(self) -> None:
         """A key other than an exact ``str`` or ``int`` is about to be written: undo logs
         cannot tell equal keys of other types apart, so the table goes copy-on-write."""
+        self._may_log = False
         if self.undo_mode:
             self._leave_undo()
 
@@ -305,20 +346,21 @@ class StateTable:
         """An access the undo logs do not see: with snapshots held, resolve their views and go
         copy-on-write for good; else the next mark checks every value."""
         if self._retained:
+            self._may_log = False
             self._leave_undo()
         else:
             self._undo_checked = self._written_checked = False
 
     def _leave_undo(self) -> None:
-        """Resolve every undo view held (each its own maps now) and go copy-on-write: no view
-        shares the live maps, so writes go in place until the next mark."""
+        """Resolve every undo view held (each its own maps now) and go copy-on-write: no undo
+        view shares the live maps; copy-on-write views held from before undo logs (if any)
+        still get their key groups handed over on first access."""
         for view in list(self._undo_views.values()):
             view.resolve()
         self._undo_views.clear()
         self._undo_logs.clear()
         self.undo = None
         self.undo_mode = False
-        self._owned = None
         self.cow_epoch += 1
 
     def undo_logs_from(self, version: int) -> list[dict[Any, Any]]:

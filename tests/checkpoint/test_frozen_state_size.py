@@ -541,10 +541,27 @@ UNDO_STEPS = st.lists(
 
 
 @settings(max_examples=100)
-@given(UNDO_STEPS, st.booleans())
-def test_undo_views_read_and_size_as_the_state_at_their_marks(steps: list, big: bool) -> None:
+@given(UNDO_STEPS, st.booleans(), st.sampled_from(["undo", "copy", "switch"]))
+def test_undo_views_read_and_size_as_the_state_at_their_marks(
+    steps: list, big: bool, kind: str
+) -> None:
     """Every snapshot, held alongside others and released in any order, reads as the state at
-    its mark and is sized exactly, through pops, unlogged writes and keys of other types."""
+    its mark and is sized exactly, through pops, unlogged writes and keys of other types; with
+    undo logs at every mark, copy-on-write from the first mark, or the table switching between
+    them as it grows and shrinks past the thresholds (``StateTable.choose_snapshot_kind``)."""
+    from pyflowkit.state import heap_keyed_state_backend as h
+
+    seed = 300 if big else 5
+    lines = {"undo": (0, 0), "copy": (10**9, 10**9), "switch": (seed + 8, seed + 16)}[kind]
+    saved = h.COPY_ON_WRITE_BELOW, h.UNDO_LOG_FROM
+    h.COPY_ON_WRITE_BELOW, h.UNDO_LOG_FROM = lines
+    try:
+        _undo_views_at_their_marks(steps, seed)
+    finally:
+        h.COPY_ON_WRITE_BELOW, h.UNDO_LOG_FROM = saved
+
+
+def _undo_views_at_their_marks(steps: list, seed_keys: int) -> None:
     from pyflowkit.graph.transformations import OperatorFactory
     from tests.operators.test_operators import harness
 
@@ -564,7 +581,7 @@ def test_undo_views_read_and_size_as_the_state_at_their_marks(steps: list, big: 
             else:
                 state[r[0]] = new
 
-    seed = [(f"s{i}", 1) for i in range(300 if big else 5)]
+    seed = [(f"s{i}", 1) for i in range(seed_keys)]
     op.process_batch(seed, None)
     model(seed)
     held: list[tuple[Any, int, dict]] = []

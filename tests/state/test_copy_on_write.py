@@ -495,12 +495,13 @@ def test_first_mark_checks_only_what_the_writer_did_not_check(
             else:
                 expected[k] = (k, expected.get(k, (k, 0))[1] + n)
     checked: list[int] = []
-    original = h._immutable
-    h._immutable = lambda values: checked.append(len(list(values))) or original(values)  # type: ignore[assignment]
+    original = h._immutable, h.COPY_ON_WRITE_BELOW
+    h._immutable = lambda values: checked.append(len(list(values))) or original[0](values)  # type: ignore[assignment]
+    h.COPY_ON_WRITE_BELOW = 0  # undo logs however small the table (as a large one keeps them)
     try:
         snap = op.snapshot_state(1, 0)
     finally:
-        h._immutable = original
+        h._immutable, h.COPY_ON_WRITE_BELOW = original
     written = sum(map(len, batches))
     assert table.undo_mode is not (mutable and written > 0)
     if not mutable and written:
@@ -510,3 +511,36 @@ def test_first_mark_checks_only_what_the_writer_did_not_check(
         e[0]: list(e[2]) for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]
     }
     assert got == {k: list(v) for k, v in expected.items()}
+
+
+def test_a_table_copies_on_write_while_small_and_logs_undo_once_large() -> None:
+    """``StateTable.choose_snapshot_kind``: the keyed reduce's table goes copy-on-write at a mark
+    while it holds fewer than ``COPY_ON_WRITE_BELOW`` entries, back to undo logs at a mark once
+    it holds ``UNDO_LOG_FROM`` or more, and keeps its way in between; snapshots held across
+    each switch still read as the state at their marks."""
+    from pyflowkit.graph.transformations import OperatorFactory
+    from pyflowkit.state import heap_keyed_state_backend as h
+    from tests.operators.test_operators import harness
+
+    factory = OperatorFactory(
+        "StreamGroupedReduce", params={"function": lambda a, b: None if b[1] < 0 else b}
+    )
+    op, _ = harness(factory.create(), key=lambda v: v[0])
+    table = op._state.table
+    held = []
+    ways = []
+    small, large = h.COPY_ON_WRITE_BELOW // 2, h.UNDO_LOG_FROM + 100
+    middle = (h.COPY_ON_WRITE_BELOW + h.UNDO_LOG_FROM) // 2
+    # sizes at each mark: small, grows past the line, in between, shrinks below, grows again
+    before = 0
+    for i, n_keys in enumerate([small, small, large, large, middle, small, middle, large]):
+        batch = [(k, i) for k in range(n_keys)] + [(k, -1) for k in range(n_keys, before)]
+        before = n_keys
+        op.process_batch(batch, None)
+        expected = {k: (k, i) for k in range(n_keys)}
+        held.append((op.snapshot_state(i, 0), expected))
+        ways.append("undo" if table.undo_mode else "copy")
+    assert ways == ["copy", "copy", "undo", "undo", "undo", "copy", "copy", "undo"]
+    for snap, at_mark in held:
+        got = {e[0]: e[2] for per in snap.keyed_state.values() for e in per["_op_state"]["entries"]}
+        assert got == at_mark
