@@ -55,24 +55,21 @@ function drawMetricStrips(svg, metrics, show) {
     title.textContent = m.title;
     g.appendChild(title);
     const pad = font * 0.2;
-    const rows = m.strip.length + 1;
+    const rows = m.strip.length;
     // the blank rows the layout left under the subtask's name
     let named = box.y;
     node.querySelectorAll("text").forEach((t) => t.textContent.trim() && (named = Math.max(named, t.getBBox().y + t.getBBox().height)));
     const y0 = named + pad;
-    const x = box.x + font * 0.6;
-    g.appendChild(svgEl("rect", { class: "pfk-metrics-bg", x: box.x + pad, y: y0, width: box.width - 2 * pad, height: rows * lineH + pad, rx: font * 0.3 }));
+    const h = rows * lineH + pad;
+    g.appendChild(svgEl("rect", { class: "pfk-metrics-bg", x: box.x + pad, y: y0, width: box.width - 2 * pad, height: h, rx: font * 0.3 }));
     const base = (i) => y0 + pad + i * lineH + font * 0.95;
-    m.strip.forEach((line, i) => g.appendChild(text("pfk-metrics-line", x, base(i), line)));
-    const label = text("pfk-metrics-line", x, base(rows - 1), m.chip_label);
-    g.appendChild(label);
+    m.strip.forEach((line, i) => g.appendChild(text("pfk-metrics-line", box.x + font * 0.5, base(i), line)));
+    // the back-pressure chip at the strip's right end: the level over the ratio
+    const chipW = font * 0.68 * Math.max(...m.chip.map((c) => c.length)) + font * 0.6;
+    const chipX = box.x + box.width - chipW - 2 * pad;
+    g.appendChild(svgEl("rect", { class: "pfk-bp-chip", x: chipX, y: y0 + pad / 2, width: chipW, height: h - pad, rx: font * 0.3, fill: m.colour }));
+    m.chip.forEach((c, i) => g.appendChild(text("pfk-bp-chip-text", chipX + chipW / 2, base(i), c, { "text-anchor": "middle", fill: m.text_colour })));
     top.appendChild(g);
-    const chipX = x + label.getComputedTextLength() + font * 0.5;
-    const chipW = font * 0.62 * m.chip.length + font * 0.8;
-    g.append(
-      svgEl("rect", { class: "pfk-bp-chip", x: chipX, y: base(rows - 1) - font * 1.0, width: chipW, height: font * 1.3, rx: font * 0.3, fill: m.colour }),
-      text("pfk-bp-chip-text", chipX + chipW / 2, base(rows - 1), m.chip, { "text-anchor": "middle", fill: m.text_colour }),
-    );
   }
   for (const [id, c] of Object.entries(metrics.channels || {})) {
     if (!c.full) continue;
@@ -178,10 +175,11 @@ function graphPane(model, root, opts) {
       item.style.color = textColours[name] || "#ffffff";
       return item;
     });
+    const metrics = model.get("show_metrics"); // its key takes the room of the barrier's words
     const marks = [
-      ["pfk-legend-barrier", "● barrier (+k records ahead)"],
+      ["pfk-legend-barrier", metrics ? "● barrier (+k ahead)" : "● barrier (+k records ahead)"],
       ["pfk-legend-blocked", "╍ blocked"],
-      ...(model.get("show_metrics") ? [["pfk-legend-full", "━ buffers full"]] : []),
+      ...(metrics ? [["pfk-legend-full", "━ full"]] : []),
     ].map(([cls, text]) => el("span", `pfk-legend-mark ${cls}`, text));
     legend.replaceChildren(...items, ...(options.stepper ? marks : []));
   };
@@ -834,7 +832,8 @@ function renderStepper(model, root) {
     // the graph gets the height its whole drawing needs at the smallest readable scale (every
     // subtask in view, no label cut at the pane's bottom), as long as the tab pane keeps 45 %
     // (a presenter's tab pane keeps its header and three rows: the graph is what a hall looks at)
-    const minBody = presenting ? Math.max(130, Math.round(rest * 0.3)) : Math.round(rest * 0.45);
+    // (with the metrics strips, whose drawing is taller, the tab pane keeps 35 %)
+    const minBody = presenting ? Math.max(130, Math.round(rest * 0.3)) : Math.round(rest * (model.get("show_metrics") ? 0.35 : 0.45));
     const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody));
     const bodyH = rest - graphH;
     const key = `${graphH}/${bodyH}`;

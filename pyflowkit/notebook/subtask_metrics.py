@@ -18,6 +18,8 @@ from pyflowkit.render.palette import BACK_PRESSURE_COLOURS, text_on
 from pyflowkit.runtime.back_pressure import SAMPLE_WINDOW_MS, back_pressure_level
 
 NO_WATERMARK = "No Watermark"
+#: The characters a strip line may have beside the back-pressure chip.
+STRIP_CHARS = 20
 
 
 def watermark_text(watermark: int | None) -> str:
@@ -91,9 +93,10 @@ def _with_strip(m: dict[str, Any], channels: list[dict[str, Any]]) -> dict[str, 
     wm = _short(m["watermark"])
     held = [_short(c["watermark"]) for c in channels]
     wm_line = f"WM {wm}" if len(set(held)) <= 1 else f"WM {wm} ← {' | '.join(held)}"
+    if len(wm_line) > STRIP_CHARS:  # too long for the box: the channels are in the tooltip
+        wm_line = f"WM {wm} (min of {len(held)})"
     m["strip"] = [f"in {m['numRecordsIn']} · out {m['numRecordsOut']}", wm_line]
-    m["chip_label"] = "back pressure"
-    m["chip"] = f"{m['backPressureLevel']} {m['backPressureRatio']:.2f}"
+    m["chip"] = [m["backPressureLevel"], f"{m['backPressureRatio']:.2f}"]
     lines = [
         m["name"],
         f"numRecordsIn {m['numRecordsIn']} · numRecordsOut {m['numRecordsOut']}",

@@ -36,9 +36,10 @@ def subtask_label(vertex: Any) -> str:
 
 
 #: Blank label lines under a subtask's name when the Stepper shows its metrics strip there.
-METRICS_ROWS = 3
-#: The least width of a subtask box (inches) with a metrics strip: "back pressure HIGH 0.73".
-METRICS_MIN_WIDTH = 2.6
+METRICS_ROWS = 2
+#: The least width of a subtask box (inches) with a metrics strip: "in 2000 · out 2000" and the
+#: back-pressure chip beside it (a 3-stage job at parallelism 2 then fits 1280 px at 14 px text).
+METRICS_MIN_WIDTH = 2.4
 
 
 def metrics_room(rows: int) -> str:

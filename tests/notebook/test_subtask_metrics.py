@@ -168,7 +168,8 @@ def test_stepper_sends_the_metrics_and_lays_out_room_for_the_strip_when_shown():
     strips = [m for m in stepper.metrics["subtasks"].values() if m["backPressureLevel"] == "HIGH"]
     m = strips[0]
     assert m["strip"][0] == f"in {m['numRecordsIn']} · out {m['numRecordsOut']}"
-    assert m["chip"].startswith("HIGH 0.") and m["colour"] == BACK_PRESSURE_COLOURS["HIGH"]
+    assert m["chip"][0] == "HIGH" and m["chip"][1].startswith("0.")
+    assert m["colour"] == BACK_PRESSURE_COLOURS["HIGH"]
     assert "blocked on output buffers" in m["title"]
     assert stepper.channel_metrics().full.any()
     stepper.show_metrics = False
