@@ -32,6 +32,11 @@ SHIPPED = {
         [0, 1, 17],
         "step recovery --seed 1",
     ),
+    "09_back_pressure.json": (
+        "09_back_pressure.ipynb",
+        [0, 1],
+        'step slow --seed 3 --record-cost "Sink: slow sink=3" --metrics',
+    ),
     "07_geohash_alerts.json": (
         "07_geohash_alerts_end_to_end.ipynb",
         [0, 1, 2, 3, 4],
@@ -59,6 +64,12 @@ def _all_running(s: Any) -> bool:
     return set(s.states.values()) == {"RUNNING"}
 
 
+def _high_at_map(s: Any) -> bool:
+    rows = s.subtask_metrics()
+    rows = rows[rows.subtask.str.startswith("Map")]
+    return len(rows) > 0 and set(rows.backPressureLevel) == {"HIGH"}
+
+
 def _vertex(stepper: Any, prefix: str) -> str:
     return next(f"ev_{v.id}" for v in stepper.job_graph.vertices if v.name.startswith(prefix))
 
@@ -80,6 +91,15 @@ def _record(stepper: Any, lesson: str) -> None:
         return
     stepper.step_until(_all_running, "every subtask RUNNING")
     stepper.bookmark("all RUNNING")
+    if lesson.startswith("09"):
+        stepper.step_until(_high_at_map, "HIGH back pressure at Map")
+        stepper.bookmark("HIGH back pressure")
+        stepper.trigger_checkpoint()
+        stepper.run_to("checkpoint")
+        stepper.bookmark("checkpoint complete")
+        stepper.run_to("end")
+        stepper.bookmark("FINISHED")
+        return
     stepper.step(20 if lesson.startswith("04") else 40)
     stepper.trigger_checkpoint()
     if lesson.startswith("04"):
@@ -118,6 +138,7 @@ PROMISES = {
     "checkpoint complete": lambda s: s.checkpoints["counts"]["COMPLETED"] >= 1,
     "restored": lambda s: (s.failures["restored"] or {}).get("checkpoint") is not None,
     "JobMaster started": lambda s: s.step_count > 0,
+    "HIGH back pressure": _high_at_map,
 }
 
 
