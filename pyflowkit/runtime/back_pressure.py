@@ -1,12 +1,14 @@
 """How long a task was back-pressured (blocked on output buffers), measured in simulated time.
 
-Stands for Flink 1.11's back-pressure sampling (``BackPressureSampleService`` asks
-``Task.isBackPressured()``: no output buffer available, FLINK-14472) and the level the web UI
-shows (``JobVertexBackPressureHandler.getBackPressureLevel``: ratio of back-pressured samples to
-all samples, OK ≤ 0.10 < LOW ≤ 0.5 < HIGH). Flink takes ``web.backpressure.num-samples`` = 100
-samples ``web.backpressure.delay-between-samples`` = 50 ms apart; the simulated clock's unit is
-one mailbox step, so here the ratio is exact over the last :data:`SAMPLE_WINDOW_MS` of
-simulated time (a sample every simulated ms).
+Stands for Flink 1.11's back-pressure monitoring: ``BackPressureStatsTrackerImpl`` has
+``BackPressureSampleService`` ask ``Task.isBackPressured()`` (no output buffer available,
+FLINK-14472; before 1.11 a stack-trace sample in ``requestBufferBuilderBlocking``) and keeps the
+ratio of back-pressured samples to all samples; the web UI's level is
+``JobVertexBackPressureHandler.getBackPressureLevel``: OK ≤ 0.10 < LOW ≤ 0.5 < HIGH.
+Flink takes ``web.backpressure.num-samples`` = 100 samples
+``web.backpressure.delay-between-samples`` = 50 ms apart; the simulated clock's unit is one
+mailbox step, so here the ratio is exact over the last :data:`SAMPLE_WINDOW_MS` of simulated
+time (a sample every simulated ms).
 """
 
 from __future__ import annotations
