@@ -109,8 +109,8 @@ def _table_chars(table: Any, key_groups: Any) -> tuple[int, Collection[int]] | N
     ``CopyOnWriteStateMap`` snapshots are. A copy-on-write view measures only the key groups
     changed since the table's last sizing, when at most half changed and the table copied on
     write all along (so the maps frozen then are untouched) and the key groups are not small
-    (then measuring them all, a type at a time, costs less than telling their changes apart, a
-    group at a time). Anything else is measured whole."""
+    or few of them changed (else measuring them all, a type at a time, costs less than telling
+    their changes apart, a group at a time). Anything else is measured whole."""
     name, kind, epoch = table.name, table.kind, table.cow_epoch
     last = _LAST_SIZED.get(table)
     part = None
@@ -127,7 +127,11 @@ def _table_chars(table: Any, key_groups: Any) -> tuple[int, Collection[int]] | N
         resolve = getattr(key_groups, "resolve", None)
         if resolve is not None:
             resolve()
-        if last is not None and last[0] == epoch and not _small(key_groups):
+        if (
+            last is not None
+            and last[0] == epoch
+            and (not _small(key_groups) or _few_changed(last[1], key_groups))
+        ):
             part = _changed_chars(name, kind, last, key_groups)
     if part is None:
         full = _entries_chars(name, kind, key_groups)
@@ -139,6 +143,15 @@ def _table_chars(table: Any, key_groups: Any) -> tuple[int, Collection[int]] | N
 
 
 _SMALL_GROUP = 32  # entries per key group below which a table is measured whole
+_FEW_CHANGED = 8  # … unless at most one key group in this many changed since the last sizing
+
+
+def _few_changed(old_view: dict[int, Any], view: dict[int, Any]) -> bool:
+    """True if at most one in ``_FEW_CHANGED`` key groups of ``view`` holds other maps than
+    ``old_view`` (compared by identity, in C): telling those few apart costs less than
+    measuring small key groups whole."""
+    changed = sum(map(is_not, map(old_view.get, view), view.values()))
+    return changed * _FEW_CHANGED <= len(view)
 
 
 def _small(key_groups: dict[int, Any]) -> bool:
