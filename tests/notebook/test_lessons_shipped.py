@@ -37,6 +37,11 @@ SHIPPED = {
         [0, 1],
         'step slow --seed 3 --record-cost "Sink: slow sink=3" --metrics',
     ),
+    "10_unaligned_checkpoints.json": (
+        "10_unaligned_checkpoints.ipynb",
+        [0, 2],
+        'step unaligned --seed 3 --record-cost "Sink: slow sink=3" --metrics',
+    ),
     "07_geohash_alerts.json": (
         "07_geohash_alerts_end_to_end.ipynb",
         [0, 1, 2, 3, 4],
@@ -91,7 +96,7 @@ def _record(stepper: Any, lesson: str) -> None:
         return
     stepper.step_until(_all_running, "every subtask RUNNING")
     stepper.bookmark("all RUNNING")
-    if lesson.startswith("09"):
+    if lesson.startswith(("09", "10")):
         stepper.step_until(_high_at_map, "HIGH back pressure at Map")
         stepper.bookmark("HIGH back pressure")
         stepper.trigger_checkpoint()
