@@ -8,7 +8,7 @@ from collections import defaultdict
 
 import pytest
 
-from pyflowkit.common import Types
+from pyflowkit.common import Configuration, Types
 from pyflowkit.common.types import Row
 from pyflowkit.datastream import RuntimeExecutionMode, StreamExecutionEnvironment
 from pyflowkit.java_semantics import INT_MAX_VALUE, INT_MIN_VALUE, LONG_MAX_VALUE
@@ -42,11 +42,16 @@ def _set_pushdown(env, value: str) -> None:
 
 
 def _env(mode: str = "BATCH", p: int = 2) -> StreamExecutionEnvironment:
+    """At parallelism ``p`` whatever the version: the tests compare the hosts subtask by
+    subtask (under 1.20 ``set_parallelism`` is only the AdaptiveBatchScheduler's upper bound)."""
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(p)
     if mode == "BATCH":
         env.set_runtime_mode(RuntimeExecutionMode.BATCH)
     _set_pushdown(env, "true")
+    conf = Configuration()
+    conf.set_string("execution.batch.adaptive.auto-parallelism.enabled", "false")
+    env.configure(conf)
     return env
 
 
