@@ -6,7 +6,9 @@ Issue 25 item 4 (goal: a second run <= 3 s wall-clock). Each run is a fresh proc
 - embedded: ``PYFLOWKIT_SPARK_SERVICE=0``; every run starts its own JVM, session and Python
   workers (the baseline, measured in the same run).
 - service: the first run starts the local Spark service (``pyflowkit spark start`` happens on
-  first use), the next runs connect to it.
+  first use), the next runs submit their JobGraph to its dispatcher (the default).
+- service via Spark Connect: the same service, each run holding its own Spark Connect client
+  (``PYFLOWKIT_SPARK_SUBMIT=0``: imports pyspark, pandas, pyarrow, grpc), for comparison.
 
 The service lives in a private directory of this benchmark and is stopped at the end; a service
 the user runs is not touched. The load average is printed beside the figures.
@@ -55,7 +57,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs per host (first + next)")
     args = parser.parse_args()
     base = {
-        k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "PYFLOWKIT_SPARK_SERVICE")
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("SPARK_REMOTE", "PYFLOWKIT_SPARK_SERVICE", "PYFLOWKIT_SPARK_SUBMIT")
     }
     base["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), base.get("PYTHONPATH")]))
     base["PYFLOWKIT_SPARK_PREWARM"] = "0"
@@ -65,9 +69,11 @@ def main() -> None:
         rows: list[tuple[str, list[float], str]] = []
         print(f"python word_count.py, {args.runs} runs per host; load average before: {load()}")
         try:
+            connect_env = dict(service_env, PYFLOWKIT_SPARK_SUBMIT="0")
             for name, env in (
                 ("embedded session", embedded_env),
                 ("local Spark service", service_env),
+                ("service via Connect", connect_env),
             ):
                 times = []
                 for _ in range(args.runs):
@@ -83,10 +89,10 @@ def main() -> None:
                 timeout=120,
                 check=False,
             )
-        print(f"{'host':<22}{'first run':>11}{'next runs (each)':>28}   load average")
+        print(f"{'host':<22}{'first run':>11}{'next runs (each)':>36}   load average")
         for name, times, during in rows:
             nexts = ", ".join(f"{t:.2f} s" for t in times[1:])
-            print(f"{name:<22}{times[0]:>9.2f} s{nexts:>28}   {during}")
+            print(f"{name:<22}{times[0]:>9.2f} s{nexts:>36}   {during}")
         embedded, served = rows[0][1], rows[1][1]
         second = served[1] if len(served) > 1 else float("nan")
         print(

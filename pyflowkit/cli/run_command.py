@@ -87,11 +87,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.target in (None, "spark"):  # start Spark while the program loads and compiles
         from pyflowkit.examples.warm_up import warm_up_job_graph
+        from pyflowkit.spark.job_submission import running_service
         from pyflowkit.spark.warmup import prewarm
 
         master = args.master
         key = "spark.remote" if master and master.startswith("sc://") else "spark.master"
-        prewarm({key: master} if master else None, reason="pyflowkit run", job=warm_up_job_graph)
+        # a job for the running local service is submitted to it: nothing to warm up here
+        if master or running_service({}) is None:
+            prewarm(
+                {key: master} if master else None, reason="pyflowkit run", job=warm_up_job_graph
+            )
     program = load_program(args.file)
     target = configure_target(program.env, args.target, args.master, not args.no_progress)
     # The captured environment's own execute() only records (plan capture): run its executor.

@@ -81,6 +81,24 @@ class _Submitted:
         return self.configuration
 
 
+class _Later:
+    """A finished job's final progress and Spark plan, computed when a program asks for them
+    (``SparkJobExecutionResult`` reads both lazily on the embedded session too)."""
+
+    def __init__(self, progress: Any, plan: Any) -> None:
+        self._progress, self._plan = progress, plan
+
+    @property
+    def progress(self) -> Any:
+        if callable(self._progress):
+            self._progress = self._progress()
+        return self._progress
+
+    @property
+    def spark_plan(self) -> Any:
+        return self._plan
+
+
 class Dispatcher:
     """``Dispatcher(directory).start()`` listens; ``port`` is recorded in ``service.json``."""
 
@@ -237,11 +255,11 @@ class Dispatcher:
         if request.get("print_output", True):
             for to_err, chunk in printed:
                 send_out(to_err, "\n".join(chunk) + "\n")
-        with self._lock:
-            self._finished[result.get_job_id()] = result
+        later = _Later(result._progress, result._spark_plan)  # noqa: SLF001
+        with self._lock:  # not the records: a service may run for hours
+            self._finished[result.get_job_id()] = later
             while len(self._finished) > KEEP_RESULTS:
                 self._finished.popitem(last=False)
-        progress_later, plan_later = result._progress, result._spark_plan  # noqa: SLF001
         result.progress, result.spark_plan = None, None  # the program reads them on demand
         try:
             data = pickle.dumps(result, protocol=5)
@@ -249,8 +267,6 @@ class Dispatcher:
             from pyspark import cloudpickle
 
             data = cloudpickle.dumps(result, protocol=5)
-        finally:
-            result.progress, result.spark_plan = progress_later, plan_later
         with send_lock:
             wire.send(conn, ("result", data))
         self.log(

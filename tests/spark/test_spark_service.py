@@ -376,3 +376,43 @@ def test_the_service_workers_fork_from_a_daemon_with_pyflowkit_imported(tmp_path
     left = {m.split(".")[1] for m in eval(new)}  # noqa: S307 — our own probe's list
     assert left == {"examples", "datastream"}, new
     assert "'pyflowkit.spark.stage'" not in new and "'pyflowkit.operators" not in new
+
+
+@pytest.mark.spark
+def test_a_submitted_job_prints_fails_and_reports_as_on_a_session(
+    spark_service_first_program, capsys
+) -> None:
+    """A JobGraph submitted to the service's dispatcher: the print sink's lines reach this
+    process's stdout, the result's progress and Spark plan are read from the service when first
+    asked for, and a failing function ends in Flink's ``JobExecutionException`` with the user's
+    traceback and the failing subtask, as on a session."""
+    from pyflowkit.datastream import StreamExecutionEnvironment
+    from pyflowkit.errors import JobExecutionException
+    from pyflowkit.spark import job_submission
+
+    state = service.read_state()
+    assert state is not None and state.dispatcher_port is not None
+    env = StreamExecutionEnvironment.get_execution_environment()
+    word_count.build(env)
+    capsys.readouterr()
+    result = job_submission.submit_to(state, env.get_job_graph("Word Count"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == result.print_lines and word_count.check_printed(printed)
+    assert type(result).__name__ == "SparkJobExecutionResult"
+    assert result.progress.status == "FINISHED"
+    assert result.spark_plan.stages[-1].vertex_name.startswith("Keyed Reduce")
+    assert "MapInArrow" in result.spark_plan.physical_plan
+
+    def boom(x):
+        return 1 // (x - 2)
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    env.from_collection([1, 2, 3]).map(boom).print()
+    with pytest.raises(JobExecutionException) as info:
+        job_submission.submit_to(state, env.get_job_graph("failing on the service"), {})
+    failure = str(info.value)
+    assert failure.startswith("Traceback (most recent call last):")
+    assert re.search(r"line \d+, in boom\n", failure) and "ZeroDivisionError: integer" in failure
+    assert "failed in Map -> Sink: Print to Std. Out (1/1) on Spark." in failure
+    assert info.value.job_id and info.value.cause is not None
