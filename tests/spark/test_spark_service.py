@@ -414,5 +414,8 @@ def test_a_submitted_job_prints_fails_and_reports_as_on_a_session(
     failure = str(info.value)
     assert failure.startswith("Traceback (most recent call last):")
     assert re.search(r"line \d+, in boom\n", failure) and "ZeroDivisionError: integer" in failure
-    assert "failed in Map -> Sink: Print to Std. Out (1/1) on Spark." in failure
+    assert (
+        "failed in Source: Collection Source -> Map -> Sink: Print to Std. Out (1/1) on Spark"
+        in failure
+    )
     assert info.value.job_id and info.value.cause is not None
