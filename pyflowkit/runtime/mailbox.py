@@ -45,7 +45,12 @@ class MailboxProcessor:
         self.mails.append(mail)
 
     def has_mail(self, priority: int = MIN_PRIORITY) -> bool:
-        return any(m.priority >= priority for m in self.mails)
+        mails = self.mails
+        if not mails:
+            return False
+        if priority == MIN_PRIORITY:  # every mail's priority is at least MIN_PRIORITY
+            return True
+        return any(m.priority >= priority for m in mails)
 
     def take_mail(self, priority: int = MIN_PRIORITY) -> Mail | None:
         for i, mail in enumerate(self.mails):

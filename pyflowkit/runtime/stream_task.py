@@ -170,7 +170,11 @@ class StreamTask:
 
     # -- mailbox default action ----------------------------------------------------------------
     def outputs_available(self) -> bool:
-        return all(w.is_available() for w in self.record_writers)
+        for w in self.record_writers:
+            pool = w.partition.pool
+            if pool.in_use >= pool.capacity:  # LocalBufferPool.is_available, inlined
+                return False
+        return True
 
     def is_default_action_available(self) -> bool:
         raise NotImplementedError
@@ -305,12 +309,15 @@ class _InputTask(StreamTask):
         return self.gates
 
     def is_default_action_available(self) -> bool:
-        return (
-            not self.end_of_input
-            and any(g.has_data() for g in self.gates)
-            and self.outputs_available()
-            and not self.suspended_by_savepoint()
-        )
+        if self.end_of_input:
+            return False
+        for g in self.gates:
+            if g.channels_with_data:  # SingleInputGate.has_data, inlined
+                return (
+                    self.outputs_available()
+                    and self.task.checkpointing.sync_savepoint_id is None  # not suspended
+                )
+        return False
 
     def queued_input_buffers(self) -> int:
         return sum(g.queued_buffers() for g in self.gates)

@@ -244,10 +244,12 @@ class Task:
         return self.state is S.RUNNING and self.invoking and self.process_alive
 
     def has_work(self) -> bool:
-        return self.accepts_mail() and (
-            self.mailbox.has_mail(self.mailbox_priority())
-            or self.invokable.is_default_action_available()
-        )
+        if not (self.invoking and self.state is S.RUNNING and self.task_executor.alive):
+            return False  # accepts_mail(), inlined: asked before and after every mailbox step
+        mails = self.mailbox.mails
+        if mails and self.mailbox.has_mail(self.mailbox_priority()):
+            return True
+        return self.invokable.is_default_action_available()
 
     def priority_mail_only(self) -> bool:
         """True while ``StreamTask.runSynchronousSavepointMailboxLoop`` runs (ordinary mail waits)."""
@@ -275,7 +277,7 @@ class Task:
         if self._wakeup is None and self.has_work():
             delay = max(1, self.busy_until - self.bus.now)  # still busy with the last records
             self._wakeup = self.bus.call_later(
-                delay, self.lane, "MailboxProcessor.runMailboxStep", self._guard(self._mailbox_step)
+                delay, self.lane, "MailboxProcessor.runMailboxStep", self._guarded_mailbox_step
             )
 
     def _note_back_pressure(self) -> None:
@@ -293,12 +295,18 @@ class Task:
         if cost > 0:
             self.busy_until = self.bus.now + max(1, math.ceil(cost))
 
+    @cached_property
+    def _guarded_mailbox_step(self) -> Any:
+        """``_mailbox_step`` behind ``_guard``, made once (every mailbox step schedules it)."""
+        return self._guard(self._mailbox_step)
+
     def _mailbox_step(self) -> None:
         self._wakeup = None
         if not self.accepts_mail():
             return
         fast = self.bus.fast
-        mail = self.mailbox.take_mail(self.mailbox_priority())
+        mailbox = self.mailbox
+        mail = mailbox.take_mail(self.mailbox_priority()) if mailbox.mails else None
         if mail is not None:
             mail.action()
             self.mailbox.mails_processed += 1

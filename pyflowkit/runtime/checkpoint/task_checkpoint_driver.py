@@ -222,9 +222,11 @@ class TaskCheckpointDriver:
 
     def record_in_flight(self, gate: Any, channel: Any, elements: list[Any]) -> None:
         """Unaligned: data from a channel whose barrier has not arrived is channel state."""
+        if not self.in_flight:  # no checkpoint between its barrier and its async part
+            return
         h = self.handler
         active = getattr(h, "active", h)
-        if not isinstance(active, CheckpointBarrierUnaligner) or not self.in_flight:
+        if not isinstance(active, CheckpointBarrierUnaligner):
             return
         idx = self.channel_index(gate, channel)
         if active.is_persisting(idx):
