@@ -91,6 +91,8 @@ function graphPane(model, root, opts) {
   root.append(controls, frame, legend);
   let view = { x: 0, y: 0, z: 1 };
   let base = 1; // px per SVG unit at zoom 1
+  // the smallest text on screen: 14 px times the Stepper's font scale (A− / A+)
+  const minPx = () => MIN_FONT_PX * (options.stepper ? pfkFontScale(model) : 1);
   const applyView = () => {
     canvas.style.transform = `translate(${view.x}px, ${view.y}px) scale(${view.z})`;
   };
@@ -105,7 +107,7 @@ function graphPane(model, root, opts) {
     const svg = canvas.querySelector("svg");
     const vb = svg && svg.viewBox && svg.viewBox.baseVal;
     if (!vb || !vb.width || !vb.height) return 0;
-    const floor = (MIN_FONT_PX + 0.05) / minFontUnits(svg);
+    const floor = (minPx() + 0.05) / minFontUnits(svg);
     const w = frame.clientWidth || 800;
     if (vb.width * floor > w) return 0; // wider than the pane at 14 px: it pans anyway
     const ctl = controlsBox();
@@ -119,7 +121,7 @@ function graphPane(model, root, opts) {
     if (!vb.width || !vb.height) return;
     const w = frame.clientWidth || 800;
     const h = frame.clientHeight || 300;
-    const floor = (MIN_FONT_PX + 0.05) / minFontUnits(svg); // + a rounding margin
+    const floor = (minPx() + 0.05) / minFontUnits(svg); // + a rounding margin
     base = Math.max(Math.min(w / vb.width, h / vb.height), floor);
     let x = Math.max(0, (w - vb.width * base) / 2);
     let y = 0;
@@ -342,7 +344,7 @@ function graphPane(model, root, opts) {
     paintStates();
     paintEdges();
     paintSelection();
-    requestAnimationFrame(() => (fit(), paintMetrics(), paintTokens(), paintBadges()));
+    requestAnimationFrame(() => (graphTighten(canvas.querySelector("svg")), fit(), paintMetrics(), paintTokens(), paintBadges()));
   };
 
   // drag pans, a click without movement selects a subtask
@@ -400,6 +402,7 @@ function graphPane(model, root, opts) {
     "change:edge_tokens": paintTokens, "change:badges": paintBadges,
     "change:metrics": paintMetrics, "change:show_metrics": () => (paintStates(), paintMetrics()),
   };
+  if (options.stepper) handlers["change:font_scale"] = () => (fit(), paintTokens(), paintBadges());
   if (options.timed) for (const [ev, f] of Object.entries(handlers)) handlers[ev] = options.timed(`graph ${ev}`, f);
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
   const resize = new ResizeObserver(() => fit());
@@ -411,6 +414,28 @@ function graphPane(model, root, opts) {
   };
   cleanup.need = need;
   return cleanup;
+}
+
+// Graphviz pads its drawing by 4 units on each side: the viewBox cut to the clusters', nodes' and
+// edges' box left and right (a wide graph then fits a projector's pane at 14 px text, its right
+// cluster's border not cut), its height kept (badges may sit above the top box).
+function graphTighten(svg) {
+  const graph = svg && svg.querySelector("g.graph");
+  const vb = svg && svg.viewBox && svg.viewBox.baseVal;
+  if (!graph || !vb || !vb.width || svg.dataset.pfkTight) return;
+  let left = Infinity, right = -Infinity;
+  for (const g of graph.querySelectorAll(":scope > g.cluster, :scope > g.node, :scope > g.edge")) {
+    const b = g.getBBox();
+    if (!b.width) continue;
+    left = Math.min(left, b.x);
+    right = Math.max(right, b.x + b.width);
+  }
+  if (!Number.isFinite(left)) return; // not rendered yet
+  const m = graph.transform.baseVal.numberOfItems ? graph.transform.baseVal.consolidate().matrix : { e: 0 };
+  const x = Math.max(vb.x, left + m.e - 1.5);
+  const w = Math.min(vb.x + vb.width, right + m.e + 1.5) - x;
+  if (w > 0 && w < vb.width) svg.setAttribute("viewBox", `${x} ${vb.y} ${w} ${vb.height}`);
+  svg.dataset.pfkTight = "1";
 }
 
 // The visible notebook area around a widget: JupyterLab 4's and Notebook 7's windowed notebook
@@ -610,6 +635,7 @@ function renderStepper(model, root) {
   // Metrics: records, watermarks, buffers and back pressure in every subtask box (a new layout)
   button("Metrics", "pfk-metrics-btn", () => (model.set("show_metrics", !model.get("show_metrics")), model.save_changes()), "numRecordsIn/Out, watermarks, buffers and back pressure per subtask, as Flink's web UI shows them");
   const presentBtn = button("Present", "pfk-present", () => (presenting ? leavePresenter() : enterPresenter(true)), "presenter mode: the whole window, large text (Escape leaves)");
+  const scrubber = pfkScrubber(model, send);
 
   // the current step in plain words: a large "sender → receiver", one sentence, the method, why
   const story = el("div", "pfk-narration");
@@ -623,7 +649,7 @@ function renderStepper(model, root) {
   line1.append(caption, " ", sentence);
   line2.append(method, " ", why);
   story.append(line1, " ", line2);
-  root.append(head, bar, story);
+  root.append(head, bar, scrubber, story);
   const drawNarration = () => {
     const n = model.get("narration") || {};
     caption.textContent = n.caption || "";
@@ -671,6 +697,14 @@ function renderStepper(model, root) {
     if (dirty.delete(current)) lazyDraw[current]();
   };
   const cleanupSeq = seqPane(model, panes.sequence, clock.timed);
+  // lecture tools (lecture_tools.js): the theme, A− / A+ (narration zoomed; the graph and the
+  // sequence pane scale their own text), the scrubber above
+  const cleanupTheme = pfkTheme(model, root);
+  const cleanupFont = pfkFontControls(model, bar, (s) => {
+    story.style.zoom = s === 1 ? "" : String(s);
+    fitted = null;
+    requestAnimationFrame(fitArea);
+  });
 
   const drawHead = () => {
     const s = model.get("job_status") || "NOT SUBMITTED";
@@ -903,17 +937,19 @@ function renderStepper(model, root) {
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
   const resize = new ResizeObserver(() => (applyLayout(), fitArea()));
   resize.observe(root);
+  resize.observe(story); // a presenter's narration grows to hold a long sentence
   requestAnimationFrame(() => {
     const a = area(); // attached by now: the notebook's scrolling area
     if (a) resize.observe(a);
     fitArea();
   });
   root.addEventListener("keydown", (ev) => {
-    if (ev.key === " " && !["INPUT", "SELECT"].includes(ev.target.tagName)) {
-      ev.preventDefault();
-      ev.stopPropagation();
-      send({ cmd: "step", n: 1 });
-    }
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(ev.target.tagName)) return;
+    const cmd = { " ": { cmd: "step", n: 1 }, ArrowRight: { cmd: "step", n: 1 }, ArrowLeft: { cmd: "back" } }[ev.key];
+    if (!cmd) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    send(cmd);
   });
   all();
   return () => {
@@ -927,6 +963,9 @@ function renderStepper(model, root) {
     model.off("change:seq_body", onAnswer);
     cleanupGraph();
     cleanupSeq();
+    cleanupTheme();
+    cleanupFont();
+    scrubber.cleanup();
     for (const [ev, f] of Object.entries(handlers)) model.off(ev, f);
   };
 }

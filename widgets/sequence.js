@@ -14,6 +14,29 @@ function seqPane(model, box, timed) {
   frame.title = "newest arrow at the bottom · current step on yellow · scroll back for older ones · hover an arrow for its log line";
   frame.append(head, body);
   box.append(frame);
+  // the Stepper's font scale (A− / A+): both SVGs zoomed, laid out by the kernel to the width / zoom
+  const zoom = () => {
+    const s = Number(model.get("font_scale"));
+    return Number.isFinite(s) && s > 1 ? Math.min(2, s) : 1;
+  };
+  const applyZoom = () => {
+    const z = zoom();
+    head.style.zoom = body.style.zoom = z === 1 ? "" : String(z);
+    sent = 0;
+    sendWidth();
+    requestAnimationFrame(() => seqShowCurrent(frame, head, body));
+  };
+  // a click on a phase band's header collapses it to that row (or opens it); the current step's
+  // band stays open
+  const onBand = (ev) => {
+    const g = ev.target.closest && ev.target.closest("g.pfk-seq-band");
+    if (!g || g.dataset.current === "1" || model.get("seq_collapsed") === undefined) return;
+    const key = Number(g.dataset.band);
+    const now = model.get("seq_collapsed") || [];
+    model.set("seq_collapsed", now.includes(key) ? now.filter((k) => k !== key) : [...now, key]);
+    model.save_changes();
+  };
+  body.addEventListener("click", onBand);
   let lastHead = null;
   let lastBody = null;
   // at the newest rows unless the reader scrolled back (kept by the scroll event: reading the
@@ -44,7 +67,7 @@ function seqPane(model, box, timed) {
   let sent = 0;
   let timer = null;
   const sendWidth = () => {
-    const w = Math.floor(frame.clientWidth);
+    const w = Math.floor(frame.clientWidth / zoom());
     if (!w || Math.abs(w - sent) < 2 || model.get("seq_width") === undefined) return;
     sent = w;
     model.set("seq_width", w);
@@ -57,6 +80,8 @@ function seqPane(model, box, timed) {
   resize.observe(frame);
   model.on("change:seq_body", draw);
   model.on("change:seq_head", draw);
+  model.on("change:font_scale", applyZoom);
+  if (zoom() !== 1) head.style.zoom = body.style.zoom = String(zoom());
   draw();
   requestAnimationFrame(() => (sendWidth(), seqShowCurrent(frame, head, body)));
   return () => {
@@ -65,6 +90,8 @@ function seqPane(model, box, timed) {
     cancelAnimationFrame(pending);
     model.off("change:seq_body", draw);
     model.off("change:seq_head", draw);
+    model.off("change:font_scale", applyZoom);
+    body.removeEventListener("click", onBand);
   };
 }
 
@@ -87,8 +114,30 @@ function seqShowCurrent(frame, head, body) {
   else if (top < 0) frame.scrollTop += top;
   const again = current[0].getBoundingClientRect().top - view.top - headH;
   if (again < 0 && last.bottom - first.top > height - headH) {
-    frame.scrollTop = frame.scrollHeight; // more rows than fit: the newest ones
+    // more rows than fit: the newest ones, the last at the bottom
+    frame.scrollTop += current[current.length - 1].getBoundingClientRect().bottom - (view.top + height);
   }
+  seqSnap(frame, head, body, current);
+}
+
+// The pinned header covers whole rows only: the scroll position snapped to a row, so the first row
+// in view starts at the header's bottom (never half under it). Snapped down (the rows move up,
+// the body's bottom padding leaves room) unless that hides the current step's first row while
+// all its rows fit; then up, unless that cuts its last row.
+const SEQ_ROW = 26; // px per row, as sequence_svg.ROW
+function seqSnap(frame, head, body, current) {
+  const row = SEQ_ROW * (Number(body.style.zoom) || 1);
+  const t = frame.scrollTop;
+  if (!t || Math.abs(t / row - Math.round(t / row)) < 0.02) return;
+  const view = frame.getBoundingClientRect();
+  const headBottom = view.top + head.getBoundingClientRect().height;
+  const first = current.length ? current[0].getBoundingClientRect().top : null;
+  const last = current.length ? current[current.length - 1].getBoundingClientRect().bottom : null;
+  const down = Math.ceil(t / row) * row;
+  const up = Math.floor(t / row) * row;
+  const fits = first !== null && last - first <= frame.clientHeight - (headBottom - view.top);
+  if (!fits || first - (down - t) >= headBottom - 1) frame.scrollTop = down;
+  else if (last + (t - up) <= view.top + frame.clientHeight + 1) frame.scrollTop = up;
 }
 
 function seqRender({ model, el }) {

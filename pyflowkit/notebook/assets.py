@@ -33,3 +33,8 @@ def widget_bundle(*names: str) -> str:
         for text in texts[:-1]
     ]
     return "\n".join([*kept, texts[-1]])
+
+
+def widget_styles(*names: str) -> str:
+    """One style sheet from several CSS files, in order (later rules win at equal specificity)."""
+    return "\n".join(widget_file(name).read_text(encoding="utf-8") for name in names)

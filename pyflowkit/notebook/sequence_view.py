@@ -54,8 +54,10 @@ class SequencePane:
         self.lifelines: list[dict[str, Any]] = []
         self.column = COLUMN
 
-    def update(self, run: Any, width: int | None = None) -> tuple[str, str]:
-        """(header SVG, body SVG) after the run's newest events."""
+    def update(self, run: Any, width: int | None = None, collapsed: Any = ()) -> tuple[str, str]:
+        """(header SVG, body SVG) after the run's newest events; each phase's run of arrows under
+        a band header, the bands in ``collapsed`` (``SequenceModel.bands`` keys) one row only,
+        except the current step's."""
         trace = run.trace
         model = self.model
         if model is None or run is not self._run or len(trace) < model.events_seen:
@@ -76,7 +78,15 @@ class SequencePane:
             self._layout, self._rows = layout, {}
             self._head = header_svg(lifelines, column)
         self.lifelines, self.column = lifelines, column
-        body = body_svg(lifelines, messages, run.steps_taken, self._rows, column)
+        body = body_svg(
+            lifelines,
+            messages,
+            run.steps_taken,
+            self._rows,
+            column,
+            bands=model.bands,
+            collapsed=frozenset(int(k) for k in collapsed),
+        )
         return self._head, body
 
     def _focused(
@@ -116,6 +126,8 @@ class SequenceView(anywidget.AnyWidget):
     step_count = t.Int(0).tag(sync=True)
     #: The browser pane's width in px (0: unknown, draw every lifeline at full width).
     seq_width = t.Int(0).tag(sync=True)
+    #: The phase bands collapsed to one row (their first arrow's index), set by a click.
+    seq_collapsed = t.List(t.Int()).tag(sync=True)
 
     def __init__(self, source: Any, window: int = SEQUENCE_WINDOW) -> None:
         super().__init__()
@@ -126,7 +138,7 @@ class SequenceView(anywidget.AnyWidget):
         self.source = source
         if stepper is not None:
             stepper.observe(lambda _: self.refresh(), names=["step_count", "submitted"])
-        self.observe(lambda _: self.refresh(), names="seq_width")
+        self.observe(lambda _: self.refresh(), names=["seq_width", "seq_collapsed"])
         self.refresh()
 
     @property
@@ -138,6 +150,6 @@ class SequenceView(anywidget.AnyWidget):
         run = self.run
         if run is None:
             return
-        head, body = self.pane.update(run, self.seq_width or None)
+        head, body = self.pane.update(run, self.seq_width or None, self.seq_collapsed)
         with self.hold_sync():
             self.seq_head, self.seq_body, self.step_count = head, body, run.steps_taken

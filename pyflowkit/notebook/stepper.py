@@ -14,7 +14,7 @@ import anywidget
 import traitlets as t
 
 from pyflowkit.notebook import stepper_view_model as vm
-from pyflowkit.notebook.assets import widget_bundle, widget_file
+from pyflowkit.notebook.assets import widget_bundle, widget_styles
 from pyflowkit.notebook.channel_marks import edge_names
 from pyflowkit.notebook.checkpoint_progress import CheckpointProgress, subtask_table
 from pyflowkit.notebook.failure_pane import FailurePane
@@ -41,6 +41,11 @@ from pyflowkit.notebook.timeline_pane import TimelinePane
 from pyflowkit.render.palette import STATE_PALETTE, STATE_TEXT
 from pyflowkit.render.short_names import short_ids
 
+#: The Stepper's themes: "auto" follows the front end's light or dark theme.
+THEMES = ("auto", "light", "dark", "high-contrast")
+#: The font scale's range: 1 keeps every text at 14 px or more.
+FONT_SCALES = (1.0, 2.0)
+
 #: The traits only one tab shows, and that tab: sent to the browser while the tab is open, or
 #: when it opens (a hidden Event log was 9 KB of every step's answer). Python reads them current.
 TAB_TRAITS = {
@@ -66,8 +71,8 @@ __all__ = [
 class Stepper(anywidget.AnyWidget):
     """Buttons and panes around one ``JobRun``; every button is also a Python method."""
 
-    _esm = widget_bundle("sequence.js", "pyflowkit.js")
-    _css = widget_file("widgets.css")
+    _esm = widget_bundle("sequence.js", "lecture_tools.js", "pyflowkit.js")
+    _css = widget_styles("widgets.css", "themes.css")
     _kind = t.Unicode("stepper").tag(sync=True)
 
     svg = t.Unicode("").tag(sync=True)
@@ -108,6 +113,17 @@ class Stepper(anywidget.AnyWidget):
     #: buffers, back pressure. Drawn under each subtask while ``show_metrics`` (the Metrics button).
     metrics = t.Dict().tag(sync=True)
     show_metrics = t.Bool(False).tag(sync=True)
+    #: The sequence diagram's phase bands collapsed to one row (their first arrow's index; a
+    #: click on a band's header toggles it; the current step's band stays open).
+    seq_collapsed = t.List(t.Int()).tag(sync=True)
+    #: The text size of the graph, the sequence diagram and the narration (A− / A+), 1 to 2.
+    font_scale = t.Float(1.0).tag(sync=True)
+    #: "auto" follows JupyterLab's (or Notebook 7's) theme; "light", "dark", "high-contrast".
+    theme = t.Enum(THEMES, "auto").tag(sync=True)
+    #: Bookmarks (name → step) for the step scrubber; ``bookmark()`` adds one.
+    bookmarks = t.Dict().tag(sync=True)
+    #: The furthest step this run reached (the scrubber's end; Back keeps it).
+    furthest_step = t.Int(0).tag(sync=True)
 
     def __init__(
         self,
@@ -153,13 +169,19 @@ class Stepper(anywidget.AnyWidget):
         self.on_msg(self._on_command)
         self.observe(lambda _: self._send_tab(), names="tab")
         self.observe(lambda _: self._refresh_keyed_state(), names="selected")
-        self.observe(lambda _: self._refresh_sequence(), names="seq_width")
+        self.observe(lambda _: self._refresh_sequence(), names=["seq_width", "seq_collapsed"])
         self._svgs = {False: self.svg}
         self._execution_graph = execution_graph
         self.observe(lambda _: self._lay_out_metrics(), names="show_metrics")
         self._lay_out_metrics()
         if submit:
             self.submit()
+
+    @t.validate("font_scale")
+    def _valid_font_scale(self, proposal: Any) -> float:
+        """Between 1 and 2 (below 1 a text would be under 14 px), in steps of 1/8."""
+        low, high = FONT_SCALES
+        return min(high, max(low, round(float(proposal["value"]) * 8) / 8))
 
     def __setattr__(self, name: str, value: Any) -> None:
         """``stepper.layout = "projector"`` (the name before 0.x) still picks the layout mode."""
@@ -211,6 +233,7 @@ class Stepper(anywidget.AnyWidget):
         self.lesson_recorder.record("submit")
         self.controller.submit()
         self.submitted = True
+        self.furthest_step = 0
         self.refresh()
 
     def step(self, n: int = 1) -> list[Any]:
@@ -316,6 +339,7 @@ class Stepper(anywidget.AnyWidget):
     def bookmark(self, name: str) -> None:
         """Remember the current step as ``name`` (saved with the lesson; ``go_to`` returns)."""
         self.lesson_recorder.bookmarks[name] = self.step_count
+        self.bookmarks = dict(self.lesson_recorder.bookmarks)
 
     def go_to(self, name_or_step: str | int) -> None:
         """Rewind or step to a bookmark (or a step number): a deterministic replay from the seed."""
@@ -393,10 +417,14 @@ class Stepper(anywidget.AnyWidget):
             self.failures = self.failure_pane.update(self.run)
             self.timeline = self.timeline_pane.update(self.run)
             self._refresh_keyed_state()
+            self.bookmarks = dict(self.lesson_recorder.bookmarks)
+            self.furthest_step = max(self.furthest_step, self.step_count)
 
     def _refresh_sequence(self) -> None:
         if self.run is not None:
-            self.seq_head, self.seq_body = self.sequence.update(self.run, self.seq_width or None)
+            self.seq_head, self.seq_body = self.sequence.update(
+                self.run, self.seq_width or None, self.seq_collapsed
+            )
 
     def _refresh_checkpoint_progress(self) -> None:
         """History, PendingCheckpoint box, per-subtask table and the graph's subtask badges."""
@@ -525,6 +553,13 @@ class Stepper(anywidget.AnyWidget):
                 self.cancel()
             elif cmd == "reset":
                 self.reset(int(content.get("seed", self.seed)))
+            elif cmd == "go_to":  # the step scrubber: a step number or a bookmark's name
+                target = content.get("step")
+                self.go_to(target if isinstance(target, str) else int(target))
+            elif cmd == "bookmark":
+                name = str(content.get("name") or f"{self.job_status} at step {self.step_count}")
+                self.bookmark(name)
+                self.message = f"bookmarked step {self.step_count} as {name!r}"
             else:
                 self.message = f"unknown command {cmd!r}"
         except Exception as exc:

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from pyflowkit.render.states import EXECUTION_STATES
 
-#: Arrow colours of the sequence diagram, one per kind of message.
+#: Arrow colours of the sequence diagram, one per kind of message (text ≥ 4.5:1 on white and on
+#: the current step's yellow; widgets/themes.css has them for the dark and high-contrast themes).
 SEQUENCE_COLOURS: dict[str, str] = {
     "call": "#000000",
     "self": "#4d4d4d",
     "state": "#332288",
-    "checkpoint": "#0072b2",
-    "barrier": "#aa4499",
+    "checkpoint": "#005a8c",
+    "barrier": "#993d8a",
     "ack": "#117733",
-    "notify": "#b35900",
-    "failure": "#cc3311",
+    "notify": "#8f4700",
+    "failure": "#b02a0c",
 }
 
 #: ExecutionState/JobStatus colours for projectors and colour-blind viewers. Chosen by search (see
@@ -45,15 +46,22 @@ STATE_PALETTE: dict[str, str] = {
 DISTINCT_STATES: tuple[str, ...] = (*EXECUTION_STATES, "RESTARTING")
 
 
-def _relative_luminance(hex_colour: str) -> float:
+def relative_luminance(hex_colour: str) -> float:
+    """WCAG 2 relative luminance of ``#rrggbb`` (0 black … 1 white)."""
     channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
     lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
 
+def contrast(c1: str, c2: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours (1 … 21; text needs 4.5, lines 3)."""
+    l1, l2 = sorted((relative_luminance(c1), relative_luminance(c2)), reverse=True)
+    return (l1 + 0.05) / (l2 + 0.05)
+
+
 def text_on(hex_colour: str) -> str:
     """Black or white text, whichever contrasts more with ``hex_colour`` (WCAG contrast ratio)."""
-    lum = _relative_luminance(hex_colour)
+    lum = relative_luminance(hex_colour)
     return "#000000" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "#ffffff"
 
 

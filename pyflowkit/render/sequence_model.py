@@ -173,6 +173,58 @@ _BARRIER_STEPS = (
 )
 _FROM_TM = ("DEPLOYING", "RUNNING", "CANCELING")  # states a TaskExecutor reports a change from
 
+#: The phases of a job's life a lecture walks through, in the order they first happen; the
+#: sequence widget draws each run of one phase as a band that collapses to one row.
+PHASES = ("submission", "scheduling", "deployment", "checkpoint", "failover", "cancellation")
+#: Method prefixes → phase, the first match wins (else the arrow's kind decides, else the phase
+#: of the arrow before it).
+_PHASE_OF_METHOD = (
+    ("Dispatcher.submitJob", "submission"),
+    ("Dispatcher.persistAndRunJob", "submission"),
+    ("JobManagerRunner", "submission"),
+    ("JobMaster.<init>", "submission"),
+    ("SchedulerBase.<init>", "submission"),
+    ("JobMaster.start", "submission"),
+    ("JobMaster.cancel", "cancellation"),
+    ("JobMaster.stopWithSavepoint", "checkpoint"),
+    ("SchedulerBase.stopWithSavepoint", "checkpoint"),
+    ("DefaultScheduler.startScheduling", "scheduling"),
+    ("DefaultScheduler.restartTasks", "failover"),
+    ("RestartPipelinedRegionFailoverStrategy.", "failover"),
+    ("CheckpointCoordinator.restore", "failover"),
+    ("SlotPool", "scheduling"),
+    ("DeclarativeSlotPool", "scheduling"),
+    ("DefaultDeclarativeSlotPool", "scheduling"),
+    ("ResourceManager.", "scheduling"),
+    ("SlotManager.", "scheduling"),
+    ("TaskExecutor.requestSlot", "scheduling"),
+    ("TaskExecutor.offerSlotsToJobManager", "scheduling"),
+    ("TaskExecutor.submitTask", "deployment"),
+    ("TaskExecutor.cancelTask", "failover"),
+    ("Task.cancelInvokable", "failover"),
+    ("Task.failure", "failover"),
+)
+_FAILOVER_STATES = ("FAILED", "FAILING", "CANCELING", "CANCELLING", "CANCELED", "RESTARTING")
+
+
+def phase_of(method: str, kind: str, new_state: Any, previous: str | None) -> str:
+    """The lecture phase an arrow belongs to (one of :data:`PHASES`)."""
+    for prefix, phase in _PHASE_OF_METHOD:
+        if method.startswith(prefix):
+            return phase
+    if new_state in _FAILOVER_STATES or kind == "failure":
+        return "cancellation" if previous == "cancellation" else "failover"
+    if kind in ("checkpoint", "barrier", "ack", "notify"):
+        return "checkpoint"
+    if method in ("Task.transitionState", "Execution.transitionState") and previous in (
+        None,
+        "scheduling",
+        "submission",
+        "failover",
+    ):
+        return "deployment"
+    return previous or "submission"
+
 
 @dataclass(frozen=True)
 class Lifeline:
@@ -219,6 +271,9 @@ class SequenceModel:
         self._attempt: dict[tuple[str, int], int] = {}
         self._names: dict[tuple[str, int], str] = {}
         self._last_call: tuple[Any, ...] | None = None  # the last arrow's call, to merge log lines
+        #: Each band (a run of arrows of one phase) by its first arrow's index: its phase, first
+        #: and last step, and how many arrows it has.
+        self.bands: dict[int, dict[str, Any]] = {}
         for lid, label, group in FIXED_LIFELINES:
             kind = "component" if group else "process"
             self._add_lifeline(Lifeline(lid, label, label, group, kind))
@@ -297,6 +352,10 @@ class SequenceModel:
             self.messages[-1]["detail"] += "\n" + e.message  # the same call's next log line
             return
         self._last_call = call
+        previous = self.messages[-1] if self.messages else None
+        phase = phase_of(method, rule[2], e.new_state, previous["phase"] if previous else None)
+        # a band: the consecutive arrows of one phase, named by its first arrow's index
+        band = previous["band"] if previous and previous["phase"] == phase else len(self.messages)
         self.messages.append(
             {
                 "i": len(self.messages),
@@ -309,8 +368,15 @@ class SequenceModel:
                 "detail": e.message,
                 "kind": rule[2],
                 "checkpoint": e.checkpoint,
+                "phase": phase,
+                "band": band,
             }
         )
+        summary = self.bands.setdefault(
+            band, {"phase": phase, "first": e.step, "last": e.step, "count": 0}
+        )
+        summary["last"] = e.step
+        summary["count"] += 1
 
     def _execution_transition(self, e: Any) -> tuple[str, str, str] | None:
         """A TaskExecutor's report (``updateTaskExecutionState``) or the scheduler's own change."""

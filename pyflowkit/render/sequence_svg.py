@@ -7,6 +7,7 @@ the scrolling body, a static render (``SequenceDiagram.to_svg()``) stacks both. 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from html import escape
 from typing import Any
 
@@ -132,14 +133,15 @@ def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN) -> str:
     x, width = lifeline_x(lifelines, column), width_of(lifelines, column)
     head = head_height(lifelines, column)
     out = [_SVG.format(cls="pfk-seq-head", w=width, h=head, f=FONT)]
-    out.append(f'<rect width="{width}" height="{head}" fill="#ffffff"/>')
+    out.append(f'<rect class="pfk-seq-bg" width="{width}" height="{head}" fill="#ffffff"/>')
     band = [x[line["id"]] for line in lifelines if line["group"] == "JobMaster"]
     band += [x["JobMaster"]] if "JobMaster" in x else []
     if band:
         left, right = min(band) - COLUMN // 2 + 3, max(band) + COLUMN // 2 - 3
         out.append(
-            f'<rect x="{left}" y="1" width="{right - left}" height="{head - 2}" rx="6" '
-            f'fill="#eeeeee" stroke="#999999"/><text x="{left + 8}" y="16" font-weight="600">'
+            f'<rect class="pfk-seq-group" x="{left}" y="1" width="{right - left}" '
+            f'height="{head - 2}" rx="6" fill="#eeeeee" stroke="#999999"/>'
+            f'<text class="pfk-seq-group-name" x="{left + 8}" y="16" font-weight="600">'
             "JobMaster</text>"
         )
     for line in lifelines:
@@ -147,7 +149,8 @@ def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN) -> str:
         fill = "#ddeeff" if line["kind"] == "task" else "#ffffff"
         out.append(
             f'<g class="pfk-lifeline" data-id="{escape(line["id"])}"><title>'
-            f'{escape(line["title"])}</title><rect x="{cx - COLUMN // 2 + 7}" y="21" '
+            f'{escape(line["title"])}</title><rect class="pfk-seq-box pfk-seq-box-{line["kind"]}" '
+            f'x="{cx - COLUMN // 2 + 7}" y="21" '
             f'width="{COLUMN - 14}" height="{head - 24}" rx="4" fill="{fill}" stroke="#333333"/>'
         )
         lines = name_lines(line["label"], COLUMN - 20)
@@ -183,7 +186,9 @@ def message_row(
         f"<title>#{m['step']} {escape(m['method'])}: {escape(m['detail'])}</title>"
     ]
     if show_step:
-        parts.append(f'<text x="6" y="{y + 4}" fill="#555555">#{m["step"]}</text>')
+        parts.append(
+            f'<text class="pfk-seq-stepno" x="6" y="{y + 4}" fill="#555555">#{m["step"]}</text>'
+        )
     x1, x2 = x[m["from"]], x[m["to"]]
     marker = f'marker-end="url(#pfk-arrow-{kind})"'
     if x1 == x2:
@@ -211,39 +216,87 @@ def message_row(
     return "".join(parts)
 
 
+def band_row(band: dict[str, Any], key: int, width: int, collapsed: bool, current: bool) -> str:
+    """A phase band's header row: its name, step range and arrows; a click opens or closes it
+    (the band of the current step stays open)."""
+    first, last = band["first"], band["last"]
+    steps = f"step {first}" if first == last else f"steps {first}–{last}"
+    count = band["count"]
+    text = f"{'▸' if collapsed else '▾'} {band['phase']} · {steps} · {count} arrow" + (
+        "" if count == 1 else "s"
+    )
+    title = (
+        "the current step's phase: always open"
+        if current
+        else ("click to open" if collapsed else "click to collapse to this row")
+    )
+    return (
+        f'<g class="pfk-seq-band pfk-seq-band-{band["phase"]}" data-band="{key}" '
+        f'data-phase="{band["phase"]}" data-collapsed="{int(collapsed)}" '
+        f'data-current="{int(current)}"><title>{title}</title>'
+        f'<rect class="pfk-seq-band-bg" x="0" y="1" width="{width}" height="{ROW - 2}" '
+        f'fill="#e8eef6"/><text class="pfk-seq-band-text" x="6" y="{ROW - 8}" font-weight="600" '
+        f'fill="#1f1f1f">{escape(text)}</text></g>'
+    )
+
+
 def body_svg(
     lifelines: list[dict[str, Any]],
     messages: list[dict[str, Any]],
     highlight_step: int | None = None,
     rows: dict[int, str] | None = None,
     column: int = COLUMN,
+    bands: dict[int, dict[str, Any]] | None = None,
+    collapsed: Collection[int] = (),
 ) -> str:
     """The arrows, one row each, the rows of ``highlight_step`` on a yellow band.
 
     ``rows`` caches each arrow's row SVG by its index (valid while the lifelines stay the same).
+    With ``bands`` (``SequenceModel.bands``), each run of one phase starts with a header row;
+    the bands in ``collapsed`` show that row only, unless they hold ``highlight_step``.
     """
     x, width = lifeline_x(lifelines, column), width_of(lifelines, column)
-    height = ROW * max(len(messages), 1) + 8
+    placed: list[tuple[int, str, dict[str, Any] | int]] = []  # (row, "msg" | "band", what)
+    band_now = None
+    for m in messages:
+        key = m.get("band")
+        if bands is not None and key != band_now and key in bands:
+            band_now = key
+            placed.append((len(placed), "band", key))
+        summary = bands.get(key) if bands is not None else None
+        if summary is not None and key in collapsed:
+            if not summary["first"] <= (highlight_step or -1) <= summary["last"]:
+                continue
+        placed.append((len(placed), "msg", m))
+    height = ROW * max(len(placed), 1) + 8
     out = [_SVG.format(cls="pfk-seq-body", w=width, h=height, f=FONT), _MARKERS]
-    out.append(f'<rect width="{width}" height="{height}" fill="#ffffff"/>')
-    for k, m in enumerate(messages):
-        if m["step"] == highlight_step:
+    out.append(f'<rect class="pfk-seq-bg" width="{width}" height="{height}" fill="#ffffff"/>')
+    for k, what, m in placed:
+        if what == "msg" and m["step"] == highlight_step:  # type: ignore[index]
             out.append(
                 f'<rect class="pfk-seq-current" x="0" y="{k * ROW}" width="{width}" '
                 f'height="{ROW}" fill="#fff1a8"/>'
             )
     out.extend(
-        f'<line x1="{cx}" y1="0" x2="{cx}" y2="{height}" stroke="#aaaaaa" stroke-dasharray="4 4"/>'
+        f'<line class="pfk-seq-life" x1="{cx}" y1="0" x2="{cx}" y2="{height}" stroke="#aaaaaa" '
+        'stroke-dasharray="4 4"/>'
         for cx in x.values()
     )
     previous = None
-    for k, m in enumerate(messages):
-        show_step = m["step"] != previous
-        previous = m["step"]
-        key = m["i"] * 2 + show_step
+    for k, what, m in placed:
+        if what == "band":
+            summary = bands[m]  # type: ignore[index]
+            current = summary["first"] <= (highlight_step or -1) <= summary["last"]
+            row = band_row(summary, m, width, m in collapsed and not current, current)  # type: ignore[arg-type]
+            out.append(f'<g transform="translate(0,{k * ROW})">{row}</g>')
+            previous = None  # a band's first row shows its step
+            continue
+        show_step = m["step"] != previous  # type: ignore[index]
+        previous = m["step"]  # type: ignore[index]
+        key = m["i"] * 2 + show_step  # type: ignore[index]
         row = rows.get(key) if rows is not None else None
         if row is None:
-            row = message_row(m, x, show_step, column, width)
+            row = message_row(m, x, show_step, column, width)  # type: ignore[arg-type]
             if rows is not None:
                 rows[key] = row
         out.append(f'<g transform="translate(0,{k * ROW})">{row}</g>')
