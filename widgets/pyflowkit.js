@@ -136,10 +136,15 @@ function graphPane(model, root, opts) {
       else if (w - vb.width * beside >= ctl.w) {
         base = beside;
         x = (w - vb.width * base - ctl.w) / 2;
-      } else {
+      } else if (vb.width * floor <= w) {
         base = Math.max(Math.min(w / vb.width, (h - ctl.h) / vb.height), floor);
         x = Math.max(0, (w - vb.width * base) / 2);
         y = ctl.h;
+      } else {
+        // wider than the pane even at the smallest readable scale (a large font scale): from
+        // its top left corner, the reader pans (below the buttons it would hide the drawing)
+        base = floor;
+        x = 0;
       }
     }
     svg.style.width = `${vb.width * base}px`;
@@ -702,8 +707,7 @@ function renderStepper(model, root) {
   const cleanupTheme = pfkTheme(model, root);
   const cleanupFont = pfkFontControls(model, bar, (s) => {
     story.style.zoom = s === 1 ? "" : String(s);
-    fitted = null;
-    requestAnimationFrame(fitArea);
+    requestAnimationFrame(() => ((fitted = null), fitArea()));
   });
 
   const drawHead = () => {
@@ -858,7 +862,8 @@ function renderStepper(model, root) {
     for (const child of root.children) {
       const cs = getComputedStyle(child);
       if (cs.position === "absolute" || cs.position === "fixed" || cs.display === "none") continue;
-      content += child.offsetHeight + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom);
+      const z = (child.currentCSSZoom || 1) / (root.currentCSSZoom || 1); // the narration's A+ zoom
+      content += (child.offsetHeight + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom)) * z;
     }
     const pad = presenting ? 8 : 0;
     const fixed = content + pad - graphFrame.offsetHeight - body.offsetHeight;

@@ -33,6 +33,7 @@ function seqPane(model, box, timed) {
     if (!g || g.dataset.current === "1" || model.get("seq_collapsed") === undefined) return;
     const key = Number(g.dataset.band);
     const now = model.get("seq_collapsed") || [];
+    box.dataset.follow = "1"; // the redrawn rows: the current step's in view again
     model.set("seq_collapsed", now.includes(key) ? now.filter((k) => k !== key) : [...now, key]);
     model.save_changes();
   };
@@ -101,7 +102,7 @@ function seqShowCurrent(frame, head, body) {
   const current = body.querySelectorAll("rect.pfk-seq-current");
   if (!current.length) {
     frame.scrollTop = frame.scrollHeight;
-    return;
+    return seqSnap(frame, head, body, current);
   }
   const headH = head.getBoundingClientRect().height;
   const first = current[0].getBoundingClientRect();
@@ -123,21 +124,35 @@ function seqShowCurrent(frame, head, body) {
 // The pinned header covers whole rows only: the scroll position snapped to a row, so the first row
 // in view starts at the header's bottom (never half under it). Snapped down (the rows move up,
 // the body's bottom padding leaves room) unless that hides the current step's first row while
-// all its rows fit; then up, unless that cuts its last row.
+// all its rows fit; then up, unless that cuts its last row. Measured on screen (CSS zoom: the
+// font scale, presenter mode).
 const SEQ_ROW = 26; // px per row, as sequence_svg.ROW
 function seqSnap(frame, head, body, current) {
-  const row = SEQ_ROW * (Number(body.style.zoom) || 1);
+  const svg = body.querySelector("svg.pfk-seq-body");
   const t = frame.scrollTop;
-  if (!t || Math.abs(t / row - Math.round(t / row)) < 0.02) return;
+  if (!svg || !t) return;
+  const units = svg.height.baseVal.value;
+  const box = svg.getBoundingClientRect();
+  if (!units || !box.height) return;
+  const row = (box.height / units) * SEQ_ROW; // screen px per row
+  const headBottom = head.getBoundingClientRect().bottom;
+  const hidden = (headBottom - box.top) / row; // rows under the header
+  const frac = hidden - Math.floor(hidden);
+  if (frac < 0.03 || frac > 0.97) return;
+  frame.scrollTop = t - Math.min(t, 8); // screen px per unit of scrollTop
+  const per = (svg.getBoundingClientRect().top - box.top) / (t - frame.scrollTop) || 1;
+  frame.scrollTop = t;
+  const room = frame.scrollHeight - frame.clientHeight - t; // scrollTop units left below
+  const down = (1 - frac) * row; // the rows move up by this (scroll down), or down by `up`
+  const up = frac * row;
   const view = frame.getBoundingClientRect();
-  const headBottom = view.top + head.getBoundingClientRect().height;
+  const bottom = view.top + frame.clientHeight * (view.height / frame.offsetHeight);
   const first = current.length ? current[0].getBoundingClientRect().top : null;
   const last = current.length ? current[current.length - 1].getBoundingClientRect().bottom : null;
-  const down = Math.ceil(t / row) * row;
-  const up = Math.floor(t / row) * row;
-  const fits = first !== null && last - first <= frame.clientHeight - (headBottom - view.top);
-  if (!fits || first - (down - t) >= headBottom - 1) frame.scrollTop = down;
-  else if (last + (t - up) <= view.top + frame.clientHeight + 1) frame.scrollTop = up;
+  const fits = first !== null && last - first <= bottom - headBottom;
+  const canDown = down / per <= room + 0.5;
+  if (canDown && (!fits || first - down >= headBottom - 1)) frame.scrollTop = t + down / per;
+  else if (!fits || last + up <= bottom + 1) frame.scrollTop = t - up / per;
 }
 
 function seqRender({ model, el }) {

@@ -50,6 +50,7 @@ class SequencePane:
         self._layout: Any = None
         self._head = ""
         self._focus: list[str] = []
+        self._width: int | None = None
         #: The lifelines and column of the last update (for tests and the static export).
         self.lifelines: list[dict[str, Any]] = []
         self.column = COLUMN
@@ -69,6 +70,8 @@ class SequencePane:
         every = [line.to_dict() for line in model.lifelines]
         messages = model.messages[-self.window :]
         if width:
+            if width != self._width:  # a new width (or font scale): the focus fits it anew
+                self._width, self._focus = width, []
             lifelines, messages = self._focused(every, messages, width)
             column = column_for(width, len(lifelines))
         else:

@@ -107,6 +107,14 @@ CHECK = """
     if (!inside(r, top, bottom, f.left, f.right))
       problems.push(`arrow ${g.dataset.method} at ${Math.round(r.top)}..${Math.round(r.bottom)} not in view`);
   }
+  // the pinned header covers whole rows: the first row in view starts at its bottom
+  const bodySvg = root.querySelector(".pfk-seq-bodybox svg.pfk-seq-body");
+  if (bodySvg && frame.scrollTop > 0) {
+    const bb = bodySvg.getBoundingClientRect();
+    const rowPx = bb.height / bodySvg.height.baseVal.value * 26;
+    const under = (f.top + headH - bb.top) / rowPx, frac = under - Math.floor(under);
+    if (frac > 0.08 && frac < 0.92) problems.push(`a row ${Math.round(frac * 100)} % under the pinned header`);
+  }
   // sequence labels cut at the pane's sides; the pane never scrolls sideways
   for (const t of root.querySelectorAll(".pfk-seq-bodybox g.pfk-seq-msg text, .pfk-seq-headbox text")) {
     const r = t.getBoundingClientRect();
@@ -285,10 +293,15 @@ class Lecture:
         self.page, self.stepper, self.tag = page, stepper, tag
         self.boxes = None
         self.checked = 0
+        self.cut_graph_ok = False
 
     def check(self, what: str, arrows: bool = True) -> dict:
         seen, (smallest, where), overlaps = self.stepper.evaluate(EVERY_CHECK, self.boxes)
         problems = [p for p in seen["problems"] if arrows or not p.startswith("arrow ")]
+        if self.cut_graph_ok:  # a graph wider than its pane (large font scale): the reader pans
+            problems = [
+                p for p in problems if not p.startswith(("graph label cut", "zoom buttons over"))
+            ]
         if smallest < 14:
             problems.append(f"text at {smallest:.2f} px: {where}")
         problems += [f"graph text overlap: {a} / {b}" for a, b in overlaps]
@@ -361,7 +374,9 @@ def test_lectures_through_checkpoint_failure_restore_and_back(servers, app, size
                 page.bring_to_front()
                 tag = f"{front.app}_{key}_{width}x{height}"
                 begun = time.monotonic()
-                checked = _lecture(page, NOTEBOOK[key], FAILING[key], tag)
+                # the lecture tools (scrubber, bands, font scale, Lab's dark theme) once
+                tools = app == "lab" and size == (1280, 800) and key == "07"
+                checked = _lecture(page, NOTEBOOK[key], FAILING[key], tag, tools)
                 print(f"{tag}: {checked} checked steps in {time.monotonic() - begun:.0f} s")
                 ctx.close()
             print(
@@ -371,7 +386,7 @@ def test_lectures_through_checkpoint_failure_restore_and_back(servers, app, size
             browser.close()
 
 
-def _lecture(page, nb: str, failing: str, tag: str) -> int:
+def _lecture(page, nb: str, failing: str, tag: str, tools: bool = False) -> int:
     """Drive the notebook's last Stepper through submission, a checkpoint, a failure, the restart
     and restore, and Back, every check after every click; the number of checks."""
     page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
@@ -451,5 +466,153 @@ def _lecture(page, nb: str, failing: str, tag: str) -> int:
     for _ in range(3):
         lecture.click("button.pfk-back", "Back")
     lecture.shot("back")
+    if tools:
+        _lecture_tools(page, lecture)
     stepper.evaluate(TOP)
     return lecture.checked
+
+
+#: Every visible text of the Stepper whose colour contrasts less than 4.5:1 with what is drawn
+#: under it (the first opaque background or SVG fill at its centre, the text's own box included).
+LOW_CONTRAST = """
+root => {
+  const rgba = (css) => {
+    const m = (css || "").match(/[\\d.]+/g);
+    if (!m || m.length < 3 || css === "none") return null;
+    return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1];
+  };
+  const lum = ([r, g, b]) => {
+    const f = (c) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const over = (fg, bg) => fg.slice(0, 3).map((c, k) => c * fg[3] + bg[k] * (1 - fg[3]));
+  const shapes = new Set(["rect", "path", "polygon", "ellipse", "circle"]);
+  const low = [];
+  let checked = 0;
+  for (const e of root.querySelectorAll("*")) {
+    if (e.closest("option, select, title, defs, .pfk-tabpane:not(.pfk-active)")) continue;
+    const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    const r = e.getBoundingClientRect();
+    const cs = getComputedStyle(e);
+    if (!own || !r.width || !r.height || cs.visibility === "hidden") continue;
+    const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+    if (cx < 0 || cy < 0 || cx > innerWidth || cy > innerHeight) continue;
+    const fg = rgba(e instanceof SVGElement ? cs.fill : cs.color);
+    if (!fg) continue;
+    const stack = document.elementsFromPoint(cx, cy);
+    const from = stack.indexOf(e);
+    if (from < 0) continue;  // clipped by its pane (a graph larger than the pane) or covered
+    let bg = null;
+    for (const b of stack.slice(from)) {
+      const bs = getComputedStyle(b);
+      if (b instanceof SVGElement) {
+        if (!shapes.has(b.tagName)) continue;
+        const fill = rgba(bs.fill);
+        if (fill && fill[3] > 0.5 && parseFloat(bs.fillOpacity) > 0.5) { bg = fill; break; }
+      } else {
+        const back = rgba(bs.backgroundColor);
+        if (back && back[3] > 0.5) { bg = back; break; }
+      }
+    }
+    bg = bg || [255, 255, 255, 1];
+    const l1 = lum(over(fg, bg)), l2 = lum(bg);
+    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    checked++;
+    if (ratio < 4.5) low.push(`${ratio.toFixed(2)}: ${e.tagName} ${e.textContent.trim().slice(0, 30)} (${fg} on ${bg})`);
+  }
+  return { low, checked };
+}
+"""
+
+
+#: The smallest on-screen font size of the graph's text (px).
+GRAPH_FONT = """
+root => Math.min(...[...root.querySelectorAll(".pfk-graph-canvas svg g.graph text")]
+  .filter(t => t.textContent.trim() && !t.closest("g.pfk-token, g.pfk-badge-svg"))
+  .map(t => parseFloat(getComputedStyle(t).fontSize) * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b)))
+"""
+
+
+def _lab_theme(page, name: str) -> None:
+    """JupyterLab's own theme switch: Settings → Theme → ``name``."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Theme").first.hover()
+    page.locator(".lm-Menu-itemLabel", has_text=name).first.click()
+    light = "true" if "Light" in name else "false"
+    page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'", timeout=30000)
+
+
+def _lecture_tools(page, lecture: Lecture) -> None:
+    """The lecture tools on a lectured Stepper: a bookmark, the scrubber to a step and back to
+    the bookmark, ← / →, a phase band collapsed, font scale 1.5, Lab's dark theme; the checks of
+    every step after each, and no text under 4.5:1 contrast in the dark theme."""
+    stepper = lecture.stepper
+    step = lambda: int(stepper.locator(".pfk-step-no").inner_text().split()[-1])  # noqa: E731
+    marked = step()
+    stepper.locator("button.pfk-bookmark").click()
+    mark = stepper.locator(f".pfk-scrub-mark[data-step='{marked}']")
+    mark.wait_for(timeout=30000)
+    # the scrubber: dragged (its value set, then "change") to step 12, then the bookmark's mark
+    stepper.locator("input.pfk-scrub").evaluate(
+        "e => { e.value = '12'; e.dispatchEvent(new Event('input')); e.dispatchEvent(new Event('change')); }"
+    )
+    page.wait_for_function(
+        "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no').textContent === 'step 12'",
+        timeout=60000,
+    )
+    lecture.check("scrubbed to step 12")
+    lecture.shot("scrubbed")
+    # a phase band (not the current step's) collapses to its header row
+    bands = stepper.locator(".pfk-seq-bodybox g.pfk-seq-band[data-current='0']")
+    if bands.count():
+        key = bands.first.get_attribute("data-band")
+        rows = stepper.locator(".pfk-seq-bodybox g.pfk-seq-msg").count()
+        bands.first.locator("text").click()
+        page.wait_for_function(
+            f"() => document.querySelector(\".pfk-stepper[data-pfk-driven] g.pfk-seq-band[data-band='{key}']\")"
+            ".dataset.collapsed === '1'",
+            timeout=30000,
+        )
+        assert stepper.locator(".pfk-seq-bodybox g.pfk-seq-msg").count() < rows
+        assert "▸" in stepper.locator(f"g.pfk-seq-band[data-band='{key}'] text").text_content()
+        lecture.check("a band collapsed")
+        lecture.shot("band_collapsed")
+    else:  # focus mode shows the current phase only here: its band is open
+        assert stepper.locator(".pfk-seq-bodybox g.pfk-seq-band[data-current='1']").count()
+    stepper.evaluate("e => e.focus()")  # ← / → on the Stepper step back and forward
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no').textContent === 'step 13'",
+        timeout=60000,
+    )
+    _click(page, stepper, f".pfk-scrub-mark[data-step='{marked}']")
+    assert step() == marked
+    lecture.check("back at the bookmark")
+    # font scale 1.5 (A+ four times): larger text, nothing overlapping, nothing cut
+    for _ in range(4):
+        stepper.locator("button.pfk-font-up").click()
+    page.wait_for_function(
+        "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-narration').style.zoom === '1.5'",
+        timeout=30000,
+    )
+    page.wait_for_timeout(400)  # the kernel lays the sequence out to the zoomed width
+    lecture.boxes = stepper.evaluate(PANE_BOXES)  # the larger narration moved the panes once
+    lecture.cut_graph_ok = True  # a graph larger than its pane pans (its labels meet the edge)
+    lecture.click("button.pfk-step", "a step at font scale 1.5")
+    graph_px = stepper.evaluate(GRAPH_FONT)
+    assert graph_px >= 14 * 1.5, graph_px  # the graph's smallest text scaled too
+    assert stepper.locator(".pfk-seq-bodybox").evaluate("e => e.style.zoom") == "1.5"
+    lecture.shot("font_1.5")
+    # JupyterLab's dark theme: the Stepper follows it ("auto"), every text readable
+    _lab_theme(page, "JupyterLab Dark")
+    try:
+        page.wait_for_function(
+            "() => document.querySelector('.pfk-stepper[data-pfk-driven]').dataset.pfkTheme === 'dark'",
+            timeout=30000,
+        )
+        lecture.click("button.pfk-step", "a step in the dark theme")
+        seen = stepper.evaluate(LOW_CONTRAST)
+        lecture.shot("dark")
+        assert seen["checked"] > 40 and seen["low"] == [], seen
+    finally:
+        _lab_theme(page, "JupyterLab Light")
