@@ -518,7 +518,8 @@ root => {
     const l1 = lum(over(fg, bg)), l2 = lum(bg);
     const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
     checked++;
-    if (ratio < 4.5) low.push(`${ratio.toFixed(2)}: ${e.tagName} ${e.textContent.trim().slice(0, 30)} (${fg} on ${bg})`);
+    const what = e.textContent.trim().slice(0, 30);
+    if (ratio < 4.5) low.push(`${ratio.toFixed(2)}: ${e.tagName} ${what} (${fg} on ${bg})`);
   }
   return { low, checked };
 }

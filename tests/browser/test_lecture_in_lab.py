@@ -311,7 +311,9 @@ root => {
   for (const c of root.querySelectorAll(".pfk-graph-canvas g.cluster path, .pfk-graph-canvas g.cluster polygon")) {
     const r = c.getBoundingClientRect();
     const meets = r.right > graph.left && r.left < graph.right && r.bottom > graph.top && r.top < graph.bottom;
-    if (r.width && meets && !inside(r, graph)) problems.push(`cluster border cut: ${c.closest("g.cluster").textContent.trim().slice(0, 40)} ${Math.round(r.left)}..${Math.round(r.right)} in ${Math.round(graph.left)}..${Math.round(graph.right)}`);
+    const name = c.closest("g.cluster").textContent.trim().slice(0, 40);
+    const where = `${Math.round(r.left)}..${Math.round(r.right)} in ${Math.round(graph.left)}..${Math.round(graph.right)}`;
+    if (r.width && meets && !inside(r, graph)) problems.push(`cluster border cut: ${name} ${where}`);
   }
   const story = root.querySelector(".pfk-narration");  // its fixed lines hold it all
   if (story.scrollHeight > story.clientHeight + 1) problems.push(`narration cut: ${story.textContent}`);
