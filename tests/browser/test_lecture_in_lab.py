@@ -312,7 +312,8 @@ root => {
     const r = c.getBoundingClientRect();
     const meets = r.right > graph.left && r.left < graph.right && r.bottom > graph.top && r.top < graph.bottom;
     const name = c.closest("g.cluster").textContent.trim().slice(0, 40);
-    const where = `${Math.round(r.left)}..${Math.round(r.right)} in ${Math.round(graph.left)}..${Math.round(graph.right)}`;
+    const [l, rr] = [r.left, r.right].map(Math.round), [gl, gr] = [graph.left, graph.right].map(Math.round);
+    const where = `${l}..${rr} of ${gl}..${gr}`;
     if (r.width && meets && !inside(r, graph)) problems.push(`cluster border cut: ${name} ${where}`);
   }
   const story = root.querySelector(".pfk-narration");  // its fixed lines hold it all
