@@ -654,7 +654,7 @@ function renderStepper(model, root) {
   line1.append(caption, " ", sentence);
   line2.append(method, " ", why);
   story.append(line1, " ", line2);
-  root.append(head, bar, scrubber, story);
+  root.append(head, bar, story);
   const drawNarration = () => {
     const n = model.get("narration") || {};
     caption.textContent = n.caption || "";
@@ -709,6 +709,7 @@ function renderStepper(model, root) {
     story.style.zoom = s === 1 ? "" : String(s);
     requestAnimationFrame(() => ((fitted = null), fitArea()));
   });
+  bar.appendChild(scrubber); // the toolbar's last line: what the buttons leave of it
 
   const drawHead = () => {
     const s = model.get("job_status") || "NOT SUBMITTED";

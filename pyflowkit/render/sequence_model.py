@@ -207,6 +207,12 @@ _PHASE_OF_METHOD = (
 _FAILOVER_STATES = ("FAILED", "FAILING", "CANCELING", "CANCELLING", "CANCELED", "RESTARTING")
 
 
+def _interrupts(phase: str, method: str) -> bool:
+    """A new phase inside a step: a failure, or a checkpoint the teacher triggered (Fail task and
+    Checkpoint add their first arrows to the current step)."""
+    return phase == "failover" or method == "CheckpointCoordinator.createPendingCheckpoint"
+
+
 def phase_of(method: str, kind: str, new_state: Any, previous: str | None) -> str:
     """The lecture phase an arrow belongs to (one of :data:`PHASES`)."""
     for prefix, phase in _PHASE_OF_METHOD:
@@ -354,6 +360,8 @@ class SequenceModel:
         self._last_call = call
         previous = self.messages[-1] if self.messages else None
         phase = phase_of(method, rule[2], e.new_state, previous["phase"] if previous else None)
+        if previous and previous["step"] == e.step and not _interrupts(phase, method):
+            phase = previous["phase"]  # a step's arrows stay in one band
         # a band: the consecutive arrows of one phase, named by its first arrow's index
         band = previous["band"] if previous and previous["phase"] == phase else len(self.messages)
         self.messages.append(
