@@ -103,9 +103,6 @@ function pfkFontControls(model, bar, apply) {
 function pfkScrubber(model, send) {
   const box = document.createElement("div");
   box.className = "pfk-scrubber";
-  const label = document.createElement("span");
-  label.className = "pfk-scrub-label";
-  label.textContent = "step";
   const track = document.createElement("div");
   track.className = "pfk-scrub-track";
   const range = document.createElement("input");
@@ -113,7 +110,8 @@ function pfkScrubber(model, send) {
   range.className = "pfk-scrub";
   range.min = "0";
   range.step = "1";
-  range.title = "drag to a step (← / → step back and forward)";
+  range.title = "the step scrubber: drag to a step (← / → step back and forward)";
+  range.setAttribute("aria-label", "step");
   const marks = document.createElement("div");
   marks.className = "pfk-scrub-marks";
   track.append(range, marks);
@@ -121,10 +119,10 @@ function pfkScrubber(model, send) {
   value.className = "pfk-scrub-value";
   const mark = document.createElement("button");
   mark.className = "pfk-btn pfk-bookmark";
-  mark.textContent = "☆ Bookmark";
-  mark.title = "bookmark this step (saved with the lesson; its mark on the scrubber returns to it)";
+  mark.textContent = "☆";
+  mark.title = "Bookmark this step (saved with the lesson; its ◆ on the scrubber returns to it)";
   mark.onclick = () => send({ cmd: "bookmark" });
-  box.append(label, track, value, mark);
+  box.append(track, value, mark);
   let dragging = false;
   const end = () => {
     const marked = Object.values(model.get("bookmarks") || {});

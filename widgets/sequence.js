@@ -44,7 +44,8 @@ function seqPane(model, box, timed) {
   // scroll position while drawing would force a layout in the middle of a step's answer)
   let atEnd = true;
   frame.addEventListener("scroll", () => {
-    atEnd = frame.scrollTop + frame.clientHeight >= frame.scrollHeight - 48;
+    // (the body's bottom padding and a row snapped under the header: up to ~60 px more)
+    atEnd = frame.scrollTop + frame.clientHeight >= frame.scrollHeight - 110;
   }, { passive: true });
   const draw = (timed || ((name, f) => f))("seq", () => {
     const h = model.get("seq_head") || "";
