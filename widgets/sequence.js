@@ -43,9 +43,16 @@ function seqPane(model, box, timed) {
   // at the newest rows unless the reader scrolled back (kept by the scroll event: reading the
   // scroll position while drawing would force a layout in the middle of a step's answer)
   let atEnd = true;
+  // a reader's own scrolling (wheel, touch, scrollbar, keys) keeps their rows until they return
+  // to the end; the program's scrolling does not count
+  let reader = false;
+  for (const ev of ["wheel", "touchmove", "pointerdown", "keydown"]) {
+    frame.addEventListener(ev, () => (reader = true), { passive: true });
+  }
   frame.addEventListener("scroll", () => {
     // (the body's bottom padding and a row snapped under the header: up to ~60 px more)
     atEnd = frame.scrollTop + frame.clientHeight >= frame.scrollHeight - 110;
+    if (atEnd) reader = false;
   }, { passive: true });
   const draw = (timed || ((name, f) => f))("seq", () => {
     const h = model.get("seq_head") || "";
@@ -58,7 +65,7 @@ function seqPane(model, box, timed) {
       body.innerHTML = b;
       lastBody = b;
     }
-    if (atEnd || box.dataset.follow === "1") {
+    if (!reader || atEnd || box.dataset.follow === "1") {
       box.dataset.follow = "";
       // on the next frame, after every pane of the answer is redrawn: one layout, not one per pane
       if (!pending) pending = requestAnimationFrame(() => ((pending = 0), seqShowCurrent(frame, head, body)));
@@ -112,13 +119,10 @@ function seqShowCurrent(frame, head, body) {
   const top = first.top - view.top - headH; // px below the header's bottom
   const bottom = last.bottom - view.top;
   const height = frame.clientHeight;
-  if (bottom > height) frame.scrollTop += bottom - height;
+  // more rows than fit (a band's header among them, a failure's cascade): the newest ones, the
+  // last at the bottom; else all of them, scrolled as little as can be
+  if (last.bottom - first.top > height - headH || bottom > height) frame.scrollTop += bottom - height;
   else if (top < 0) frame.scrollTop += top;
-  const again = current[0].getBoundingClientRect().top - view.top - headH;
-  if (again < 0 && last.bottom - first.top > height - headH) {
-    // more rows than fit: the newest ones, the last at the bottom
-    frame.scrollTop += current[current.length - 1].getBoundingClientRect().bottom - (view.top + height);
-  }
   seqSnap(frame, head, body, current);
 }
 
