@@ -162,18 +162,24 @@ def checkpoint_details(coord: Any, checkpoint_id: int) -> dict[str, Any]:
 IN_FLIGHT_COLUMNS = ["subtask", "input_channel_records", "output_subpartition_records"]
 
 
+def _completed(coord: Any, checkpoint_id: int, caller: str) -> Any:
+    """The completed checkpoint ``checkpoint_id``, or ``caller``'s error naming those there are."""
+    completed = None if coord is None else coord.completed_by_id.get(checkpoint_id)
+    if completed is None:
+        known = [] if coord is None else sorted(coord.completed_by_id)
+        raise IllegalArgumentException(
+            f"{caller}: checkpoint {checkpoint_id!r} has not completed in this job; "
+            f"completed: {known}."
+        )
+    return completed
+
+
 def in_flight_frame(coord: Any, job_graph: Any, checkpoint_id: int) -> Any:
     """One row per subtask whose channel state checkpoint ``checkpoint_id`` persisted (unaligned
     checkpoints: the records its barrier overtook), named as the web UI names subtasks."""
     import pandas as pd
 
-    completed = None if coord is None else coord.completed_by_id.get(checkpoint_id)
-    if completed is None:
-        known = [] if coord is None else sorted(coord.completed_by_id)
-        raise IllegalArgumentException(
-            f"in_flight_data: checkpoint {checkpoint_id!r} has not completed in this job; "
-            f"completed: {known}."
-        )
+    completed = _completed(coord, checkpoint_id, "in_flight_data")
     vertices = {v.id: v for v in job_graph.vertices}
     rows = []
     for (vertex_id, subtask), state in sorted(completed.channel_states.items()):
@@ -195,13 +201,7 @@ def in_flight_frame(coord: Any, job_graph: Any, checkpoint_id: int) -> Any:
 def keyed_state_at(coord: Any, checkpoint_id: int, jv: JobVertex) -> dict[str, Any]:
     """Operator name → state name → {key: value} as snapshotted by checkpoint ``checkpoint_id``
     (all subtasks of ``jv`` merged; keyed state outside windows)."""
-    completed = None if coord is None else coord.completed_by_id.get(checkpoint_id)
-    if completed is None:
-        known = [] if coord is None else sorted(coord.completed_by_id)
-        raise IllegalArgumentException(
-            f"keyed_state_at: checkpoint {checkpoint_id!r} has not completed in this job; "
-            f"completed: {known}."
-        )
+    completed = _completed(coord, checkpoint_id, "keyed_state_at")
     if completed.state_released:
         kept = sorted(i for i, c in coord.completed_by_id.items() if not c.state_released)
         raise IllegalArgumentException(
