@@ -200,6 +200,32 @@ class FinishedTasksCheckpointing:
         return str(raw).strip().lower() != "false"
 
 
+UNION_STATE_PARTLY_FINISHED = VersionedRule(
+    "Union list state in a partly finished vertex",
+    "1.14",
+    "FLIP-147 (FLINK-21080)",
+    "cannot arise: no checkpoint completes once a task FINISHED",
+    "DefaultCheckpointPlan.fulfillFinishedTaskStatus refuses the checkpoint "
+    "(PartialFinishingNotSupportedByStateException; CheckpointCoordinator.finalizeCheckpoint "
+    "aborts it with CHECKPOINT_DECLINED_TASK_CLOSING): 'The vertex … has used UnionListState, but "
+    "part of its tasks are FINISHED.' / '… has called operators' finish method.', so the "
+    "vertex's fast subtasks wait for the slow ones and all take one final checkpoint",
+)
+
+
+@dataclass(frozen=True)
+class UnionStatePartlyFinished:
+    """Whether finalizing a checkpoint checks union list state of partly finished vertices
+    (``DefaultCheckpointPlan.checkNoPartlyFinishedVertexUsedUnionListState``)."""
+
+    rule: VersionedRule
+    checked: bool  # 1.20: with checkpoints after tasks finish; 1.11 has no such checkpoints
+
+    def refused(self, checkpoints_after_tasks_finish: bool) -> bool:
+        """``mayHaveFinishedTasks``: the checks run when checkpoints go on after tasks finish."""
+        return self.checked and checkpoints_after_tasks_finish
+
+
 FINISHED_ON_RESTORE = VersionedRule(
     "Restoring a checkpoint taken after tasks finished",
     "1.14",
@@ -401,6 +427,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     COUNT_WINDOW,
     CHECKPOINTS_AFTER_TASKS_FINISH,
     FINISHED_ON_RESTORE,
+    UNION_STATE_PARTLY_FINISHED,
     END_OF_DATA,
     DECLARATIVE_SLOTS,
     SCHEDULING_STRATEGY,
@@ -423,6 +450,7 @@ class FlinkVersionProfile:
         "key_by",
         "count_window",
         "finished_tasks",
+        "union_state_partly_finished",
         "end_of_data",
         "slot_allocation",
         "batch_scheduling",
@@ -448,6 +476,9 @@ class FlinkVersionProfile:
         self.key_by = KeyByKey(KEY_BY_ROW, keys_by_row=new)
         self.count_window = CountWindowShape(COUNT_WINDOW, pyflink_assigners=new)
         self.finished_tasks = FinishedTasksCheckpointing(CHECKPOINTS_AFTER_TASKS_FINISH, new)
+        self.union_state_partly_finished = UnionStatePartlyFinished(
+            UNION_STATE_PARTLY_FINISHED, checked=new
+        )
         self.end_of_data = EndOfDataEvent(END_OF_DATA, sends_end_of_data=new)
         strategy = "PipelinedRegionSchedulingStrategy" if new else "EagerSchedulingStrategy"
         self.slot_allocation = SlotAllocation(

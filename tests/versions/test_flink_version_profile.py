@@ -56,6 +56,7 @@ def test_every_rule_names_its_issue_and_both_sides() -> None:
         "FLIP-119",
         "FLIP-187 (FLINK-30682, FLINK-30683)",
         "FLIP-147 (FLINK-21088, FLINK-21089, FLINK-23708)",
+        "FLIP-147 (FLINK-21080)",
         "FLIP-147 (EndOfData, StopMode)",
         "FLINK-23402 (FLIP-134)",
         "FLINK-19326 (FLIP-134)",

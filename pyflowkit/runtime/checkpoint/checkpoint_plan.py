@@ -28,6 +28,25 @@ class CheckpointPlanException(Exception):
     """The ``CheckpointException`` (NOT_ALL_REQUIRED_TASKS_RUNNING) the calculator throws."""
 
 
+class PartialFinishingNotSupportedByStateException(Exception):
+    """Flink 1.20's ``FinishedTaskStateProvider.PartialFinishingNotSupportedByStateException``:
+    ``DefaultCheckpointPlan.fulfillFinishedTaskStatus`` refuses to finalize a checkpoint in which a
+    vertex that uses union list state is partly finished; ``CheckpointCoordinator
+    .finalizeCheckpoint`` aborts it with ``CHECKPOINT_DECLINED_TASK_CLOSING``."""
+
+
+def partly_finished_union_state_message(vertex_name: str, vertex_id: str, tasks: bool) -> str:
+    """The text of ``checkNoPartlyFinishedVertexUsedUnionListState`` (``tasks``: some subtasks
+    FINISHED) or ``checkNoPartlyOperatorsFinishedVertexUsedUnionListState`` (some subtasks only
+    called their operators' finish method)."""
+    part = (
+        "part of its tasks are FINISHED."
+        if tasks
+        else "part of its tasks has called operators' finish method."
+    )
+    return f"The vertex {vertex_name} (id = {vertex_id}) has used UnionListState, but {part}"
+
+
 @dataclass
 class CheckpointPlan:
     """Flink's ``DefaultCheckpointPlan`` (``CheckpointPlan`` + ``FinishedTaskStateProvider``)."""

@@ -28,6 +28,7 @@ from pyflowkit.operators.context import default_max_parallelism
 from pyflowkit.runtime.checkpoint.checkpoint_plan import (
     CheckpointPlanException,
     DefaultCheckpointPlanCalculator,
+    PartialFinishingNotSupportedByStateException,
 )
 from pyflowkit.runtime.checkpoint.completed_checkpoint import (
     CompletedCheckpoint,
@@ -151,6 +152,13 @@ def _plan_calculator(job_graph: Any, gateway: Any) -> DefaultCheckpointPlanCalcu
     return DefaultCheckpointPlanCalculator(job_graph.job_id, job_graph.vertices, gateway, allow)
 
 
+def _union_state_rule(job_graph: Any) -> Any:
+    """The profile's ``UnionStatePartlyFinished`` rule for this job."""
+    settings = getattr(job_graph.stream_graph, "execution_config", None)
+    version = getattr(settings, "flink_version", None) or default_version()
+    return profile_for(version).union_state_partly_finished
+
+
 class CheckpointCoordinator:
     """Flink's ``CheckpointCoordinator`` for one job (trace events name its methods)."""
 
@@ -213,6 +221,11 @@ class CheckpointCoordinator:
         self._ack_table: dict[str, AckTask] = {}
         # FLIP-147 (the 1.20 profile): a CheckpointPlan per trigger instead of 1.11's checks
         self.plan_calculator = _plan_calculator(job_graph, gateway)
+        # the UNION_STATE_PARTLY_FINISHED rule: DefaultCheckpointPlan.mayHaveFinishedTasks
+        self._checks_partly_finished_union_state = _union_state_rule(job_graph).refused(
+            self.plan_calculator is not None
+            and self.plan_calculator.allow_checkpoints_after_tasks_finished
+        )
 
     # -- subsumed checkpoints -------------------------------------------------------------------
     def _on_discard(self, checkpoint: CompletedCheckpoint) -> None:
@@ -419,6 +432,7 @@ class CheckpointCoordinator:
             target,
             finished_tasks=finished,
             fully_finished_vertices=fully_finished,
+            may_have_finished_tasks=self._checks_partly_finished_union_state,
         )
         self.pending[checkpoint_id] = pending
         pending.canceller = self.bus.call_later(
@@ -622,7 +636,12 @@ class CheckpointCoordinator:
         """``completePendingCheckpoint``: finalize, store, subsume older, notify all tasks."""
         checkpoint_id = pending.checkpoint_id
         now = self.bus.now
-        completed = pending.finalize_checkpoint(now)
+        try:
+            completed = pending.finalize_checkpoint(now)
+        except PartialFinishingNotSupportedByStateException as exc:
+            # finalizeCheckpoint: a partly finished vertex uses union list state (FLIP-147)
+            self.abort_pending_checkpoint(pending, R.CHECKPOINT_DECLINED_TASK_CLOSING, str(exc))
+            return
         target = self.savepoint_targets.pop(checkpoint_id, None)
         checkpoints_dir = job_configuration(self.job_graph).get(CHECKPOINTS_DIR)
         if target is not None or checkpoints_dir:

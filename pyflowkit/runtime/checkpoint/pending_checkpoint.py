@@ -8,6 +8,10 @@ from enum import Enum
 from typing import Any
 
 from pyflowkit.errors import IllegalStateException
+from pyflowkit.runtime.checkpoint.checkpoint_plan import (
+    PartialFinishingNotSupportedByStateException,
+    partly_finished_union_state_message,
+)
 from pyflowkit.runtime.checkpoint.completed_checkpoint import CompletedCheckpoint
 from pyflowkit.runtime.checkpoint.failure_reason import CheckpointFailureReason
 from pyflowkit.runtime.checkpoint.properties import CheckpointProperties
@@ -17,6 +21,7 @@ from pyflowkit.runtime.checkpoint.task_state import (
     OperatorState,
     TaskStateSnapshot,
 )
+from pyflowkit.state.snapshot import UNION
 
 
 class TaskAcknowledgeResult(Enum):
@@ -56,6 +61,7 @@ class PendingCheckpoint:
         target_location: str | None = None,
         finished_tasks: dict[str, AckTask] | None = None,
         fully_finished_vertices: Iterable[str] = (),
+        may_have_finished_tasks: bool = False,
     ) -> None:
         self.job_id = job_id
         self.checkpoint_id = checkpoint_id
@@ -75,6 +81,10 @@ class PendingCheckpoint:
         # vertices none of whose subtasks runs (or that were deployed finished on restore)
         self.finished_tasks = dict(finished_tasks or {})
         self.fully_finished_vertices = set(fully_finished_vertices)
+        # DefaultCheckpointPlan.mayHaveFinishedTasks: checkpoints after tasks finish are on
+        self.may_have_finished_tasks = may_have_finished_tasks or bool(self.finished_tasks)
+        # reportTaskHasFinishedOperators: vertex id → subtasks that acknowledged after endData
+        self.operators_finished_count: dict[str, int] = {}
         self._vertex_of: dict[str, str] = {}
         states = self.operator_states
         for task in [*ack_tasks.values(), *self.finished_tasks.values()]:
@@ -123,6 +133,9 @@ class PendingCheckpoint:
             # ``checkpointPlan.reportTaskFinishedOnRestore``: its vertex is finished again
             self.fully_finished_vertices.add(task.vertex_id)
         elif snapshot is not None:
+            if snapshot.is_task_finished:  # checkpointPlan.reportTaskHasFinishedOperators
+                count = self.operators_finished_count.get(task.vertex_id, 0)
+                self.operators_finished_count[task.vertex_id] = count + 1
             size = snapshot.state_size
             for op_id, op_snapshot in snapshot.operator_states.items():
                 state = self.operator_states.get(op_id)
@@ -159,7 +172,11 @@ class PendingCheckpoint:
     def fulfill_finished_task_status(self) -> None:
         """``DefaultCheckpointPlan.fulfillFinishedTaskStatus`` (1.20, FLIP-147): the operators of
         a fully finished (or finished-on-restore) vertex become ``FullyFinishedOperatorState``s,
-        so that a restore deploys that vertex finished instead of running its sources again."""
+        so that a restore deploys that vertex finished instead of running its sources again.
+        First the two union-list-state checks: a vertex using union list state must not be
+        partly finished (``PartialFinishingNotSupportedByStateException``)."""
+        if self.may_have_finished_tasks:
+            self.check_no_partly_finished_vertex_used_union_list_state()
         for op_id, state in self.operator_states.items():
             if self._vertex_of.get(op_id) not in self.fully_finished_vertices:
                 continue
@@ -179,6 +196,43 @@ class PendingCheckpoint:
                 state = self.operator_states[op_id]
                 if not state.fully_finished:
                     state.subtask_states[task.subtask_index] = FinishedOperatorSubtaskState()
+
+    def check_no_partly_finished_vertex_used_union_list_state(self) -> None:
+        """``checkNoPartlyFinishedVertexUsedUnionListState`` and
+        ``checkNoPartlyOperatorsFinishedVertexUsedUnionListState``: a union list state restored
+        from a partly finished vertex would miss the finished subtasks' entries, so Flink refuses
+        the checkpoint; the second check makes the fast subtasks of such a vertex wait for the
+        slow ones, so that all of them take the same final checkpoint."""
+        partly: dict[str, AckTask] = {}
+        for task in self.finished_tasks.values():
+            if task.vertex_id not in self.fully_finished_vertices:
+                partly.setdefault(task.vertex_id, task)
+        for vertex_id, task in partly.items():
+            if self._has_used_union_list_state(vertex_id):
+                raise PartialFinishingNotSupportedByStateException(
+                    partly_finished_union_state_message(task.vertex_name, vertex_id, True)
+                )
+        tasks = {t.vertex_id: t for t in self.ack_tasks.values()}
+        for vertex_id, count in self.operators_finished_count.items():
+            task = tasks[vertex_id]
+            if vertex_id in partly or count == task.parallelism:
+                continue
+            if self._has_used_union_list_state(vertex_id):
+                raise PartialFinishingNotSupportedByStateException(
+                    partly_finished_union_state_message(task.vertex_name, vertex_id, False)
+                )
+
+    def _has_used_union_list_state(self, vertex_id: str) -> bool:
+        """``hasUsedUnionListState``: a subtask of one of the vertex's operators reported a
+        list state whose distribution mode is UNION."""
+        for op_id, state in self.operator_states.items():
+            if self._vertex_of.get(op_id) != vertex_id:
+                continue
+            for snapshot in state.subtask_states.values():
+                registered = getattr(snapshot, "operator_state", None) or {}
+                if any(st.get("mode") == UNION for st in registered.values()):
+                    return True
+        return False
 
     def abort(self, reason: CheckpointFailureReason) -> None:
         """``abort``: discard the collected state and stop the canceller."""

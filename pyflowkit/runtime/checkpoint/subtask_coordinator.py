@@ -29,6 +29,8 @@ class SyncSnapshot:
     started_at: int
     channel_state: ChannelState = field(default_factory=ChannelState)
     async_scheduled: bool = False
+    # StreamTask.finishedOperators when the checkpoint was taken (endData ran: FLIP-147)
+    operators_finished: bool = False
 
 
 def broadcast_event(writers: list[Any], event: Any, priority: bool = False) -> dict[int, Any]:
@@ -69,8 +71,12 @@ class SubtaskCheckpointCoordinator:
         self.aborted_ids: set[int] = set()
         self.last_checkpoint_id = -1
 
-    def checkpoint_state(self, barrier: CheckpointBarrier) -> SyncSnapshot | None:
-        """``checkpointState``: steps 0–4 of reference §7.4; None if the id was aborted."""
+    def checkpoint_state(
+        self, barrier: CheckpointBarrier, operators_finished: bool = False
+    ) -> SyncSnapshot | None:
+        """``checkpointState``: steps 0–4 of reference §7.4; None if the id was aborted.
+        ``operators_finished``: the task's ``finishedOperators`` (its snapshot reports
+        ``TaskStateSnapshot.isTaskFinished``)."""
         checkpoint_id = barrier.id
         if checkpoint_id in self.aborted_ids:
             broadcast_event(self.writers, CancelCheckpointMarker(checkpoint_id))
@@ -82,7 +88,12 @@ class SubtaskCheckpointCoordinator:
         sync_ms = self.clock() - started  # simulated ms: the sync part is one mailbox step
         self.last_checkpoint_id = max(self.last_checkpoint_id, checkpoint_id)
         return SyncSnapshot(
-            barrier, dict(states), sync_ms, started, ChannelState(output=dict(overtaken))
+            barrier,
+            dict(states),
+            sync_ms,
+            started,
+            ChannelState(output=dict(overtaken)),
+            operators_finished=operators_finished,
         )
 
     def finish_async(self, sync: SyncSnapshot) -> tuple[TaskStateSnapshot, int]:
@@ -96,6 +107,7 @@ class SubtaskCheckpointCoordinator:
         async_ms = self.clock() - sync.started_at - sync.sync_duration
         finished = bool(getattr(self.chain, "is_task_deployed_as_finished", False))
         snapshot = TaskStateSnapshot(sync.operator_states, sync.channel_state, size, finished)
+        snapshot.is_task_finished = sync.operators_finished
         return snapshot, async_ms
 
     def abort_checkpoint_on_barrier(self, checkpoint_id: int) -> None:

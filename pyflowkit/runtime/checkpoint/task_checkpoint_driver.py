@@ -359,7 +359,7 @@ class TaskCheckpointDriver:
                 f"finalCheckpointMinId = {barrier.id}.",
                 barrier.id,
             )
-        sync = self.subtask.checkpoint_state(barrier)
+        sync = self.subtask.checkpoint_state(barrier, bool(task.invokable.end_of_input))
         if sync is None:
             if synchronous:
                 self.sync_savepoint_id = None

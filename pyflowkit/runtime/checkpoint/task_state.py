@@ -51,6 +51,8 @@ class TaskStateSnapshot:
     channel_state: ChannelState = field(default_factory=ChannelState)
     state_size: int = 0
     is_task_deployed_as_finished: bool = False
+    # ``isTaskFinished`` (1.20): the task's operators had finished (endData) when it was taken
+    is_task_finished: bool = False
 
 
 class FinishedOperatorSubtaskState(OperatorSnapshot):
