@@ -101,18 +101,28 @@ function graphPane(model, root, opts) {
     if (!options.stepper || !controls.offsetWidth) return null;
     return { w: controls.offsetWidth + 12, h: controls.offsetHeight + 8 };
   };
-  // The frame height that shows the whole drawing at the scale where its smallest text is 14 px
-  // (below the zoom buttons when it does not fit beside them); 0 when it is wider than the frame.
-  const need = () => {
+  // The frame height that shows the whole drawing with its smallest text at `px` (default: 14 px
+  // times the font scale, A− / A+), or smaller where the pane's width does not allow that (never
+  // under 14 px), below the zoom buttons when it does not fit beside them. A drawing wider than
+  // the pane at 14 px scrolls sideways: the height it needs then, and the scrollbar's.
+  const need = (px) => {
+    const want = px || minPx();
     const svg = canvas.querySelector("svg");
     const vb = svg && svg.viewBox && svg.viewBox.baseVal;
     if (!vb || !vb.width || !vb.height) return 0;
-    const floor = (minPx() + 0.05) / minFontUnits(svg);
+    const units = minFontUnits(svg);
+    const floor = (MIN_FONT_PX + 0.05) / units;
     const w = frame.clientWidth || 800;
-    if (vb.width * floor > w) return 0; // wider than the pane at 14 px: it pans anyway
+    if (vb.width * floor > w) return Math.ceil(vb.height * floor) + 4 + 16;
     const ctl = controlsBox();
-    const below = ctl && w - vb.width * floor < ctl.w ? ctl.h : 0;
-    return Math.ceil(vb.height * floor) + 4 + below;
+    const room = ctl ? w - ctl.w : w;
+    let scale = Math.max(Math.min((want + 0.05) / units, room / vb.width), floor);
+    let below = 0;
+    if (vb.width * scale > room) {
+      scale = Math.max(Math.min((want + 0.05) / units, w / vb.width), floor);
+      below = ctl ? ctl.h : 0;
+    }
+    return Math.ceil(vb.height * scale) + 4 + below;
   };
   const fit = () => {
     const svg = canvas.querySelector("svg");
@@ -121,7 +131,10 @@ function graphPane(model, root, opts) {
     if (!vb.width || !vb.height) return;
     const w = frame.clientWidth || 800;
     const h = frame.clientHeight || 300;
-    const floor = (minPx() + 0.05) / minFontUnits(svg); // + a rounding margin
+    // the largest scale that shows the whole drawing, never under 14 px text (at every font
+    // scale: a larger font scale asks the Stepper for a taller pane, see need()); a drawing that
+    // does not fit at 14 px scrolls (the frame's overflow), never cut
+    const floor = (MIN_FONT_PX + 0.05) / minFontUnits(svg); // + a rounding margin
     base = Math.max(Math.min(w / vb.width, h / vb.height), floor);
     let x = Math.max(0, (w - vb.width * base) / 2);
     let y = 0;
@@ -141,14 +154,15 @@ function graphPane(model, root, opts) {
         x = Math.max(0, (w - vb.width * base) / 2);
         y = ctl.h;
       } else {
-        // wider than the pane even at the smallest readable scale (a large font scale): from
-        // its top left corner, the reader pans (below the buttons it would hide the drawing)
+        // wider than the pane even at 14 px text: from its top left corner, the frame scrolls
+        // (below the buttons it would hide the drawing)
         base = floor;
         x = 0;
       }
     }
-    svg.style.width = `${vb.width * base}px`;
-    svg.style.height = `${vb.height * base}px`;
+    // whole px, rounded down: a drawing that fits never makes the frame scroll by a fraction
+    svg.style.width = `${Math.floor(vb.width * base)}px`;
+    svg.style.height = `${Math.floor(vb.height * base)}px`;
     view = { x, y, z: 1 };
     applyView();
     zoomLabel.textContent = `${Math.round(100 * view.z)}%`;
@@ -851,7 +865,7 @@ function renderStepper(model, root) {
   // pane share what the status line, toolbar, legend and tabs leave.
   const graphFrame = graphBox.querySelector(".pfk-graph-frame");
   const area = () => notebookArea(root);
-  const graphNeed = () => cleanupGraph.need();
+  const graphNeed = (px) => cleanupGraph.need(px);
   let fitted = null;
   const fitArea = () => {
     const a = presenting ? null : area();
@@ -872,9 +886,14 @@ function renderStepper(model, root) {
     // the graph gets the height its whole drawing needs at the smallest readable scale (every
     // subtask in view, no label cut at the pane's bottom), as long as the tab pane keeps 45 %
     // (a presenter's tab pane keeps its header and three rows: the graph is what a hall looks at)
-    // (with the metrics strips, whose drawing is taller, the tab pane keeps 35 %)
-    const minBody = presenting ? Math.max(130, Math.round(rest * 0.3)) : Math.round(rest * (model.get("show_metrics") ? 0.35 : 0.45));
-    const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody));
+    // (with the metrics strips, whose drawing is taller, the tab pane keeps a quarter: its header
+    // and three rows; the boxes' last line is what the Metrics button is about)
+    const minBody = presenting ? Math.max(130, Math.round(rest * 0.3))
+      : model.get("show_metrics") ? Math.max(120, Math.round(rest * 0.25)) : Math.round(rest * 0.45);
+    // (and the whole drawing at 14 px text, as long as the tab pane keeps 40 %: at a large font
+    // scale the graph is drawn smaller rather than cut or scrolled)
+    const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody),
+      Math.min(graphNeed(MIN_FONT_PX), rest - Math.min(minBody, Math.round(rest * 0.4))));
     const bodyH = rest - graphH;
     const key = `${graphH}/${bodyH}`;
     if (key === fitted) return;

@@ -76,6 +76,30 @@ TRIMMED = {
     "04_checkpoints.ipynb": list(range(0, 12)),
 }
 
+#: The graph's texts that are cut: by the frame's visible box when the frame does not scroll, by
+#: its scrolled content (what scrolling can reach) when it does.
+GRAPH_CUT = """
+root => {
+  const frame = root.querySelector(".pfk-graph-frame"), g = frame.getBoundingClientRect();
+  const scrolls = frame.scrollWidth > frame.clientWidth + 1 || frame.scrollHeight > frame.clientHeight + 1;
+  const x0 = g.left + frame.clientLeft - (scrolls ? frame.scrollLeft : 0);
+  const y0 = g.top + frame.clientTop - (scrolls ? frame.scrollTop : 0);
+  const x1 = x0 + (scrolls ? frame.scrollWidth : frame.clientWidth);
+  const y1 = y0 + (scrolls ? frame.scrollHeight : frame.clientHeight);
+  return [...root.querySelectorAll(".pfk-graph-canvas svg text")].filter(t => {
+    const r = t.getBoundingClientRect();
+    const out = r.left < x0 - 1 || r.top < y0 - 1 || r.right > x1 + 1 || r.bottom > y1 + 1;
+    return r.width && t.textContent.trim() && out;
+  }).map(t => t.textContent);
+}
+"""
+
+#: Whether the graph frame scrolls (its drawing larger than the frame): [sideways, down].
+GRAPH_SCROLLS = """
+root => { const f = root.querySelector(".pfk-graph-frame");
+  return [f.scrollWidth > f.clientWidth + 1, f.scrollHeight > f.clientHeight + 1]; }
+"""
+
 #: Every check of the issue, after one step, in one round trip: the problems found (empty: none).
 CHECK = """
 (root, boxes) => {
@@ -126,14 +150,10 @@ CHECK = """
     if (t.textContent.trim().endsWith("…")) problems.push(`lifeline name cut: ${t.textContent}`);
   if (frame.scrollWidth > frame.clientWidth + 1)
     problems.push(`sequence scrolls sideways ${frame.scrollWidth} > ${frame.clientWidth}`);
-  // graph labels cut by the graph pane's edges
+  // graph labels cut by the graph pane's edges (a drawing that cannot fit at 14 px scrolls: its
+  // labels then lie in the frame's scrolled content, none beyond it)
+  problems.push(...(GRAPH_CUT)(root).map(t => `graph label cut: ${t}`));
   const g = root.querySelector(".pfk-graph-frame").getBoundingClientRect();
-  for (const t of root.querySelectorAll(".pfk-graph-canvas svg text")) {
-    const r = t.getBoundingClientRect();
-    if (!r.width || !t.textContent.trim()) continue;
-    const meets = r.right > g.left && r.left < g.right && r.bottom > g.top && r.top < g.bottom;
-    if (meets && !inside(r, g.top, g.bottom, g.left, g.right)) problems.push(`graph label cut: ${t.textContent}`);
-  }
   // the zoom buttons cover no graph text; the restart / restore banner covers no subtask
   const hit = (p, q) => p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1;
   const ctl = root.querySelector(".pfk-graph-controls").getBoundingClientRect();
@@ -172,7 +192,7 @@ CHECK = """
   }
   return { problems, current: current.length, step: Number(step), tall: span > bottom - top };
 }
-"""
+""".replace("GRAPH_CUT", GRAPH_CUT)
 
 
 #: The checks of one step in one round trip, once the answer's panes are drawn and scrolled (on
@@ -293,15 +313,10 @@ class Lecture:
         self.page, self.stepper, self.tag = page, stepper, tag
         self.boxes = None
         self.checked = 0
-        self.cut_graph_ok = False
 
     def check(self, what: str, arrows: bool = True) -> dict:
         seen, (smallest, where), overlaps = self.stepper.evaluate(EVERY_CHECK, self.boxes)
         problems = [p for p in seen["problems"] if arrows or not p.startswith("arrow ")]
-        if self.cut_graph_ok:  # a graph wider than its pane (large font scale): the reader pans
-            problems = [
-                p for p in problems if not p.startswith(("graph label cut", "zoom buttons over"))
-            ]
         if smallest < 14:
             problems.append(f"text at {smallest:.2f} px: {where}")
         problems += [f"graph text overlap: {a} / {b}" for a, b in overlaps]
@@ -598,10 +613,10 @@ def _lecture_tools(page, lecture: Lecture) -> None:
     )
     page.wait_for_timeout(400)  # the kernel lays the sequence out to the zoomed width
     lecture.boxes = stepper.evaluate(PANE_BOXES)  # the larger narration moved the panes once
-    lecture.cut_graph_ok = True  # a graph larger than its pane pans (its labels meet the edge)
     lecture.click("button.pfk-step", "a step at font scale 1.5")
-    graph_px = stepper.evaluate(GRAPH_FONT)
-    assert graph_px >= 14 * 1.5, graph_px  # the graph's smallest text scaled too
+    # the graph still fits its pane (drawn as large as the pane allows, never under 14 px)
+    assert stepper.evaluate(GRAPH_SCROLLS) == [False, False]
+    assert stepper.evaluate(GRAPH_FONT) >= 14
     assert stepper.locator(".pfk-seq-bodybox").evaluate("e => e.style.zoom") == "1.5"
     lecture.shot("font_1.5")
     # JupyterLab's dark theme: the Stepper follows it ("auto"), every text readable
@@ -617,3 +632,53 @@ def _lecture_tools(page, lecture: Lecture) -> None:
         assert seen["checked"] > 40 and seen["low"] == [], seen
     finally:
         _lab_theme(page, "JupyterLab Light")
+
+
+def _font_scale(page, stepper, scale: float) -> None:
+    """A+ / A− on the Stepper until its font scale is ``scale``; the panes laid out again."""
+    now = lambda: float(stepper.locator(".pfk-narration").evaluate("e => e.style.zoom || '1'"))  # noqa: E731
+    while abs(now() - scale) > 1e-6:
+        stepper.locator("button.pfk-font-up" if now() < scale else "button.pfk-font-down").click()
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(400)  # the kernel lays the sequence out to the zoomed width
+
+
+def test_graphs_fit_their_pane_at_every_font_scale(servers):
+    """Notebooks 03, 04, 05 and 07 in JupyterLab at 1280 x 800: at font scale 1.5 each graph fits
+    its pane whole (no scrolling, no label cut, text >= 14 px: drawn smaller than 21 px where the
+    pane is too small for that); at 2 a graph that cannot fit scrolls, and no label is cut."""
+    from playwright.sync_api import sync_playwright
+
+    front = servers("lab")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            opened = []
+            for k, key in enumerate(["03", "04", "05", "07"]):
+                nb = _trimmed_copy(front, NOTEBOOK[key])
+                opened.append((key, nb, *_open(browser, front, nb, 1280, 800, f"pfkfont{k}")))
+            for _key, nb, _ctx, page in opened:
+                _run_all(front, page, nb)
+            for key, _nb, ctx, page in opened:
+                _ran(page)
+                page.bring_to_front()
+                page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
+                stepper = page.locator(".pfk-stepper[data-pfk-driven]")
+                stepper.scroll_into_view_if_needed()
+                lecture = Lecture(page, stepper, f"lab_{key}_1280x800_font")
+                at_one = stepper.evaluate(GRAPH_FONT)
+                for scale in (1.5, 2.0):
+                    _font_scale(page, stepper, scale)
+                    lecture.boxes = stepper.evaluate(PANE_BOXES)
+                    lecture.click("button.pfk-step", f"a step at font scale {scale}")
+                    px = stepper.evaluate(GRAPH_FONT)
+                    assert px >= 14, (key, scale, px)
+                    if scale == 1.5:  # fits whole: nothing to scroll
+                        assert stepper.evaluate(GRAPH_SCROLLS) == [False, False], key
+                        assert px >= at_one - 0.5, (key, at_one, px)  # never smaller than at 1
+                    lecture.shot(f"{scale}")
+                    print(f"{key} font scale {scale}: graph text {px:.1f} px (at 1: {at_one:.1f})")
+                ctx.close()
+        finally:
+            browser.close()
