@@ -187,8 +187,11 @@ function graphPane(model, root, opts) {
       if (old) g.classList.remove(`pfk-state-${old}`);
       g.setAttribute("data-pfk-state", state);
       g.classList.add(`pfk-state-${state}`);
-      g.querySelectorAll(SVG_SHAPES).forEach((s) => (s.style.fill = colours[state] || "#ffffff"));
-      g.querySelectorAll("text").forEach((s) => (s.style.fill = textColours[state] || "#ffffff"));
+      // (a state without a colour: the theme's box and text)
+      const fill = colours[state] || "var(--pfk-box)";
+      const text = textColours[state] || (colours[state] ? "#ffffff" : "var(--pfk-fg)");
+      g.querySelectorAll(SVG_SHAPES).forEach((s) => (s.style.fill = fill));
+      g.querySelectorAll("text").forEach((s) => (s.style.fill = text));
     }
     const items = STATE_ORDER.filter((name) => name in colours).map((name) => {
       const item = el("span", `pfk-legend-item pfk-state-${name}`, name);
@@ -1033,7 +1036,9 @@ function renderSparkProgress(model, root) {
 function render({ model, el: root }) {
   root.classList.add("pfk-widget");
   const kind = model.get("_kind");
-  if (kind === "stepper") return renderStepper(model, root);
+  if (kind === "stepper") return renderStepper(model, root); // its `theme` trait (lecture_tools.js)
+  // every other view follows JupyterLab's / Notebook 7's theme by CSS alone (theme_colours.css)
+  root.classList.add("pfk-themed", "pfk-auto");
   if (kind === "spark_progress") return renderSparkProgress(model, root);
   if (kind === "sequence") return seqPane(model, root);
   root.classList.add("pfk-graph-view");

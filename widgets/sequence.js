@@ -161,7 +161,7 @@ function seqSnap(frame, head, body, current) {
 }
 
 function seqRender({ model, el }) {
-  el.classList.add("pfk-widget", "pfk-sequence");
+  el.classList.add("pfk-widget", "pfk-sequence", "pfk-themed", "pfk-auto"); // the front end's theme
   return seqPane(model, el);
 }
 

@@ -31,7 +31,7 @@ function strRow(table, row, label, value, title) {
 
 function strRender({ model, el }) {
   const box = document.createElement("div");
-  box.className = "pfk-stream";
+  box.className = "pfk-stream pfk-themed pfk-auto"; // the front end's theme (theme_colours.css)
   const head = document.createElement("div");
   head.className = "pfk-stream-head";
   const badge = document.createElement("span");

@@ -5,23 +5,13 @@ No Flink counterpart.
 
 from __future__ import annotations
 
-import importlib.resources
-from pathlib import Path
+from pyflowkit.render.widget_files import REPO_WIDGETS, widget_file
 
-REPO_WIDGETS = Path(__file__).resolve().parents[2] / "widgets"
+__all__ = ["REPO_WIDGETS", "THEMED_STYLES", "widget_bundle", "widget_file", "widget_styles"]
 
-
-def widget_file(name: str) -> Path:
-    """Path of a front-end file (``graph_view.js``, ``widgets.css``…), wheel first, then repo."""
-    packaged = importlib.resources.files("pyflowkit") / "_widgets" / name
-    if packaged.is_file():
-        return Path(str(packaged))
-    if (REPO_WIDGETS / name).is_file():
-        return REPO_WIDGETS / name
-    raise FileNotFoundError(
-        f"widget front-end file {name!r} not found in pyflowkit/_widgets (installed wheel) "
-        f"nor in {REPO_WIDGETS} (source checkout); reinstall pyflowkit"
-    )
+#: The style sheets of a widget in the front end's theme: the layout, the themes' colours, the
+#: drawings' and the chrome's rules (later rules win at equal specificity).
+THEMED_STYLES = ("widgets.css", "theme_colours.css", "theme_drawings.css", "themes.css")
 
 
 def widget_bundle(*names: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import anywidget
 import traitlets as t
 
-from pyflowkit.notebook.assets import widget_file
+from pyflowkit.notebook.assets import THEMED_STYLES, widget_file, widget_styles
 from pyflowkit.render.states import STATE_COLOURS, state_name
 
 #: ``edge_marks`` values: a barrier in flight on the edge, or an input channel blocked by alignment.
@@ -23,7 +23,7 @@ class GraphView(anywidget.AnyWidget):
     """An SVG graph with state colours, a legend, click-to-select, zoom and pan."""
 
     _esm = widget_file("pyflowkit.js")
-    _css = widget_file("widgets.css")
+    _css = widget_styles(*THEMED_STYLES)
     _kind = t.Unicode("graph_view").tag(sync=True)
 
     svg = t.Unicode("").tag(sync=True)

@@ -45,31 +45,14 @@ class PipelineView:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         from pyflowkit.render.export import describe
         from pyflowkit.render.graphviz_backend import GraphvizNotFoundError, GraphvizRenderError
+        from pyflowkit.render.themed_html import graph_html
 
         text = "\n".join(p for p in (self.caption, describe(self.graph)) if p)
         bundle = {"text/plain": text}
         try:
             svg = self.to_svg()
             bundle["image/svg+xml"] = svg
-            bundle["text/html"] = natural_size_html(svg, start_at_end=bool(self.added))
+            bundle["text/html"] = graph_html(svg, start_at_end=bool(self.added))
         except (GraphvizNotFoundError, GraphvizRenderError) as exc:
             bundle["text/plain"] = f"{text}\n(no drawing: {exc})"
         return bundle
-
-
-def natural_size_html(svg: str, start_at_end: bool = False) -> str:
-    """The SVG inline at its own size (11 pt labels = 14.7 px), scrolling sideways when wider than
-    the cell (a notebook shows ``image/svg+xml`` scaled down to the cell's width, text and all).
-
-    ``start_at_end``: scrolled to the right end at first, where a cell's new (downstream)
-    operators are (``direction: rtl`` on the box; no script runs in an output).
-    """
-    start = svg.find("<svg")
-    element = svg[start:] if start >= 0 else svg
-    # JupyterLab's `.jp-RenderedHTMLCommon svg {max-width: 100%}` would scale it down again
-    element = element.replace("<svg", '<svg style="max-width: none"', 1)
-    direction = " direction: rtl;" if start_at_end else ""
-    return (
-        f'<div class="pfk-graph-output" style="overflow-x: auto; max-width: 100%;{direction}">'
-        f'<div style="direction: ltr; width: max-content;">{element}</div></div>'
-    )

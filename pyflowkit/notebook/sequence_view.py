@@ -12,7 +12,7 @@ from typing import Any
 import anywidget
 import traitlets as t
 
-from pyflowkit.notebook.assets import widget_file
+from pyflowkit.notebook.assets import THEMED_STYLES, widget_file, widget_styles
 from pyflowkit.render.sequence_model import SequenceModel, channel_producers_of
 from pyflowkit.render.sequence_svg import (
     COLUMN,
@@ -121,7 +121,7 @@ class SequenceView(anywidget.AnyWidget):
     """A sequence diagram of a ``JobRun``, or of the run a ``Stepper`` steps (follows it)."""
 
     _esm = widget_file("sequence.js")
-    _css = widget_file("widgets.css")
+    _css = widget_styles(*THEMED_STYLES)
     _kind = t.Unicode("sequence").tag(sync=True)
 
     seq_head = t.Unicode("").tag(sync=True)

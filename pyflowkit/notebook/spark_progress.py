@@ -13,14 +13,14 @@ from typing import Any
 import anywidget
 import traitlets as t
 
-from pyflowkit.notebook.assets import widget_file
+from pyflowkit.notebook.assets import THEMED_STYLES, widget_file, widget_styles
 
 
 class SparkProgressView(anywidget.AnyWidget):
     """Progress bars (jobs, stages, tasks) and, once done, which JobVertex became which stage."""
 
     _esm = widget_file("pyflowkit.js")
-    _css = widget_file("widgets.css")
+    _css = widget_styles(*THEMED_STYLES)
     _kind = t.Unicode("spark_progress").tag(sync=True)
 
     progress = t.Dict().tag(sync=True)

@@ -14,7 +14,7 @@ import anywidget
 import traitlets as t
 
 from pyflowkit.notebook import stepper_view_model as vm
-from pyflowkit.notebook.assets import widget_bundle, widget_styles
+from pyflowkit.notebook.assets import THEMED_STYLES, widget_bundle, widget_styles
 from pyflowkit.notebook.channel_marks import edge_names
 from pyflowkit.notebook.checkpoint_progress import CheckpointProgress, subtask_table
 from pyflowkit.notebook.failure_pane import FailurePane
@@ -72,7 +72,7 @@ class Stepper(anywidget.AnyWidget):
     """Buttons and panes around one ``JobRun``; every button is also a Python method."""
 
     _esm = widget_bundle("sequence.js", "lecture_tools.js", "pyflowkit.js")
-    _css = widget_styles("widgets.css", "themes.css")
+    _css = widget_styles(*THEMED_STYLES)
     _kind = t.Unicode("stepper").tag(sync=True)
 
     svg = t.Unicode("").tag(sync=True)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from pyflowkit.render.themed_html import svg_element
+
 
 def stepper_html(
     coloured_svg: str,
@@ -42,9 +44,3 @@ def checkpoint_table(pane: dict[str, Any]) -> str:
         for r in history
     )
     return f"<b>Checkpoints</b><table class='pfk-ck-history'><tr>{head}</tr>{body}</table>"
-
-
-def svg_element(svg: str) -> str:
-    """The ``<svg>`` element alone (no XML prolog), for embedding in HTML."""
-    start = svg.find("<svg")
-    return svg[start:] if start >= 0 else svg

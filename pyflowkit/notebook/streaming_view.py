@@ -13,14 +13,14 @@ from typing import Any
 import anywidget
 import traitlets as t
 
-from pyflowkit.notebook.assets import widget_file
+from pyflowkit.notebook.assets import widget_file, widget_styles
 
 
 class StreamingJobView(anywidget.AnyWidget):
     """Status, rates, Flink watermarks, state rows and the print sink's latest lines of a job."""
 
     _esm = widget_file("streaming.js")
-    _css = widget_file("streaming.css")
+    _css = widget_styles("theme_colours.css", "streaming.css")
 
     progress = t.Dict().tag(sync=True)
 

@@ -150,21 +150,28 @@ def describe(graph: Any) -> str:
 def repr_mimebundle(
     graph: Any, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None
 ) -> dict[str, str]:
-    """Jupyter's display bundle: ``image/svg+xml`` (if Graphviz is available), ``text/plain``."""
+    """Jupyter's display bundle: ``text/html`` (the SVG inline, at its own size, in the notebook's
+    theme) and ``image/svg+xml`` (for static viewers) if Graphviz is available, ``text/plain``."""
     from pyflowkit.render.graphviz_backend import GraphvizNotFoundError, GraphvizRenderError
+    from pyflowkit.render.themed_html import graph_html
 
-    wanted = {"image/svg+xml", "text/plain"}
+    wanted = {"text/html", "image/svg+xml", "text/plain"}
     if include:
         wanted &= set(include)
     if exclude:
         wanted -= set(exclude)
     bundle: dict[str, str] = {}
     text = describe(graph)
-    if "image/svg+xml" in wanted:
+    if wanted & {"text/html", "image/svg+xml"}:
         try:
-            bundle["image/svg+xml"] = to_svg(graph)
+            svg = to_svg(graph)
         except (GraphvizNotFoundError, GraphvizRenderError) as exc:
             text += f"\n(no drawing: {exc})"
+        else:
+            if "text/html" in wanted:
+                bundle["text/html"] = graph_html(svg)
+            if "image/svg+xml" in wanted:
+                bundle["image/svg+xml"] = svg
     if "text/plain" in wanted:
         bundle["text/plain"] = text
     return bundle

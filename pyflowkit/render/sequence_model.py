@@ -522,9 +522,11 @@ class SequenceDiagram:
         return self.to_svg()
 
     def _repr_html_(self) -> str:
-        """The SVG at its own size (14 px text) in a box that scrolls sideways if it is wide."""
-        svg = self.to_svg()
-        return f'<div style="overflow-x: auto; max-width: 100%;">{svg}</div>'
+        """The SVG at its own size (14 px text) in a box that scrolls sideways if it is wide,
+        in the notebook's theme (``pyflowkit.render.themed_html``)."""
+        from pyflowkit.render.themed_html import sequence_html
+
+        return sequence_html(self.to_svg())
 
     def __repr__(self) -> str:
         return (

@@ -131,7 +131,8 @@ def _legend(states: list[str], markers: list[Marker], width: int) -> tuple[str, 
         items.append(
             (
                 8 * len(label) + 12,
-                f'<text class="pfk-tl-legend-mark" x="{{x}}" y="{{ty}}" fill="{colour}" '
+                f'<text class="pfk-tl-legend-mark pfk-tl-legend-{kind}" x="{{x}}" y="{{ty}}" '
+                f'fill="{colour}" '
                 f'font-weight="700">{label}</text>',
             )
         )
@@ -168,7 +169,8 @@ def timeline_svg(
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="pfk-timeline-svg" width="{width}" '
         f'height="{height}" viewBox="0 0 {width} {height}" font-family="system-ui, sans-serif" '
-        f'font-size="{FONT}"><rect width="{width}" height="{height}" fill="#ffffff"/>'
+        f'font-size="{FONT}"><rect class="pfk-tl-bg" width="{width}" height="{height}" '
+        'fill="#ffffff"/>'
     ]
 
     def px(t: int) -> float:
@@ -184,8 +186,8 @@ def timeline_svg(
         placed.append(x)
         anchor = "start" if t == 0 else "end" if t == now else "middle"
         out.append(
-            f'<line x1="{x:.1f}" y1="{AXIS - 4}" x2="{x:.1f}" y2="{top + bars_h}" '
-            f'stroke="#d9d9d9"/><text class="pfk-tl-tick" x="{x:.1f}" y="{AXIS - 8}" '
+            f'<line class="pfk-tl-grid" x1="{x:.1f}" y1="{AXIS - 4}" x2="{x:.1f}" '
+            f'y2="{top + bars_h}" stroke="#d9d9d9"/><text class="pfk-tl-tick" x="{x:.1f}" y="{AXIS - 8}" '
             f'text-anchor="{anchor}" fill="#404040">{sim_time(t)}</text>'
         )
     for a, b, _ in axis.waits:  # the break marks of compressed waits
@@ -194,9 +196,9 @@ def timeline_svg(
         out.append(
             f'<g class="pfk-tl-wait" data-start="{a}" data-end="{b}"><title>restart wait: '
             f"{sim_time(b - a)} of simulated time, drawn compressed</title>"
-            f'<rect x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 1):.1f}" height="{bars_h}" '
-            f'fill="#ffffff" fill-opacity="0.55"/>'
-            f'<path d="M{mid - 4:.1f},{top - 2} l8,6 l-8,6 l8,6" fill="none" stroke="#404040" '
+            f'<rect class="pfk-tl-veil" x="{x0:.1f}" y="{top}" width="{max(x1 - x0, 1):.1f}" '
+            f'height="{bars_h}" fill="#ffffff" fill-opacity="0.55"/>'
+            f'<path class="pfk-tl-break" d="M{mid - 4:.1f},{top - 2} l8,6 l-8,6 l8,6" fill="none" stroke="#404040" '
             f'stroke-width="2"/></g>'
         )
     mark_x: list[float] = []

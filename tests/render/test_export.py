@@ -54,8 +54,9 @@ def test_layout_is_identical_whatever_the_states():
 
 def test_repr_mimebundle_has_svg_and_text():
     bundle = job_graph()._repr_mimebundle_()
-    assert set(bundle) == {"image/svg+xml", "text/plain"}
+    assert set(bundle) == {"text/html", "image/svg+xml", "text/plain"}
     assert "<svg" in bundle["image/svg+xml"]
+    assert '<svg style="max-width: none"' in bundle["text/html"]  # inline, at its own size
     assert bundle["text/plain"].splitlines()[0] == "JobGraph 'demo job': 3 vertices, 2 edges"
     assert "  Map -> Sink: Unnamed (parallelism 2)" in bundle["text/plain"]
     text_only = stream_graph()._repr_mimebundle_(include=["text/plain"])

@@ -151,7 +151,7 @@ def test_an_excerpt_draws_only_the_lifelines_it_touches():
     svg = excerpt.to_svg()
     touched = {m["from"] for m in model.messages[-3:]} | {m["to"] for m in model.messages[-3:]}
     assert sorted(re.findall(r'class="pfk-lifeline" data-id="([^"]+)"', svg)) == sorted(touched)
-    assert excerpt._repr_html_().startswith('<div style="overflow-x: auto')
+    assert 'class="pfk-static pfk-themed pfk-auto" style="overflow-x: auto' in excerpt._repr_html_()
     assert len(re.findall(r'class="pfk-lifeline"', SequenceDiagram(model).to_svg())) == len(
         model.lifelines
     )
