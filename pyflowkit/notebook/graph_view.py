@@ -13,6 +13,7 @@ import anywidget
 import traitlets as t
 
 from pyflowkit.notebook.assets import THEMED_STYLES, widget_file, widget_styles
+from pyflowkit.render.palette import STATE_PALETTE, STATE_TEXT
 from pyflowkit.render.states import STATE_COLOURS, state_name
 
 #: ``edge_marks`` values: a barrier in flight on the edge, or an input channel blocked by alignment.
@@ -28,7 +29,10 @@ class GraphView(anywidget.AnyWidget):
 
     svg = t.Unicode("").tag(sync=True)
     states = t.Dict().tag(sync=True)
-    colours = t.Dict(dict(STATE_COLOURS)).tag(sync=True)
+    #: The Stepper's palette: each state's fill with a text colour at >= 4.5:1 on it (Flink's
+    #: dashboard colours carry white text at 1.9-3.2:1), the same in every theme.
+    colours = t.Dict(dict(STATE_PALETTE)).tag(sync=True)
+    text_colours = t.Dict(dict(STATE_TEXT)).tag(sync=True)
     edge_marks = t.Dict().tag(sync=True)
     selected = t.Unicode("").tag(sync=True)
     legend = t.Bool(True).tag(sync=True)
@@ -67,7 +71,9 @@ class GraphView(anywidget.AnyWidget):
         """The live widget, plus a static SVG with the same colours for nbconvert/GitHub."""
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle
-        data["image/svg+xml"] = static_svg(self.svg, self.states, self.edge_marks)
+        data["image/svg+xml"] = static_svg(
+            self.svg, self.states, self.edge_marks, self.colours, self.text_colours
+        )
         data["text/plain"] = f"GraphView({len(self.states)} coloured elements)"
         return bundle
 

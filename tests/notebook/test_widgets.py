@@ -39,6 +39,7 @@ def test_widget_front_end_files_are_found():
 
 def test_graph_view_states_marks_and_selection():
     from pyflowkit.notebook.graph_view import GraphView
+    from pyflowkit.render.palette import STATE_PALETTE, STATE_TEXT
 
     graph = word_count_env().get_job_graph()
     view = GraphView(graph)
@@ -57,7 +58,9 @@ def test_graph_view_states_marks_and_selection():
     assert clicked == [f"jv_{vid}"]
     data = bundle_of(view)
     assert "application/vnd.jupyter.widget-view+json" in data
-    assert f"#jv_{vid} > polygon" in data["image/svg+xml"] and "#52c41a" in data["image/svg+xml"]
+    running = STATE_PALETTE["RUNNING"]  # the palette, with its readable text colour
+    assert f"#jv_{vid} > polygon" in data["image/svg+xml"] and running in data["image/svg+xml"]
+    assert f"text {{fill: {STATE_TEXT['RUNNING']};}}" in data["image/svg+xml"]
 
 
 def test_stepper_steps_until_a_task_runs_and_to_the_end():

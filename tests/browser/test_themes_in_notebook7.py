@@ -1,0 +1,213 @@
+"""Issue #23's themes in Jupyter Notebook 7: notebook 04's Stepper (every tab, the Timeline too) and
+its standalone views — the ``%%pipeline`` cell's graph, ``%pipeline show``, ``display(graph)``,
+``sequence_diagram()``, a ``GraphView`` and a ``SequenceView`` — follow Notebook 7's theme when
+the reader switches it (Settings → Theme: the same JupyterLab theme machinery), live: in
+"JupyterLab Dark" and "JupyterLab Dark High Contrast", no visible text under 4.5:1 against what is
+drawn under it and no white pane or white drawing ground; back in "JupyterLab Light", light again.
+Screenshots of every view in both themes at 1280 x 800 go to build/screenshots."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from tests.browser.conftest import ARGS, CHROMIUM, NOTEBOOKS, SHOTS, TOKEN, _serve, watch_console
+from tests.browser.test_classroom_notebooks import (
+    LOW_CONTRAST,
+    _lab_theme,
+    _notebook7_own,
+    _ran,
+    _run_all,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+#: Notebook 04 up to its Stepper's first checkpoint (code cells 0-3), then the views a reader
+#: shows outside the Stepper.
+KEPT_CELLS = range(0, 4)
+EXTRA_CELLS = [
+    "%pipeline show counts --level execution",
+    "stepper.job_graph  # display(graph): the JobGraph drawn by the display hook",
+    "from pyflowkit.notebook.graph_view import GraphView\n"
+    "from pyflowkit.notebook.sequence_view import SequenceView\n\n"
+    "GraphView(stepper.job_graph)",
+    "SequenceView(stepper)",
+]
+#: The tabs whose panes are checked (the Exceptions tab is empty without a failure).
+TABS = ["sequence", "tasks", "checkpoints", "timeline", "slots", "state", "log"]
+#: The roots of the standalone views, in the order the notebook shows them.
+VIEWS = [
+    (".pfk-static:has(.pfk-graph-canvas)", "pipeline_graph", 0),
+    (".pfk-static:has(.pfk-sequence-svg)", "sequence_diagram", 0),
+    (".pfk-static:has(.pfk-graph-canvas)", "pipeline_show", 1),
+    (".pfk-static:has(.pfk-graph-canvas)", "display_graph", 2),
+    (".pfk-widget.pfk-graph-view", "graph_view", 0),
+    (".pfk-widget.pfk-sequence", "sequence_view", 0),
+]
+
+#: Large white areas: an HTML box whose background, or an SVG shape whose fill, is near white
+#: (relative luminance > 0.8), at least 40 x 40 px; a state's own colour (CREATED is near white)
+#: does not count.
+WHITE_PANES = """
+root => {
+  const rgba = (css) => {
+    const m = (css || "").match(/[\\d.]+/g);
+    if (!m || m.length < 3 || css === "none") return null;
+    return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1];
+  };
+  const lum = ([r, g, b]) => {
+    const f = (c) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const shapes = new Set(["rect", "path", "polygon", "ellipse", "circle"]);
+  const white = [];
+  for (const e of [root, ...root.querySelectorAll("*")]) {
+    if (e.closest("[data-pfk-state], [data-state], .pfk-legend-item, .pfk-tabpane:not(.pfk-active), defs")) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width < 40 || r.height < 40) continue;
+    const cs = getComputedStyle(e);
+    if (cs.visibility === "hidden" || cs.display === "none") continue;
+    let colour = null;
+    if (e instanceof SVGElement) {
+      if (!shapes.has(e.tagName) || parseFloat(cs.fillOpacity) <= 0.5) continue;
+      colour = rgba(cs.fill);
+    } else {
+      colour = rgba(cs.backgroundColor);
+    }
+    if (colour && colour[3] > 0.5 && lum(colour) > 0.8)
+      white.push(`${e.tagName}.${(e.getAttribute("class") || "").split(" ").join(".")} ` +
+        `${r.width | 0}x${r.height | 0} ${colour}`);
+  }
+  return white;
+}
+"""
+
+
+class Server(NamedTuple):
+    app: str
+    url: str
+    root: Path
+
+
+@pytest.fixture(scope="module")
+def notebook7():
+    """A Notebook 7 server on a temporary copy of notebooks/ (never the repo's)."""
+    root = Path(tempfile.mkdtemp(prefix="pfk-nb7-themes-"))
+    for url in _serve("notebook", root):
+        yield Server("notebook", url, root)
+
+
+def _themes_notebook(root: Path) -> str:
+    """Notebook 04 cut to its code cells 0-3, with the standalone views after them."""
+    data = json.loads((NOTEBOOKS / "04_checkpoints.ipynb").read_text())
+    code = [c for c in data["cells"] if c["cell_type"] == "code"]
+    keep = {id(code[i]) for i in KEPT_CELLS}
+    last = max(i for i, c in enumerate(data["cells"]) if id(c) in keep)
+    cells = [
+        c
+        for i, c in enumerate(data["cells"])
+        if i <= last and (c["cell_type"] != "code" or id(c) in keep)
+    ]
+    for source in EXTRA_CELLS:
+        cells.append(
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": source,
+                "outputs": [],
+                "execution_count": None,
+            }
+        )
+    data["cells"] = cells
+    name = "04_checkpoints_themes.ipynb"
+    (root / name).write_text(json.dumps(data))
+    return name
+
+
+def _check(page, root, what: str, problems: list[str], min_texts: int, dark: bool) -> None:
+    """The contrast checks of one view, and in a dark theme the white-pane check (scrolled into
+    view first)."""
+    root.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(150)
+    seen = root.evaluate(LOW_CONTRAST)
+    white = root.evaluate(WHITE_PANES) if dark else []
+    if seen["checked"] < min_texts:
+        problems.append(f"{what}: only {seen['checked']} texts checked")
+    problems += [f"{what}: low contrast {x}" for x in seen["low"]]
+    problems += [f"{what}: white {x}" for x in white]
+
+
+def _all_views(page, theme: str, tag: str) -> list[str]:
+    """Every Stepper tab and every standalone view in ``theme``: the problems found."""
+    problems: list[str] = []
+    stepper = page.locator(".pfk-stepper[data-pfk-driven]")
+    page.wait_for_function(
+        f"() => document.querySelector('.pfk-stepper[data-pfk-driven]').dataset.pfkTheme === '{theme}'",
+        timeout=30000,
+    )
+    for tab in TABS:
+        stepper.locator(f"button.pfk-tab-{tab}").click()
+        page.wait_for_timeout(250)
+        _check(page, stepper, f"{theme} stepper {tab}", problems, 20, theme != "light")
+        if tab == "timeline" and not stepper.locator(".pfk-tl-completed text").count():
+            problems.append(f"{theme}: the timeline has no completed-checkpoint marker")
+        if tab in ("sequence", "timeline", "checkpoints"):
+            page.screenshot(path=str(SHOTS / f"themes_{tag}_stepper_{tab}.png"))
+    for selector, name, index in VIEWS:
+        view = page.locator(selector).nth(index)
+        _check(page, view, f"{theme} {name}", problems, 3, theme != "light")
+        page.screenshot(path=str(SHOTS / f"themes_{tag}_{name}.png"))
+    return problems
+
+
+def test_notebook7_dark_and_high_contrast_themes_reach_every_view(notebook7):
+    from playwright.sync_api import sync_playwright
+
+    server = notebook7
+    nb = _themes_notebook(server.root)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = ctx.new_page()
+            watch_console(page)
+            page.goto(f"{server.url}/notebooks/{nb}?token={TOKEN}")
+            _run_all(server, page, nb)
+            _ran(page)
+            page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
+            stepper = page.locator(".pfk-stepper[data-pfk-driven]")
+            # the checkpoint completes: the Timeline gets its ✓ marker
+            stepper.locator("select.pfk-run-to").select_option("checkpoint")
+            before = stepper.locator(".pfk-step-no").inner_text()
+            stepper.locator("button.pfk-run-to-btn").click()
+            page.wait_for_function(
+                "b => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no')"
+                ".textContent !== b",
+                arg=before,
+                timeout=60000,
+            )
+            for view, _name, index in VIEWS:  # every view drawn, in the light theme first
+                page.locator(view).nth(index).wait_for(timeout=30000)
+            light = _all_views(page, "light", "nb7_light")
+            assert light == [], "\n".join(light)
+            problems = []
+            for theme, name in (
+                ("dark", "JupyterLab Dark"),
+                ("high-contrast", "JupyterLab Dark High Contrast"),
+            ):
+                _lab_theme(page, name)
+                problems += _all_views(page, theme, f"nb7_{theme}")
+            _lab_theme(page, "JupyterLab Light")
+            page.wait_for_function(
+                "() => document.querySelector('.pfk-stepper[data-pfk-driven]').dataset.pfkTheme === 'light'",
+                timeout=30000,
+            )
+            problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
+            assert problems == [], "\n".join(problems)
+        finally:
+            browser.close()
