@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from pyflowkit.render.graphviz_backend import ENGINE_ENV_VAR, ENGINE_PURE
+from pyflowkit.render.palette import STATE_PALETTE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = Path(sysconfig.get_path("scripts"))
@@ -109,7 +110,8 @@ def test_graph_view_static_svg_has_the_stable_job_vertex_ids(pure_run: dict):
     ids = group_ids(svg)
     assert {f"jv_{v}" for v in pure_run["vertex_ids"]} <= ids
     first = pure_run["vertex_ids"][0]
-    assert f"#jv_{first} > polygon" in svg and "#52c41a" in svg  # RUNNING baked in
+    running = STATE_PALETTE["RUNNING"]
+    assert f"#jv_{first} > polygon" in svg and running in svg  # RUNNING baked in
 
 
 def test_stepper_static_svg_has_the_stable_subtask_ids_and_colours(pure_run: dict):
