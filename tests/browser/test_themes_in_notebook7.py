@@ -1,6 +1,7 @@
-"""Issue #23's themes in Jupyter Notebook 7: notebook 04's Stepper (every tab, the Timeline too) and
+"""Issue #23's themes in Jupyter Notebook 7 (and JupyterLab): notebook 04's Stepper (every tab, the Timeline too) and
 its standalone views — the ``%%pipeline`` cell's graph, ``%pipeline show``, ``display(graph)``,
-``sequence_diagram()``, a ``GraphView`` and a ``SequenceView`` — follow Notebook 7's theme when
+``sequence_diagram()``, a ``GraphView``, a ``SequenceView``, the streaming view and the Spark
+progress view — follow Notebook 7's theme when
 the reader switches it (Settings → Theme: the same JupyterLab theme machinery), live: in
 "JupyterLab Dark" and "JupyterLab Dark High Contrast", no visible text under 4.5:1 against what is
 drawn under it and no white pane or white drawing ground; back in "JupyterLab Light", light again.
@@ -26,6 +27,32 @@ from tests.browser.test_classroom_notebooks import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
+#: The streaming view of a job that has run (a stand-in client: the view reads only its
+#: ``StreamingProgress``; starting Spark's query is test_streaming_view_in_lab's business).
+STREAMING_CELL = """from pyflowkit.notebook.streaming_view import StreamingJobView
+from pyflowkit.spark.streaming_progress import StreamingProgress
+
+
+class RanJob:
+    print_output = True
+
+    def poll(self, timeout):
+        return None
+
+    def progress(self):
+        return StreamingProgress(
+            "sensors", "4f2a9c0e11d2", "CANCELED", batch_id=12, batches=13,
+            batch_duration_ms=180, source_records=6, source_records_per_second=33.3,
+            state_rows=3, watermarks={"Map": 1000}, printed_lines=78,
+            latest_lines=[f"(sensor-{i % 3}, {i % 7})" for i in range(10)],
+        )
+
+
+class RanClient:
+    job = RanJob()
+
+
+StreamingJobView(RanClient())"""
 #: Notebook 04 up to its Stepper's first checkpoint (code cells 0-3), then the views a reader
 #: shows outside the Stepper.
 KEPT_CELLS = range(0, 4)
@@ -36,6 +63,13 @@ EXTRA_CELLS = [
     "from pyflowkit.notebook.sequence_view import SequenceView\n\n"
     "GraphView(stepper.job_graph)",
     "SequenceView(stepper)",
+    STREAMING_CELL,
+    "from pyflowkit.notebook.spark_progress import SparkProgressView\n"
+    "from pyflowkit.spark.progress import SparkProgress\n\n"
+    "spark_view = SparkProgressView()  # a run's last snapshot (no Spark here)\n"
+    "spark_view.update(SparkProgress(jobs_done=2, jobs_total=2, stages_done=3, stages_total=3, "
+    "tasks_done=12, tasks_total=12, status='FINISHED'))\n"
+    "spark_view",
 ]
 #: The tabs whose panes are checked (the Exceptions tab is empty without a failure).
 TABS = ["sequence", "tasks", "checkpoints", "timeline", "slots", "state", "log"]
@@ -47,6 +81,8 @@ VIEWS = [
     (".pfk-static:has(.pfk-graph-canvas)", "display_graph", 2),
     (".pfk-widget.pfk-graph-view", "graph_view", 0),
     (".pfk-widget.pfk-sequence", "sequence_view", 0),
+    (".pfk-stream", "streaming_view", 0),
+    (".pfk-widget.pfk-spark", "spark_progress", 0),
 ]
 
 #: Large white areas: an HTML box whose background, or an SVG shape whose fill, is near white
@@ -93,12 +129,13 @@ class Server(NamedTuple):
     root: Path
 
 
-@pytest.fixture(scope="module")
-def notebook7():
-    """A Notebook 7 server on a temporary copy of notebooks/ (never the repo's)."""
-    root = Path(tempfile.mkdtemp(prefix="pfk-nb7-themes-"))
-    for url in _serve("notebook", root):
-        yield Server("notebook", url, root)
+@pytest.fixture(scope="module", params=["notebook", "lab"])
+def front(request):
+    """A Notebook 7 (then a JupyterLab) server on a temporary copy of notebooks/ (never the
+    repo's)."""
+    root = Path(tempfile.mkdtemp(prefix=f"pfk-{request.param}-themes-"))
+    for url in _serve(request.param, root):
+        yield Server(request.param, url, root)
 
 
 def _themes_notebook(root: Path) -> str:
@@ -164,10 +201,12 @@ def _all_views(page, theme: str, tag: str) -> list[str]:
     return problems
 
 
-def test_notebook7_dark_and_high_contrast_themes_reach_every_view(notebook7):
+def test_dark_and_high_contrast_themes_reach_every_view(front):
+    """Notebook 7, then JupyterLab: the reader switches the theme, every view follows."""
     from playwright.sync_api import sync_playwright
 
-    server = notebook7
+    server = front
+    app = "nb7" if server.app == "notebook" else "lab"
     nb = _themes_notebook(server.root)
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
@@ -176,7 +215,8 @@ def test_notebook7_dark_and_high_contrast_themes_reach_every_view(notebook7):
             ctx = browser.new_context(viewport={"width": 1280, "height": 800})
             page = ctx.new_page()
             watch_console(page)
-            page.goto(f"{server.url}/notebooks/{nb}?token={TOKEN}")
+            path = f"notebooks/{nb}?" if server.app == "notebook" else f"lab/tree/{nb}?reset&"
+            page.goto(f"{server.url}/{path}token={TOKEN}")
             _run_all(server, page, nb)
             _ran(page)
             page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
@@ -193,7 +233,7 @@ def test_notebook7_dark_and_high_contrast_themes_reach_every_view(notebook7):
             )
             for view, _name, index in VIEWS:  # every view drawn, in the light theme first
                 page.locator(view).nth(index).wait_for(timeout=30000)
-            light = _all_views(page, "light", "nb7_light")
+            light = _all_views(page, "light", f"{app}_light")
             assert light == [], "\n".join(light)
             problems = []
             for theme, name in (
@@ -201,7 +241,7 @@ def test_notebook7_dark_and_high_contrast_themes_reach_every_view(notebook7):
                 ("high-contrast", "JupyterLab Dark High Contrast"),
             ):
                 _lab_theme(page, name)
-                problems += _all_views(page, theme, f"nb7_{theme}")
+                problems += _all_views(page, theme, f"{app}_{theme}")
             _lab_theme(page, "JupyterLab Light")
             page.wait_for_function(
                 "() => document.querySelector('.pfk-stepper[data-pfk-driven]').dataset.pfkTheme === 'light'",
