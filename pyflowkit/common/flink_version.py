@@ -249,7 +249,9 @@ END_OF_DATA = VersionedRule(
     "EndOfPartitionEvent only, once the task closed its operators",
     "StreamTask.endData sends EndOfData(StopMode.DRAIN; NO_DRAIN after stop-with-savepoint "
     "without --drain) into every result partition when the input ended, ahead of the final "
-    "checkpoint and EndOfPartitionEvent",
+    "checkpoint and EndOfPartitionEvent; a consumer whose inputs all read EndOfData(DRAIN) ends "
+    "its data then (DataInputStatus.END_OF_DATA: endInput, endData), so the first checkpoint "
+    "after the sources ended is every task's final checkpoint (finalCheckpointMinId)",
 )
 
 

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 from pyflowkit.graph.job_graph import JobVertex
 from pyflowkit.java_semantics import LONG_MIN_VALUE
 from pyflowkit.runtime.checkpoint.task_state import is_task_deployed_as_finished
-from pyflowkit.runtime.network import Buffer, EndOfPartitionEvent, SingleInputGate, Watermark
+from pyflowkit.runtime.network import (
+    Buffer,
+    EndOfData,
+    EndOfPartitionEvent,
+    SingleInputGate,
+    Watermark,
+)
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.task.execution_mode import job_runtime_mode
 from pyflowkit.task.finished_chain import FinishedOperatorChain
@@ -87,6 +93,15 @@ class StreamTask:
         self.records_in = 0
         self.current_watermark = LONG_MIN_VALUE
         self.end_of_input = False
+        # DataInputStatus.END_OF_DATA (1.14+, FLIP-147): every input read EndOfData(DRAIN); the
+        # task ends its data (StreamTask.endData) but still reads barriers and EndOfPartition
+        self.end_of_data = False
+
+    @property
+    def ended_data(self) -> bool:
+        """``StreamTask.endOfDataReceived``: the input ended its data (EndOfData on every
+        channel) or ended altogether (a source's end of input, EndOfPartition everywhere)."""
+        return self.end_of_data or self.end_of_input
 
     # -- lifecycle ------------------------------------------------------------------------------
     def before_invoke(self) -> None:
@@ -370,10 +385,12 @@ class _InputTask(StreamTask):
                             " (after stop-with-savepoint 1.11.1 still calls endInput; 1.11.4 "
                             "skips it without --drain, FLINK-21132)"
                         )
-                if inputs.is_finished:
-                    self.end_of_input = True
+                if inputs.is_finished and all(c.finished for g in self.gates for c in g.channels):
+                    self.end_of_input = True  # END_OF_INPUT: EndOfPartition on every channel
                     msg += "; all input ended"
                 return msg + "."
+            if type(buffer.event) is EndOfData and buffer.event.stop_mode == "DRAIN":
+                return self._end_of_data(gate, channel, buffer.event)
             handled = checkpointing.on_event(gate, channel, buffer.event, describe)
             if not describe:
                 return ""
@@ -421,6 +438,21 @@ class _InputTask(StreamTask):
             f"{self.task.name} processed a buffer of {n_records} records{wm} from channel "
             f"{channel.index} (input {idx})."
         )
+
+    def _end_of_data(self, gate: SingleInputGate, channel: Any, event: EndOfData) -> str:
+        """``AbstractStreamTaskNetworkInput.processEvent(EndOfData)``: once every channel of an
+        input read EndOfData(DRAIN) (``CheckpointedInputGate.hasReceivedEndOfData`` DRAINED) the
+        input returns END_OF_DATA and ``StreamOneInputProcessor`` calls ``endInput`` on the head;
+        once every input did, the task's ``processInput`` runs ``endData`` (Task._end_data). The
+        channel stays open: barriers and EndOfPartitionEvent follow."""
+        msg = f"{self.task.name} received {event!r} on channel {channel.index}"
+        inputs = self.inputs
+        if inputs.end_of_channel(self._channel_id(gate, channel)) is not None:
+            msg += f"; input {gate.input_index} ended its data (END_OF_DATA, endInput)"
+        if inputs.is_finished and not self.end_of_data:
+            self.end_of_data = True
+            msg += "; all inputs ended their data"
+        return msg + "."
 
     def _channel_id(self, gate: SingleInputGate, channel: Any) -> tuple[int, int]:
         return (self._gate_number[id(gate)], channel.index)

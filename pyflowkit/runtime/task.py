@@ -323,6 +323,8 @@ class Task:
             if costly:
                 self._charge(self._records_handled() - before)
             self.emit("StreamTask.processInput", msg, data=True)
+        if self.invokable.end_of_data and not self._end_of_data_sent:
+            self._end_data()  # DataInputStatus.END_OF_DATA: endData, the input stays open
         if self.invokable.end_of_input and not self.mailbox.has_mail():
             self._end_data()
             if self.checkpointing.waits_for_final_checkpoint():

@@ -237,3 +237,75 @@ def test_the_plan_refuses_to_trigger_a_task_still_deploying() -> None:
         r"has not being executed at the moment\. Aborting checkpoint\.",
     ):
         _plan({"A": [FINISHED_] * 2, "M": [FINISHED_, "DEPLOYING"], "S": ["RUNNING"]})
+
+
+def _bounded_pipeline(version: str, **conf: str) -> tuple[Any, list[str]]:
+    """source → map → key_by → reduce → print at p=2: a bounded job with three stages."""
+    env = _env(version, **conf)
+    env.set_parallelism(2)
+    data = [("a", 1), ("b", 2), ("a", 3), ("c", 4)]
+    env.from_collection(data).map(lambda e: e).key_by(lambda e: e[0]).reduce(
+        lambda a, b: (a[0], a[1] + b[1])
+    ).print()
+    run = MiniCluster(echo_print=False, seed=1).submit(env, "bounded")
+    run.run_until(lambda r: r.job_status.name == "FINISHED", max_steps=50_000)
+    completed = [
+        e.message.split(" for job")[0]
+        for e in run.bus.trace
+        if e.method == "CheckpointCoordinator.completePendingCheckpoint"
+    ]
+    return run, completed
+
+
+def test_1_20_a_bounded_job_takes_one_final_checkpoint_for_all_its_stages() -> None:
+    """EndOfData reaches every task ahead of the first barrier after the source ended, so every
+    task takes that checkpoint as its final one (``StreamTask.performCheckpoint``:
+    ``endOfDataReceived`` → ``finalCheckpointMinId``) and the job FINISHES after it."""
+    run, completed = _bounded_pipeline("1.20")
+    assert completed == ["Completed checkpoint 1"]
+    finals = [
+        e.message
+        for e in run.bus.trace
+        if e.method == "StreamTask.notifyCheckpointComplete" and "final checkpoint" in e.message
+    ]
+    assert sorted(m.split(": final")[0] for m in finals) == [
+        "Keyed Reduce -> Sink: Print to Std. Out (1/2)",
+        "Keyed Reduce -> Sink: Print to Std. Out (2/2)",
+        "Map (1/2)",
+        "Map (2/2)",
+        "Source: Collection Source (1/1)",
+    ]
+    assert all("final checkpoint 1 complete" in m for m in finals)
+    # the reduce ended its data on EndOfData, before any EndOfPartitionEvent reached it
+    events = [(e.method, e.message) for e in run.bus.trace]
+    ended = next(
+        i
+        for i, (_, m) in enumerate(events)
+        if m.startswith("Keyed Reduce -> Sink: Print to Std. Out (1/2) received EndOfData")
+        and "all inputs ended their data" in m
+    )
+    first_eop = next(
+        i
+        for i, (_, m) in enumerate(events)
+        if m.startswith(
+            "Keyed Reduce -> Sink: Print to Std. Out (1/2) received EndOfPartitionEvent"
+        )
+    )
+    assert ended < first_eop
+    assert sorted(run.printed()) == ["1> ('a', 1)", "1> ('a', 4)", "1> ('b', 2)", "1> ('c', 4)"]
+
+
+def test_1_11_and_the_option_off_finish_a_bounded_job_without_a_final_checkpoint() -> None:
+    for run, completed in (
+        _bounded_pipeline("1.11"),
+        _bounded_pipeline("1.20", **{FINISHED_TASKS_KEY: "false"}),
+    ):
+        assert completed == []
+        assert not any("final checkpoint" in e.message for e in run.bus.trace)
+        # the same sums (the key's subtask differs under 1.11: FLIP-130's Row.of(key) hash)
+        assert sorted(line.split("> ", 1)[1] for line in run.printed()) == [
+            "('a', 1)",
+            "('a', 4)",
+            "('b', 2)",
+            "('c', 4)",
+        ]

@@ -349,17 +349,17 @@ class TaskCheckpointDriver:
                 self._advance_to_end_of_event_time(barrier.id)
         if (
             self.checkpoints_after_tasks_finish
-            and task.invokable.end_of_input
+            and task.invokable.ended_data
             and self.final_checkpoint_min_id is None
         ):  # performCheckpoint: the first checkpoint after endData is the final one
             self.final_checkpoint_min_id = barrier.id
             task.emit_about_checkpoint(
                 "StreamTask.performCheckpoint",
-                f"{task.name} takes checkpoint {barrier.id} after its input ended: "
+                f"{task.name} takes checkpoint {barrier.id} after its data ended: "
                 f"finalCheckpointMinId = {barrier.id}.",
                 barrier.id,
             )
-        sync = self.subtask.checkpoint_state(barrier, bool(task.invokable.end_of_input))
+        sync = self.subtask.checkpoint_state(barrier, task.invokable.ended_data)
         if sync is None:
             if synchronous:
                 self.sync_savepoint_id = None
