@@ -39,12 +39,13 @@ UNDO_LOG_FROM = 4096
 
 def snapshot_copy(value: Any) -> Any:
     """A copy that shares nothing mutable with ``value``: immutable atoms (and tuples of them)
-    are returned as they are, anything else is deep-copied (Flink copies state on snapshot)."""
+    are returned as they are, a list of them is copied shallowly, anything else is deep-copied
+    (Flink copies state on snapshot)."""
     tv = type(value)
     if tv in _ATOMS:
         return value
-    if tv is tuple and _ATOMS.issuperset(map(type, value)):
-        return value
+    if (tv is tuple or tv is list) and _ATOMS.issuperset(map(type, value)):
+        return value if tv is tuple else value.copy()
     return copy.deepcopy(value)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from pyflowkit.errors import IllegalStateException
 from pyflowkit.state.broadcast_state import HeapBroadcastState
+from pyflowkit.state.heap_keyed_state_backend import snapshot_copy
 from pyflowkit.state.snapshot import BROADCAST, SPLIT_DISTRIBUTE, UNION
 
 
@@ -89,7 +90,7 @@ class OperatorStateBackend:
 
     def snapshot(self) -> dict[str, dict[str, Any]]:
         out = {
-            name: {"mode": s.mode, "entries": copy.deepcopy(s.entries)}
+            name: {"mode": s.mode, "entries": snapshot_copy(s.entries)}
             for name, s in self.states.items()
         }
         for name, b in self.broadcast_states.items():

@@ -96,6 +96,23 @@ def test_other_tags_take_the_materialising_path_with_the_same_count() -> None:
     assert operator_snapshot_size(snap) == state_size(snap.to_dict())
 
 
+LIST_STATES = st.dictionaries(
+    st.sampled_from(["reader-position", "ü", 'q"', "s"]),
+    st.fixed_dictionaries(
+        {"mode": st.sampled_from(["SPLIT_DISTRIBUTE", "UNION"]), "entries": st.lists(PLAIN | OTHER)}
+    ),
+    max_size=3,
+)
+
+
+@given(LIST_STATES)
+def test_operator_list_states_alone_size_as_the_codec_writes_them(states: dict) -> None:
+    """A source's snapshot (its reader position, no keyed state): the same count as the codec's,
+    whatever the entries (those the codec tags otherwise are left to it)."""
+    snap = OperatorSnapshot(operator_state=copy.deepcopy(states))
+    assert operator_snapshot_size(snap) == state_size(snap.to_dict())
+
+
 def test_an_empty_keyed_state_counts_the_empty_dict() -> None:
     b = HeapKeyedStateBackend(128, KeyGroupRange(0, 127))
     b.set_current_key("a")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend, StateTable
 from pyflowkit.state.key_groups import KeyGroupRange
+from pyflowkit.state.operator_state_backend import OperatorStateBackend
 from pyflowkit.state.state_codec import decode, encode
 
 
@@ -49,3 +50,29 @@ def test_codec_fast_path_keeps_tags() -> None:
     assert encoded[6] == [{"@": "float", "v": "inf"}]
     assert encoded[7] == {"@": "dict", "v": [[1, "a"]]}
     assert decode(encoded) == value
+
+
+def test_a_list_value_of_atoms_is_copied_and_nested_lists_deep_copied() -> None:
+    backend = _backend()
+    flat, nested = [1, "a", None], [1, [2]]
+    backend.tables["v"].put(7, None, "flat", flat)
+    backend.tables["v"].put(7, None, "nested", nested)
+    snap = backend.snapshot()
+    flat.append(9)
+    nested[1].append(3)
+    assert snap[7]["v"]["entries"] == [["flat", None, [1, "a", None]], ["nested", None, [1, [2]]]]
+
+
+def test_operator_list_state_snapshots_share_no_list_with_the_live_state() -> None:
+    backend = OperatorStateBackend()
+    positions = backend.get_list_state("reader-position")
+    positions.add(41)
+    nested = backend.get_union_list_state("nested")
+    nested.add([1])
+    snap = backend.snapshot()
+    positions.add(42)
+    nested.get()[0].append(2)
+    assert snap == {
+        "reader-position": {"mode": "SPLIT_DISTRIBUTE", "entries": [41]},
+        "nested": {"mode": "UNION", "entries": [[1]]},
+    }

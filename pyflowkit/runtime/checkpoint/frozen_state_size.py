@@ -43,6 +43,10 @@ def operator_snapshot_size(snapshot: OperatorSnapshot) -> int:
     if pending is None:
         if snapshot.is_empty:  # a stateless operator's snapshot, every checkpoint alike
             return _empty_size()
+        if not (snapshot.keyed_state or snapshot.timers):  # a source's reader position
+            size = _list_states_size(snapshot.operator_state)
+            if size is not None:
+                return size
         return state_codec.snapshot_size(snapshot.to_dict())
     tables = pending.frozen_tables()
     if tables is not None:
@@ -66,6 +70,35 @@ def operator_snapshot_size(snapshot: OperatorSnapshot) -> int:
 def _empty_size() -> int:
     """The size of an empty snapshot (no keyed state, operator state or timers)."""
     return state_codec.snapshot_size(OperatorSnapshot().to_dict())
+
+
+def _list_states_size(states: dict[str, Any]) -> int | None:
+    """The size of a snapshot holding only operator list states (``{name: {"mode", "entries"}}``,
+    a source's reader position): the wrapping of their names and modes, measured once per shape
+    by the codec, plus the entries measured a type at a time (a list's JSON array: its items and
+    the commas between them); None when an entry needs the general path."""
+    shape = []
+    chars = 0
+    for name, st in states.items():
+        if type(st) is not dict or len(st) != 2:
+            return None
+        mode, entries = st.get("mode"), st.get("entries")
+        if type(name) is not str or type(mode) is not str or type(entries) is not list:
+            return None
+        if entries:
+            items = _items_chars(entries)
+            if items is None:
+                return None
+            chars += items + len(entries) - 1
+        shape.append((name, mode))
+    return _list_states_wrapping(tuple(shape)) + chars
+
+
+@lru_cache(maxsize=64)
+def _list_states_wrapping(shape: tuple[tuple[str, str], ...]) -> int:
+    """The size of a snapshot of operator list states named ``shape`` with no entries."""
+    states = {name: {"mode": mode, "entries": []} for name, mode in shape}
+    return state_codec.snapshot_size(OperatorSnapshot(operator_state=states).to_dict())
 
 
 def keyed_state_size(tables: FrozenTables) -> int | None:
