@@ -38,7 +38,7 @@ function minFontUnits(svg) {
 // draws them: two lines at the bottom of the box (the layout left blank lines there), the
 // back-pressure chip in its level's colour, a tooltip; channels whose buffers are full are marked.
 function drawMetricStrips(svg, metrics, show) {
-  svg.querySelectorAll("g.pfk-metrics-svg").forEach((t) => t.remove());
+  svg.querySelectorAll("g.pfk-metrics-svg, g.pfk-gauge").forEach((t) => t.remove());
   svg.querySelectorAll("g.pfk-full").forEach((g) => g.classList.remove("pfk-full"));
   if (!show || !metrics) return;
   const top = svg.querySelector("g.graph") || svg;
@@ -75,6 +75,55 @@ function drawMetricStrips(svg, metrics, show) {
     if (!c.full) continue;
     const edge = svg.querySelector(`g[id="${CSS.escape(id)}"]`);
     if (edge) edge.classList.add("pfk-full");
+  }
+  drawChannelGauges(svg, top, metrics.channels || {}, font);
+}
+
+// Buffer fill per input channel, on its edge near the consumer: one cell per exclusive buffer
+// (the channel's credit), the queued ones filled (all filled: the full colour of its thick
+// edge), or a bar filled to the share when there are more than 8; the counts in its tooltip. It
+// slides along the edge to where it covers no text, subtask box or other gauge.
+function drawChannelGauges(svg, top, channels, font) {
+  const boxes = [];
+  svg.querySelectorAll("g.graph text, g.node path, g.node polygon, g.node ellipse").forEach((t) => {
+    if (t.closest("g.pfk-token, g.pfk-badge-svg") || (t.tagName === "text" && !t.textContent.trim())) return;
+    const b = t.getBBox();
+    if (b.width && b.height) boxes.push(b);
+  });
+  const hits = (a) => boxes.some((b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height);
+  for (const [id, c] of Object.entries(channels)) {
+    const path = svg.querySelector(`g[id="${CSS.escape(id)}"] path`);
+    if (!path || !path.getTotalLength || !(c.capacity > 0)) continue;
+    const cells = c.capacity <= 8 ? c.capacity : 0;
+    const cellW = font * 0.75, h = font, pad = font * 0.14;
+    const w = cells ? cells * cellW + (cells + 1) * pad : font * 2.6;
+    const length = path.getTotalLength();
+    const at = ([t, dy]) => {
+      const q = path.getPointAtLength(length * t);
+      return { x: q.x - w / 2, y: q.y - h / 2 + dy, width: w, height: h };
+    };
+    // on the edge near its consumer; else further along it; else just under or over it (a short
+    // edge under its label)
+    const along = [0.78, 0.7, 0.86, 0.62, 0.54, 0.46, 0.38, 0.3];
+    const off = h / 2 + 2 * pad;
+    const spots = [...along.map((t) => [t, 0]), ...along.map((t) => [t, off]), ...along.map((t) => [t, -off])].map(at);
+    const clear = (b) => ({ x: b.x - pad, y: b.y - pad, width: b.width + 2 * pad, height: b.height + 2 * pad });
+    const box = spots.find((b) => !hits(clear(b))) || spots.find((b) => !hits(b)) || spots[0];
+    boxes.push(box);
+    const full = c.queued >= c.capacity;
+    const g = svgEl("g", { class: `pfk-gauge${full ? " pfk-gauge-full" : ""}`, "data-edge": id, "data-queued": c.queued, "data-capacity": c.capacity });
+    const title = svgEl("title");
+    title.textContent = `input channel: ${c.queued}/${c.capacity} buffers queued (${Math.round(100 * c.fill)} %), ${c.backlog} waiting upstream`;
+    g.append(title, svgEl("rect", { class: "pfk-gauge-frame", x: box.x, y: box.y, width: w, height: h, rx: pad }));
+    if (cells) {
+      for (let k = 0; k < cells; k++) {
+        const used = k < c.queued;
+        g.appendChild(svgEl("rect", { class: used ? "pfk-gauge-used" : "pfk-gauge-free", x: box.x + pad + k * (cellW + pad), y: box.y + pad, width: cellW, height: h - 2 * pad }));
+      }
+    } else if (c.fill > 0) {
+      g.appendChild(svgEl("rect", { class: "pfk-gauge-used", x: box.x + pad, y: box.y + pad, width: (w - 2 * pad) * Math.min(1, c.fill), height: h - 2 * pad }));
+    }
+    top.appendChild(g);
   }
 }
 
@@ -199,12 +248,15 @@ function graphPane(model, root, opts) {
       item.style.color = textColours[name] || "#ffffff";
       return item;
     });
-    const metrics = model.get("show_metrics"); // its key takes the room of the barrier's words
+    const metrics = model.get("show_metrics"); // its keys take the room of the barrier's words
     const marks = [
-      ["pfk-legend-barrier", metrics ? "● barrier (+k ahead)" : "● barrier (+k records ahead)"],
-      ["pfk-legend-blocked", "╍ blocked"],
-      ...(metrics ? [["pfk-legend-full", "━ full"]] : []),
-    ].map(([cls, text]) => el("span", `pfk-legend-mark ${cls}`, text));
+      ["pfk-legend-barrier", metrics ? "● barrier" : "● barrier (+k records ahead)", "a CheckpointBarrier in its channel: +k records ahead of it"],
+      ["pfk-legend-blocked", "╍ blocked", "a channel blocked by barrier alignment"],
+      ...(metrics ? [
+        ["pfk-legend-full", "━ full", "every exclusive buffer of the input channel holds data"],
+        ["pfk-legend-gauge", "▮▯ buffers", "an input channel's exclusive buffers (its credit), the queued ones filled"],
+      ] : []),
+    ].map(([cls, text, title]) => Object.assign(el("span", `pfk-legend-mark ${cls}`, text), { title }));
     legend.replaceChildren(...items, ...(options.stepper ? marks : []));
   };
 
@@ -222,7 +274,7 @@ function graphPane(model, root, opts) {
   // Text and token boxes already drawn (SVG units of g.graph), for placing labels without overlap.
   const obstacles = (svg) => {
     const boxes = [];
-    svg.querySelectorAll("g.graph text, g.pfk-token circle").forEach((t) => {
+    svg.querySelectorAll("g.graph text, g.pfk-token circle, g.pfk-gauge rect.pfk-gauge-frame").forEach((t) => {
       try {
         const b = t.getBBox();
         const m = t.transform && t.transform.baseVal.numberOfItems ? t.transform.baseVal.consolidate().matrix : null;
@@ -891,8 +943,10 @@ function renderStepper(model, root) {
     // (a presenter's tab pane keeps its header and three rows: the graph is what a hall looks at)
     // (with the metrics strips, whose drawing is taller, the tab pane keeps a quarter: its header
     // and three rows; the boxes' last line is what the Metrics button is about)
-    const minBody = presenting ? Math.max(130, Math.round(rest * 0.3))
-      : model.get("show_metrics") ? Math.max(120, Math.round(rest * 0.25)) : Math.round(rest * 0.45);
+    // (presenting the metrics strips: the tab pane keeps its header and two rows)
+    const metrics = model.get("show_metrics");
+    const minBody = presenting ? (metrics ? Math.max(100, Math.round(rest * 0.2)) : Math.max(130, Math.round(rest * 0.3)))
+      : metrics ? Math.max(120, Math.round(rest * 0.25)) : Math.round(rest * 0.45);
     // (and the whole drawing at 14 px text, as long as the tab pane keeps 40 %: at a large font
     // scale the graph is drawn smaller rather than cut or scrolled)
     const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody),

@@ -76,21 +76,23 @@ TRIMMED = {
     "04_checkpoints.ipynb": list(range(0, 12)),
 }
 
-#: The graph's texts that are cut: by the frame's visible box when the frame does not scroll, by
-#: its scrolled content (what scrolling can reach) when it does.
+#: The graph's elements (``sel``: its texts by default) that are cut: by the frame's visible box
+#: when the frame does not scroll, by its scrolled content (what scrolling reaches) when it does.
+#: Screen boxes; the frame's own sizes times the widget's zoom (presenter mode).
 GRAPH_CUT = """
-root => {
+(root, sel) => {
   const frame = root.querySelector(".pfk-graph-frame"), g = frame.getBoundingClientRect();
+  const z = g.width / frame.offsetWidth;
   const scrolls = frame.scrollWidth > frame.clientWidth + 1 || frame.scrollHeight > frame.clientHeight + 1;
-  const x0 = g.left + frame.clientLeft - (scrolls ? frame.scrollLeft : 0);
-  const y0 = g.top + frame.clientTop - (scrolls ? frame.scrollTop : 0);
-  const x1 = x0 + (scrolls ? frame.scrollWidth : frame.clientWidth);
-  const y1 = y0 + (scrolls ? frame.scrollHeight : frame.clientHeight);
-  return [...root.querySelectorAll(".pfk-graph-canvas svg text")].filter(t => {
+  const x0 = g.left + z * (frame.clientLeft - (scrolls ? frame.scrollLeft : 0));
+  const y0 = g.top + z * (frame.clientTop - (scrolls ? frame.scrollTop : 0));
+  const x1 = x0 + z * (scrolls ? frame.scrollWidth : frame.clientWidth);
+  const y1 = y0 + z * (scrolls ? frame.scrollHeight : frame.clientHeight);
+  return [...root.querySelectorAll(sel || ".pfk-graph-canvas svg text")].filter(t => {
     const r = t.getBoundingClientRect();
     const out = r.left < x0 - 1 || r.top < y0 - 1 || r.right > x1 + 1 || r.bottom > y1 + 1;
     return r.width && t.textContent.trim() && out;
-  }).map(t => t.textContent);
+  }).map(t => t.dataset.id || t.dataset.edge || t.textContent);
 }
 """
 
