@@ -37,8 +37,8 @@ function pfkFrontEndTheme() {
   return window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
-// The `theme` trait on the widget's root: classes pfk-themed, pfk-theme-<resolved> (and pfk-dark
-// for the dark ones); "auto" follows the front end's theme when it changes.
+// The `theme` trait on the widget's root: classes pfk-themed and pfk-theme-<resolved> (the colours
+// of theme_colours.css); "auto" follows the front end's theme when it changes.
 function pfkTheme(model, root, changed) {
   const apply = () => {
     const choice = model.get("theme") || "auto";
@@ -46,7 +46,6 @@ function pfkTheme(model, root, changed) {
     if (root.dataset.pfkTheme === theme) return;
     for (const t of PFK_THEMES) root.classList.toggle(`pfk-theme-${t}`, t === theme);
     root.classList.add("pfk-themed");
-    root.classList.toggle("pfk-dark", theme !== "light");
     root.dataset.pfkTheme = theme;
     if (changed) changed(theme);
   };

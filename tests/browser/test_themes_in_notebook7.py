@@ -86,8 +86,8 @@ VIEWS = [
 ]
 
 #: Large white areas: an HTML box whose background, or an SVG shape whose fill, is near white
-#: (relative luminance > 0.8), at least 40 x 40 px; a state's own colour (CREATED is near white)
-#: does not count.
+#: (every channel >= 240: a light-grey chip or high contrast's yellow is not), at least 40 x 20 px;
+#: a state's own colour (CREATED is near white) does not count.
 WHITE_PANES = """
 root => {
   const rgba = (css) => {
@@ -95,16 +95,12 @@ root => {
     if (!m || m.length < 3 || css === "none") return null;
     return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1];
   };
-  const lum = ([r, g, b]) => {
-    const f = (c) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
   const shapes = new Set(["rect", "path", "polygon", "ellipse", "circle"]);
   const white = [];
   for (const e of [root, ...root.querySelectorAll("*")]) {
     if (e.closest("[data-pfk-state], [data-state], .pfk-legend-item, .pfk-tabpane:not(.pfk-active), defs")) continue;
     const r = e.getBoundingClientRect();
-    if (r.width < 40 || r.height < 40) continue;
+    if (r.width < 40 || r.height < 20) continue;
     const cs = getComputedStyle(e);
     if (cs.visibility === "hidden" || cs.display === "none") continue;
     let colour = null;
@@ -114,7 +110,7 @@ root => {
     } else {
       colour = rgba(cs.backgroundColor);
     }
-    if (colour && colour[3] > 0.5 && lum(colour) > 0.8)
+    if (colour && colour[3] > 0.5 && Math.min(...colour.slice(0, 3)) >= 240)
       white.push(`${e.tagName}.${(e.getAttribute("class") || "").split(" ").join(".")} ` +
         `${r.width | 0}x${r.height | 0} ${colour}`);
   }
@@ -247,6 +243,99 @@ def test_dark_and_high_contrast_themes_reach_every_view(front):
                 "() => document.querySelector('.pfk-stepper[data-pfk-driven]').dataset.pfkTheme === 'light'",
                 timeout=30000,
             )
+            problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
+            assert problems == [], "\n".join(problems)
+        finally:
+            browser.close()
+
+
+#: Notebook 05 cut to its checkpointed restart (code cells 0-6, 17-19): the last Stepper has
+#: failed a subtask, restarted and restored from checkpoint 1.
+RESTORE_CELLS = [*range(0, 7), 17, 18, 19]
+
+
+def _restore_notebook(root: Path) -> str:
+    data = json.loads((NOTEBOOKS / "05_failure_and_recovery.ipynb").read_text())
+    code = [c for c in data["cells"] if c["cell_type"] == "code"]
+    keep = {id(code[i]) for i in RESTORE_CELLS}
+    last = max(i for i, c in enumerate(data["cells"]) if id(c) in keep)
+    data["cells"] = [
+        c
+        for i, c in enumerate(data["cells"])
+        if i <= last and (c["cell_type"] != "code" or id(c) in keep)
+    ]
+    name = "05_failure_and_recovery_themes.ipynb"
+    (root / name).write_text(json.dumps(data))
+    return name
+
+
+def test_failure_restore_metrics_and_presenter_follow_the_dark_themes(front):
+    """Notebook 05's restored Stepper in Dark and Dark High Contrast: the Timeline's failure,
+    restart and restore markers, the Exceptions tab, the metrics strip on the graph and presenter
+    mode: no visible text under 4.5:1, no white pane."""
+    from playwright.sync_api import sync_playwright
+
+    server = front
+    app = "nb7" if server.app == "notebook" else "lab"
+    nb = _restore_notebook(server.root)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = ctx.new_page()
+            watch_console(page)
+            path = f"notebooks/{nb}?" if server.app == "notebook" else f"lab/tree/{nb}?reset&"
+            page.goto(f"{server.url}/{path}token={TOKEN}")
+            _run_all(server, page, nb)
+            _ran(page)
+            page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
+            stepper = page.locator(".pfk-stepper[data-pfk-driven]")
+            problems: list[str] = []
+            for theme, name in (
+                ("dark", "JupyterLab Dark"),
+                ("high-contrast", "JupyterLab Dark High Contrast"),
+            ):
+                _lab_theme(page, name)
+                page.wait_for_function(
+                    "t => document.querySelector('.pfk-stepper[data-pfk-driven]')"
+                    ".dataset.pfkTheme === t",
+                    arg=theme,
+                    timeout=30000,
+                )
+                for tab in ("timeline", "exceptions"):
+                    stepper.locator(f"button.pfk-tab-{tab}").click()
+                    page.wait_for_timeout(250)
+                    _check(page, stepper, f"{theme} restored {tab}", problems, 20, True)
+                    page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_restored_{tab}.png"))
+                for kind in ("restored", "completed"):
+                    if not stepper.locator(f".pfk-tl-{kind} text").count():
+                        problems.append(f"{theme}: no {kind} marker on the timeline")
+                # the metrics strip on the graph (numRecordsIn/Out, back pressure)
+                stepper.locator("button.pfk-metrics-btn").click()
+                stepper.locator("g.pfk-metrics-svg").first.wait_for(timeout=30000)
+                _check(page, stepper, f"{theme} metrics", problems, 20, True)
+                page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_metrics.png"))
+                stepper.locator("button.pfk-metrics-btn").click()
+                # presenter mode: the whole window in the theme
+                stepper.locator("button.pfk-present").click()
+                page.wait_for_function(
+                    "e => e.classList.contains('pfk-presenting')",
+                    arg=stepper.element_handle(),
+                    timeout=30000,
+                )
+                page.wait_for_timeout(300)
+                seen = stepper.evaluate(LOW_CONTRAST)
+                problems += [f"{theme} presenter: low contrast {x}" for x in seen["low"]]
+                problems += [f"{theme} presenter: white {x}" for x in stepper.evaluate(WHITE_PANES)]
+                page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_presenter.png"))
+                page.keyboard.press("Escape")
+                page.wait_for_function(
+                    "e => !e.classList.contains('pfk-presenting')",
+                    arg=stepper.element_handle(),
+                    timeout=10000,
+                )
+            _lab_theme(page, "JupyterLab Light")
             problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
             assert problems == [], "\n".join(problems)
         finally:

@@ -17,7 +17,7 @@ THEMES = ("light", "dark", "high-contrast")
 SEQ_KINDS = ("call", "self", "state", "checkpoint", "barrier", "ack", "notify", "failure")
 #: (text colour, the backgrounds it is drawn on) per theme variable.
 TEXT_ON = {
-    "fg": ("bg", "panel", "band", "box", "box-task", "group", "current", "hover"),
+    "fg": ("bg", "panel", "band", "box", "box-task", "group", "current", "hover", "alert"),
     "fg2": ("bg", "panel"),
     "accent": ("bg", "panel"),
     "ok": ("bg",),
