@@ -1,4 +1,5 @@
-"""Find the widgets' front-end files: ``pyflowkit/_widgets`` in a wheel, ``<repo>/widgets`` in a checkout.
+"""The widgets' ES modules and style sheets, built from the front-end files (``pyflowkit/_widgets``
+in a wheel, ``<repo>/widgets`` in a checkout: found by ``pyflowkit.render.widget_files``).
 
 No Flink counterpart.
 """
