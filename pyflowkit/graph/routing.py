@@ -24,7 +24,7 @@ from pyflowkit.graph.partitioner import (
     StreamPartitioner,
 )
 from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity
-from pyflowkit.state.key_groups import compute_default_max_parallelism
+from pyflowkit.state.key_groups import compute_default_max_parallelism, key_batch_selector
 
 _KEY_CACHE_LIMIT = 1 << 16  # key → channel entries kept before a cache starts over
 Routed = list[tuple[list[Any], "list[int | None] | None"]]  # per channel: values, timestamps
@@ -136,6 +136,8 @@ class ChannelSelector:
         # no state reads it
         converts = getattr(getattr(self.partitioner, "key_selector", None), "converts_keys", False)
         self._single = number_of_channels == 1 and not (self._keyed and converts)
+        if self._keyed:  # a batch's keys at once (a declared key_type converts per column)
+            self._select_keys = key_batch_selector(self.partitioner.key_selector)  # type: ignore[attr-defined]
         self._key_cache: dict[Any, int] = {}  # key_identity → channel
         self._str_key_cache: dict[str, int] = {}  # exact str keys only (see route)
         self._str_keys = False  # the last routed batch ended on a str key
@@ -266,15 +268,14 @@ class ChannelSelector:
         tbuckets: list[list[int | None]] = [[] for _ in range(n)]
         tappends = [b.append for b in tbuckets]
         p = self.partitioner
-        select_key = p.key_selector  # type: ignore[attr-defined]
+        keys = self._select_keys(values)
         channel_of = p.channel_of_key  # type: ignore[attr-defined]
         get, str_get = cache.get, str_cache.get
         self_identifying = SELF_IDENTIFYING_KEY_TYPES
         k = None
         if timestamps is None and self._str_keys:
             # str keys only in str_cache: a hit needs no type check (only a str equals a str)
-            for v in values:
-                k = select_key(v)
+            for k, v in zip(keys, values, strict=True):
                 ch = str_get(k)
                 if ch is None:
                     if type(k) is str:
@@ -287,16 +288,14 @@ class ChannelSelector:
                             ch = cache[ck] = channel_of(k)
                 vappends[ch](v)
         elif timestamps is None:
-            for v in values:
-                k = select_key(v)
+            for k, v in zip(keys, values, strict=True):
                 ck = k if type(k) in self_identifying else key_identity(k)  # 1, True, 1.0 apart
                 ch = get(ck)
                 if ch is None:
                     ch = cache[ck] = channel_of(k)
                 vappends[ch](v)
         else:
-            for v, ts in zip(values, timestamps, strict=True):
-                k = select_key(v)
+            for k, v, ts in zip(keys, values, timestamps, strict=True):
                 ck = k if type(k) in self_identifying else key_identity(k)
                 ch = get(ck)
                 if ch is None:
@@ -316,7 +315,7 @@ class ChannelSelector:
         computed together (``KeyGroupStreamPartitioner.channels_of_str_keys``)."""
         p = self.partitioner
         str_cache = self._str_key_cache
-        keys = list(map(p.key_selector, values))  # type: ignore[attr-defined]
+        keys = self._select_keys(values)
         try:  # every key a cached str (only a str equals a str): back to record by record
             channels = list(map(str_cache.__getitem__, keys))
             self._new_keys = False

@@ -429,7 +429,7 @@ def converting_key_selector(
     check = value_check(key_type)
     if check is None:
         return selector
-    convert = check.convert
+    convert, convert_all = check.convert, check.convert_all
 
     def select_converted_key(value: Any) -> Any:
         key = selector(value)
@@ -438,8 +438,30 @@ def converting_key_selector(
         except Misfit as misfit:
             raise key_mismatch(operator, key_type, key, misfit) from None
 
+    def refuse_first_misfit(keys: list[Any]) -> None:
+        found = _first_misfit(check, keys)
+        if found is not None:
+            raise key_mismatch(operator, key_type, keys[found[0]], found[1])
+
+    def select_converted_keys(values: Sequence[Any]) -> list[Any]:
+        """``select_converted_key`` of each value: the selector per record, the coder per column
+        (``convert_all``: one C pass); the same failure first as record by record."""
+        keys: list[Any] = []
+        try:
+            keys.extend(map(selector, values))
+        except BaseException:  # a refused key before the failing record fails first
+            refuse_first_misfit(keys)
+            raise
+        try:
+            converted = convert_all(keys)
+        except Misfit:
+            refuse_first_misfit(keys)
+            raise
+        return keys if converted is keys else list(converted)
+
     select_converted_key.user_key_selector = selector  # type: ignore[attr-defined]
     select_converted_key.converts_keys = True  # type: ignore[attr-defined]  # see ChannelSelector
+    select_converted_key.select_keys = select_converted_keys  # type: ignore[attr-defined]
     return select_converted_key
 
 

@@ -18,7 +18,7 @@ from pyflowkit.java_semantics import pickled_key
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
-from pyflowkit.state.key_groups import shared_key_groups
+from pyflowkit.state.key_groups import key_batch_selector, shared_key_groups
 from pyflowkit.state.time import VOID_NAMESPACE
 
 STATE_NAME = "_op_state"  # StreamGroupedReduce.STATE_NAME
@@ -65,6 +65,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         # snapshot copies nothing and a checkpoint measures only the entries written
         self._state.table.log_writes(backend.key_groups_of)
         self._maps = [None] * backend.max_parallelism
+        # a batch's keys at once (a declared key_type converts them a column at a time)
+        self._select_keys = key_batch_selector(self._key_selector1)  # type: ignore[arg-type]
         if backend.key_check is None:  # a declared key type checks each new key: own caches
             str_kgs = shared_key_groups(backend.key_hash, backend.max_parallelism, str)
             int_kgs = shared_key_groups(backend.key_hash, backend.max_parallelism, int)
@@ -110,15 +112,13 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self._check_cached_maps()
         undo = self._state.table.undo
         log = None if undo is None else undo.setdefault
-        select = self._key_selector1
         reduce = self._reduce
         str_kg = self._str_kgs.get
         int_kg = self._int_kgs.get
         maps = self._maps
         map_for = self._map_for_key
         key = None
-        for v in values:
-            key = select(v)  # type: ignore[misc]
+        for key, v in zip(self._select_keys(values), values, strict=True):
             tk = type(key)
             kg = str_kg(key) if tk is str else int_kg(key) if tk is int else None
             m = None if kg is None else maps[kg]
@@ -153,14 +153,12 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self._check_cached_maps()
         undo = self._state.table.undo
         log = None if undo is None else undo.setdefault
-        select = self._key_selector1
         reduce = self._reduce
         str_kg = self._str_kgs.get
         maps = self._maps
         map_for = self._map_for_key
         key = None
-        for v in values:
-            key = select(v)  # type: ignore[misc]
+        for key, v in zip(self._select_keys(values), values, strict=True):
             kg = str_kg(key)
             m = None if kg is None else maps[kg]
             if m is None:

@@ -37,6 +37,7 @@ from typing import Any
 
 from pyflowkit.java_semantics import key_identity
 from pyflowkit.spark.typed_columns import TypedLayout, column_check
+from pyflowkit.state.key_groups import key_batch_selector
 
 _INTS = ("Byte", "Short", "Integer", "Long")
 _COMPARABLE = (*_INTS, "String", "Boolean")
@@ -194,7 +195,7 @@ class KeyedCombiner:
         import pyarrow as pa
 
         self.pushdown = pushdown
-        self.select_key = key_selector
+        self.select_keys = key_batch_selector(key_selector)  # converted per column if declared
         self.get_field = itemgetter(pushdown.field)
         self.inferred = pushdown.key_type is None  # the key type comes from each chunk
         self.check_key = None if self.inferred else column_check(pushdown.key_type)
@@ -224,7 +225,7 @@ class KeyedCombiner:
             fields = list(map(self.get_field, values))
         except (TypeError, IndexError, KeyError):
             return False
-        keys = list(map(self.select_key, values))
+        keys = self.select_keys(values)
         key_type = self.key_type
         if self.inferred:
             if not keys:

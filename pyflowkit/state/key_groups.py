@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,16 @@ _M = 0xFFFFFFFF
 
 def _rotl(x: int, r: int) -> int:
     return ((x << r) | (x >> (32 - r))) & _M
+
+
+def key_batch_selector(selector: Callable[[Any], Any]) -> Callable[[Sequence[Any]], list[Any]]:
+    """The keys of many records at once, as ``selector`` gives them one by one: the selector's
+    own batch form ``select_keys`` where it has one (a ``key_by`` with a declared ``key_type``
+    converts the keys a column at a time), else one call per record."""
+    select_keys = getattr(selector, "select_keys", None)
+    if select_keys is not None:
+        return select_keys
+    return lambda values: list(map(selector, values))
 
 
 def murmur3_hash_int(value: int, seed: int = 0) -> int:

@@ -73,6 +73,65 @@ def test_a_refused_key_names_the_key_by_the_rule_and_pyflinks_text(
     assert "Fix: return keys of the declared key_type, or leave key_type out." in message
 
 
+_BATCHES = [
+    (Types.STRING(), ["a", "b", "a", "é"]),
+    (Types.INT(), [1, 2.7, True, -3]),
+    (Types.LONG(), [1, 2**40, -(2**40)]),
+    (Types.FLOAT(), [0.1, 1, 2.5]),
+    (Types.BOOLEAN(), [True, 0, 2.0]),
+    (Types.TUPLE([Types.INT(), Types.STRING()]), [(1.5, "a"), (2, "b")]),
+    (Types.INT(), []),
+]
+
+
+@pytest.mark.parametrize(("key_type", "keys"), _BATCHES)
+def test_a_batch_of_keys_converts_as_each_key_alone(key_type, keys) -> None:
+    """The batch form (``key_batch_selector``: routing, the keyed reduce and the pushdown select a
+    batch's keys at once) gives each record's key exactly as ``select_converted_key`` does."""
+    from pyflowkit.state.key_groups import key_batch_selector
+
+    select = converting_key_selector(_first, key_type, "key_by after operator 'src'")
+    records = [(k, 0) for k in keys]
+    got = key_batch_selector(select)(records)
+    want = [select(r) for r in records]
+    assert got == want
+    assert list(map(type, got)) == list(map(type, want))
+
+
+def _batch_failure(key_type, records, selector=_first):
+    from pyflowkit.state.key_groups import key_batch_selector
+
+    select = converting_key_selector(selector, key_type, "key_by after operator 'src'")
+    with pytest.raises(Exception) as batch:
+        key_batch_selector(select)(records)
+    with pytest.raises(Exception) as one_by_one:
+        for r in records:
+            select(r)
+    assert type(batch.value) is type(one_by_one.value)
+    assert str(batch.value) == str(one_by_one.value)
+    return batch.value
+
+
+def test_a_batch_with_refused_keys_fails_on_the_first_as_record_by_record() -> None:
+    failure = _batch_failure(Types.INT(), [(1, 0), (2**31, 0), ("x", 0), (2**40, 0)])
+    assert "cannot serialize key 2147483648 (int)" in str(failure)
+    failure = _batch_failure(Types.STRING(), [("a", 0), (None, 0), (1, 0)])
+    assert "'NoneType' object has no attribute 'encode'" in str(failure)
+
+
+def _fails_on_x(record):
+    if record[0] == "x":
+        raise ValueError("selector failed on x")
+    return record[0]
+
+
+def test_a_refused_key_before_a_failing_selector_call_fails_first_as_record_by_record() -> None:
+    failure = _batch_failure(Types.STRING(), [("a", 0), (1, 0), ("x", 0)], _fails_on_x)
+    assert type(failure) is AttributeError  # the refused key 1, not the selector's ValueError
+    failure = _batch_failure(Types.STRING(), [("a", 0), ("x", 0), (1, 0)], _fails_on_x)
+    assert str(failure) == "selector failed on x"
+
+
 def test_an_undeclared_or_pickled_key_type_leaves_the_selector_alone() -> None:
     assert converting_key_selector(_first, None, "k") is _first
     assert converting_key_selector(_first, Types.PICKLED_BYTE_ARRAY(), "k") is _first
