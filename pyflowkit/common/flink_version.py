@@ -365,6 +365,29 @@ class BatchShuffle:
         return _BATCH_EXCHANGE_MODES[mode]
 
 
+BATCH_BROADCAST_FIRST = VersionedRule(
+    "Input order of a broadcast connect in BATCH",
+    "1.13",
+    "FLINK-20491",
+    "no BATCH execution mode for the DataStream API: pyflowkit runs the connect as a streaming "
+    "job does (CoBroadcastWith[Non]KeyedOperator: both inputs read as their records arrive)",
+    "the BATCH translator picks BatchCoBroadcastWithNonKeyedOperator / "
+    "BatchCoBroadcastWithKeyedOperator (PyFlink: ExternalPythonBatchCoBroadcastProcessOperator / "
+    "ExternalPythonBatchKeyedCoBroadcastProcessOperator), InputSelectable: nextSelection() is "
+    "SECOND until endInput(2), so the broadcast side is read to its end before any record of "
+    "the regular side",
+)
+
+
+@dataclass(frozen=True)
+class BatchBroadcastInput:
+    """Whether a BATCH job's broadcast connect reads the broadcast side first
+    (``BroadcastStateTransformationTranslator.translateForBatchInternal``)."""
+
+    rule: VersionedRule
+    broadcast_side_first: bool  # 1.20: BatchCoBroadcastWith[Non]KeyedOperator
+
+
 CEP_TIME_BEHAVIOUR = VersionedRule(
     "Time of a CEP pattern",
     "1.12",
@@ -435,6 +458,7 @@ ALL_RULES: tuple[VersionedRule, ...] = (
     SCHEDULING_STRATEGY,
     ADAPTIVE_BATCH_SCHEDULER,
     BATCH_SHUFFLE_MODE,
+    BATCH_BROADCAST_FIRST,
     CEP_TIME_BEHAVIOUR,
     JOB_NAME,
 )
@@ -457,6 +481,7 @@ class FlinkVersionProfile:
         "slot_allocation",
         "batch_scheduling",
         "batch_shuffle",
+        "batch_broadcast",
         "cep_time",
         "job_name",
     )
@@ -488,6 +513,7 @@ class FlinkVersionProfile:
         )
         self.batch_scheduling = BatchScheduling(ADAPTIVE_BATCH_SCHEDULER, adaptive=new)
         self.batch_shuffle = BatchShuffle(BATCH_SHUFFLE_MODE, configurable=new)
+        self.batch_broadcast = BatchBroadcastInput(BATCH_BROADCAST_FIRST, broadcast_side_first=new)
         self.cep_time = CepTimeBehaviour(CEP_TIME_BEHAVIOUR, follows_environment=not new)
         self.job_name = JobName(JOB_NAME, by_mode=new)
 

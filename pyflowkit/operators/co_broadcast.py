@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyflowkit.datastream.functions import TimeDomain, resolve_method
-from pyflowkit.errors import IllegalArgumentException
+from pyflowkit.errors import IllegalArgumentException, IllegalStateException
 from pyflowkit.operators.base import split_process_output
 from pyflowkit.operators.co_operators import _TwoInputUdf
 from pyflowkit.operators.process import USER_TIMERS, OnTimerTriggerable
@@ -151,5 +151,46 @@ class CoBroadcastWithKeyedOperator(OnTimerTriggerable, CoBroadcastWithNonKeyedOp
             backend.set_current_key(saved)  # type: ignore[union-attr]
 
 
-for _cls in (CoBroadcastWithNonKeyedOperator, CoBroadcastWithKeyedOperator):
+class _BroadcastSideFirst:
+    """``BoundedMultiInput`` + ``InputSelectable`` of Flink's BATCH broadcast operators
+    (FLINK-20491): ``nextSelection`` is SECOND (the broadcast side, input 2) until
+    ``endInput(2)``, then FIRST; the task's input processor reads only the selected input."""
+
+    is_broadcast_side_done = False
+
+    def end_input(self, input_index: int = 1) -> None:
+        if input_index == 2:  # finished with the broadcast side
+            self.is_broadcast_side_done = True
+
+    def next_selection(self) -> int:
+        """``InputSelection.SECOND`` (2) or ``InputSelection.FIRST`` (1)."""
+        return 1 if self.is_broadcast_side_done else 2
+
+    def process_element1(self, value: Any, timestamp: int | None) -> None:
+        if not self.is_broadcast_side_done:
+            raise IllegalStateException(
+                "Should not process regular input before broadcast side is done."
+            )
+        super().process_element1(value, timestamp)  # type: ignore[misc]
+
+
+class BatchCoBroadcastWithNonKeyedOperator(_BroadcastSideFirst, CoBroadcastWithNonKeyedOperator):
+    """Flink's ``BatchCoBroadcastWithNonKeyedOperator`` (PyFlink 1.20:
+    ``ExternalPythonBatchCoBroadcastProcessOperator``): a ``BroadcastProcessFunction`` in BATCH
+    execution mode, its broadcast side read first."""
+
+
+class BatchCoBroadcastWithKeyedOperator(_BroadcastSideFirst, CoBroadcastWithKeyedOperator):
+    """Flink's ``BatchCoBroadcastWithKeyedOperator`` (PyFlink 1.20:
+    ``ExternalPythonBatchKeyedCoBroadcastProcessOperator``): a ``KeyedBroadcastProcessFunction``
+    in BATCH execution mode, its broadcast side read first (so ``apply_to_keyed_state`` on the
+    broadcast side finds no keyed state yet)."""
+
+
+for _cls in (
+    CoBroadcastWithNonKeyedOperator,
+    CoBroadcastWithKeyedOperator,
+    BatchCoBroadcastWithNonKeyedOperator,
+    BatchCoBroadcastWithKeyedOperator,
+):
     register_operator(_cls.__name__, _cls)

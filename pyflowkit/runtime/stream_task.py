@@ -305,6 +305,7 @@ class _InputTask(StreamTask):
         super().__init__(task)
         self.gates: list[SingleInputGate] = []
         self.inputs: StreamInputProcessor | None = None  # the task core's input side
+        self._selective = False
         self._next_gate = 0
 
     def before_invoke(self) -> None:
@@ -319,6 +320,7 @@ class _InputTask(StreamTask):
         ]
         self._gate_number = {id(g): number for number, g in enumerate(self.gates)}
         self.inputs = StreamInputProcessor(self.chain, input_channels(in_edges))
+        self._selective = self.inputs.selective  # an InputSelectable head (BATCH broadcast)
 
     def input_gates(self) -> list[SingleInputGate]:
         return self.gates
@@ -328,6 +330,8 @@ class _InputTask(StreamTask):
             return False
         for g in self.gates:
             if g.channels_with_data:  # SingleInputGate.has_data, inlined
+                if self._selective and not self.inputs.is_selected(g.input_index):
+                    continue  # InputSelectable head: this input is not read now
                 return (
                     self.outputs_available()
                     and self.task.checkpointing.sync_savepoint_id is None  # not suspended
@@ -338,9 +342,13 @@ class _InputTask(StreamTask):
         return sum(g.queued_buffers() for g in self.gates)
 
     def _poll(self) -> tuple[SingleInputGate, Any, Buffer] | None:
+        """The next buffer, round robin over the gates of the inputs the head selects."""
         n = len(self.gates)
+        selective = self._selective
         for k in range(n):
             g = self.gates[(self._next_gate + k) % n]
+            if selective and not self.inputs.is_selected(g.input_index):
+                continue
             got = g.poll_next()
             if got is not None:
                 self._next_gate = (self._next_gate + k + 1) % n

@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pyflowkit.common.flink_version import default_version, profile_for
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.base import StreamOperator
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
@@ -210,8 +211,12 @@ class OperatorChain:
             mode = getattr(settings, "runtime_mode", "STREAMING")
             runtime_mode = resolve_runtime_mode(mode, upstream_nodes(vertex))
         self.runtime_mode = runtime_mode
+        batch_broadcast = profile_for(
+            getattr(settings, "flink_version", None) or default_version()
+        ).batch_broadcast
         self.operators: list[StreamOperator] = [
-            factory_for_mode(n.operator_factory, runtime_mode).create() for n in nodes
+            factory_for_mode(n.operator_factory, runtime_mode, batch_broadcast).create()
+            for n in nodes
         ]
         by_node = {n.id: op for n, op in zip(nodes, self.operators, strict=False)}
         configs = [

@@ -18,6 +18,12 @@ __all__ = ["BATCH", "STREAMING", "factory_for_mode", "job_runtime_mode", "resolv
 
 # STREAMING operator class → the class Flink's BATCH translator uses instead
 BATCH_TRANSLATIONS = {"StreamGroupedReduce": "BatchGroupedReduceOperator"}
+# BroadcastStateTransformationTranslator.translateForBatchInternal (FLINK-20491): only where the
+# version has a DataStream BATCH mode (the BATCH_BROADCAST_FIRST rule)
+BATCH_BROADCAST_TRANSLATIONS = {
+    "CoBroadcastWithNonKeyedOperator": "BatchCoBroadcastWithNonKeyedOperator",
+    "CoBroadcastWithKeyedOperator": "BatchCoBroadcastWithKeyedOperator",
+}
 
 
 def is_unbounded_source(node: Any) -> bool:
@@ -50,11 +56,15 @@ def upstream_nodes(vertex: Any) -> list[Any]:
     return list(seen.values())
 
 
-def factory_for_mode(factory: Any, runtime_mode: str) -> Any:
-    """The operator factory a node runs with in ``runtime_mode`` (BATCH swaps the class)."""
+def factory_for_mode(factory: Any, runtime_mode: str, batch_broadcast: Any = None) -> Any:
+    """The operator factory a node runs with in ``runtime_mode`` (BATCH swaps the class);
+    ``batch_broadcast``: the profile's ``BatchBroadcastInput`` rule (None: no BATCH broadcast
+    operators, as under 1.11)."""
     if runtime_mode != BATCH:
         return factory
     batch_class = BATCH_TRANSLATIONS.get(factory.operator_class)
+    if batch_class is None and batch_broadcast is not None and batch_broadcast.broadcast_side_first:
+        batch_class = BATCH_BROADCAST_TRANSLATIONS.get(factory.operator_class)
     if batch_class is None:
         return factory
     return dataclasses.replace(factory, operator_class=batch_class)

@@ -7,6 +7,13 @@ and the aligned minimum reaches the head, and when every channel of an input has
 ``EndOfPartitionEvent`` the head's input ends (``endInput``). Hosts only say which channels there
 are (``input_channels``) and hand over what arrives; the transport is theirs.
 
+An ``InputSelectable`` head (``next_selection()``: Flink's BATCH broadcast operators read input 2
+first) is honoured here, for every host: a host that chooses what to read asks
+``is_selected(input)`` (the simulated cluster polls only those gates, as
+``MultipleInputSelectionHandler`` does); what a host hands over for an input that is not selected
+(Spark's rows arrive in the order Spark gives them) waits here, in order, and is processed once
+the selection turns to it (``StreamMultipleInputProcessor`` leaves it unread in its channels).
+
 Input numbers are the chain's: 0 for a one-input head, 1 and 2 (the JobEdges' type numbers) for a
 two-input head. A channel is numbered on its input as Flink's ``InputGate`` numbers it: the
 vertex's in-edges of that input in order, each edge's producer subtasks in wiring order.
@@ -50,6 +57,43 @@ class StreamInputProcessor:
             for number, channel in enumerate(ids):
                 self.channel_of[channel] = (input_index, number)
         self.ended_inputs: set[int] = set()
+        # InputSelectable heads: what arrived for an input not selected yet, in arrival order
+        self._select = getattr(getattr(chain, "head", None), "next_selection", None)
+        self._held: dict[int, list[tuple[str, Any, Any]]] = {}
+
+    @property
+    def selective(self) -> bool:
+        """The head is ``InputSelectable`` (not every input is read at every moment)."""
+        return self._select is not None
+
+    def is_selected(self, input_index: int) -> bool:
+        """``InputSelection.isInputSelected``: every input unless the head is InputSelectable.
+        An input whose data ended stays readable (``MultipleInputSelectionHandler`` keeps reading
+        it for its barriers and EndOfPartition; no records follow)."""
+        if self._select is None or input_index in self.ended_inputs:
+            return True
+        selected = self._select()
+        return selected == input_index or selected in self.ended_inputs
+
+    def _hold(self, input_index: int, item: tuple[str, Any, Any]) -> bool:
+        """Keep ``item`` for later if ``input_index`` is not selected; True if held."""
+        if self._select is None or self.is_selected(input_index):
+            return False
+        self._held.setdefault(input_index, []).append(item)
+        return True
+
+    def _release_held(self) -> None:
+        """Process what waited for inputs that are selected now, in arrival order."""
+        for input_index in list(self._held):
+            if not self.is_selected(input_index):
+                continue
+            for kind, a, b in self._held.pop(input_index):
+                if kind == "batch":
+                    self.chain.process_batch(a, b, input_index)
+                elif kind == "watermark":
+                    self.process_watermark(a, b)
+                else:  # "end": the channel's end of partition
+                    self.end_of_channel(a)
 
     @property
     def inputs(self) -> list[int]:
@@ -74,16 +118,23 @@ class StreamInputProcessor:
         self, input_index: int, values: Sequence[Any], timestamps: Sequence[int | None] | None
     ) -> None:
         """Records of one buffer/chunk of ``input_index``, each under its key."""
+        if self._select is not None and self._hold(input_index, ("batch", values, timestamps)):
+            return
         self.chain.process_batch(values, timestamps, input_index)
 
     def process_record(self, channel: Hashable, value: Any, timestamp: int | None) -> None:
         """One record of ``channel`` (a host that moves records one at a time)."""
-        self.chain.process_element(value, timestamp, self.channel_of[channel][0])
+        input_index = self.channel_of[channel][0]
+        if self._select is not None and self._hold(input_index, ("batch", [value], [timestamp])):
+            return
+        self.chain.process_element(value, timestamp, input_index)
 
     def process_watermark(self, channel: Hashable, watermark: int) -> int | None:
         """A watermark of ``channel``; the valve's new aligned watermark (forwarded to the head)
         or None when it did not advance."""
         input_index, number = self.channel_of[channel]
+        if self._select is not None and self._hold(input_index, ("watermark", channel, watermark)):
+            return None
         new = self.valves[input_index].input_watermark(watermark, number)
         if new is not None:
             self.chain.process_watermark(new, input_index)
@@ -93,6 +144,8 @@ class StreamInputProcessor:
         """``EndOfPartitionEvent`` on ``channel``: the input number that has now ended (its head
         input got ``endInput``), else None."""
         input_index, number = self.channel_of[channel]
+        if self._select is not None and self._hold(input_index, ("end", channel, None)):
+            return None
         remaining = self.open_channels[input_index]
         if number not in remaining:
             return None
@@ -109,12 +162,17 @@ class StreamInputProcessor:
         self.open_channels[input_index].clear()
         self.ended_inputs.add(input_index)
         self.chain.end_input(input_index)
+        if self._held:
+            self._release_held()
 
     def end_all_inputs(self) -> None:
         """For a host that sees its inputs run out rather than per-channel ends (a Spark stage's
-        rows): every input not ended yet ends, in input order."""
-        for input_index in self.inputs:
-            self.end_input(input_index)
+        rows): every input not ended yet ends, in input order; a selected input first (its end
+        lets what waited for the other input through)."""
+        while len(self.ended_inputs) < len(self.valves):
+            pending = [i for i in self.inputs if i not in self.ended_inputs]
+            selected = [i for i in pending if self.is_selected(i)]
+            self.end_input((selected or pending)[0])
 
     # ---- what a running task keeps in memory (a host that rebuilds the task restores it) ----
     def memory(self) -> dict[int, tuple[list[int], list[bool], Any, list[int]]]:

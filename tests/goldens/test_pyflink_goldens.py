@@ -48,6 +48,13 @@ ADAPTIVE_BATCH_120 = (
     "prints 'out> (a,12)' where 1.11 (the environment's parallelism) prints "
     "'out:2> (a,12)'. "
 )
+BATCH_BROADCAST_120 = (
+    "1.20: in BATCH mode a broadcast connect runs BatchCoBroadcastWith[Non]KeyedOperator "
+    "(FLINK-20491; PyFlink's ExternalPythonBatch[Keyed]CoBroadcastProcessOperator), which reads "
+    "the broadcast side to its end first, so every event meets every rule ('match cpu=90: "
+    "alert'); 1.11 has no DataStream BATCH mode and reads both inputs as they come ('match "
+    "cpu=90: no rule'); the profile's BATCH_BROADCAST_FIRST rule. "
+)
 ROW_NONE = "A None Row field prints 'None' in PyFlink 1.20 (row> +I[b,None]), 'null' in 1.11."
 COUNT_EVICTOR = (
     "1.20: PyFlink's count_window(3, 2) is CountSlidingWindowAssigner (window i holds elements "
@@ -126,6 +133,7 @@ DIFFERENCES_1_11: dict[tuple[str, str], str] = {
     ("program__notebook08_rows__STREAMING", "*"): ROW_TO_STRING_120 + KEY_GROUPS_120,
     ("program__row_print__STREAMING", "*"): ROW_TO_STRING_120 + ROW_NONE,
     ("program__batch_window_apply__BATCH", "*"): BATCH_WINDOWS_LOST,
+    ("program__broadcast_rules_batch__BATCH", "*"): BATCH_BROADCAST_120,
 }
 
 

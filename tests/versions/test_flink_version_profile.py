@@ -59,6 +59,7 @@ def test_every_rule_names_its_issue_and_both_sides() -> None:
         "FLIP-147 (FLINK-21080)",
         "FLIP-147 (EndOfData, StopMode)",
         "FLINK-23402 (FLIP-134)",
+        "FLINK-20491",
         "FLINK-19326 (FLIP-134)",
         "FLIP-134 (FLINK-18545: pipeline.name)",
     }
