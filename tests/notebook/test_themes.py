@@ -258,3 +258,16 @@ def test_static_drawings_follow_the_notebooks_theme():
         assert "<svg" in html and "<?xml" not in html, what
     assert 'class="pfk-graph-canvas"' in outputs["display(graph)"]
     assert "pfk-static" not in graph._repr_mimebundle_()["image/svg+xml"]
+
+
+def test_the_streaming_views_status_chips_keep_readable_colours_in_every_theme():
+    """The status badges and the Stop button carry their own fill and text colour (the same in
+    every theme): each text ≥ 4.5:1 on its fill."""
+    pairs = []
+    for selector, body in css_rules("streaming.css"):
+        back = re.search(r"background:\s*(#[0-9a-fA-F]{6})", body)
+        text = re.search(r"(?<![\w-])color:\s*(#[0-9a-fA-F]{6})", body)
+        if back and text:
+            pairs.append((selector, contrast(text.group(1), back.group(1))))
+    assert len(pairs) >= 5, pairs  # RUNNING, FINISHED, CANCELED, FAILED, Stop
+    assert all(ratio >= 4.5 for _, ratio in pairs), pairs
