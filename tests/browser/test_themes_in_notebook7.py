@@ -134,29 +134,37 @@ def front(request):
         yield Server(request.param, url, root)
 
 
-def _themes_notebook(root: Path) -> str:
-    """Notebook 04 cut to its code cells 0-3, with the standalone views after them."""
-    data = json.loads((NOTEBOOKS / "04_checkpoints.ipynb").read_text())
+def _notebook_upto(root: Path, nb: str, cells: list[int], name: str) -> str:
+    """A copy of notebook ``nb`` cut to the code ``cells``."""
+    data = json.loads((NOTEBOOKS / nb).read_text())
     code = [c for c in data["cells"] if c["cell_type"] == "code"]
-    keep = {id(code[i]) for i in KEPT_CELLS}
+    keep = {id(code[i]) for i in cells}
     last = max(i for i, c in enumerate(data["cells"]) if id(c) in keep)
-    cells = [
+    data["cells"] = [
         c
         for i, c in enumerate(data["cells"])
         if i <= last and (c["cell_type"] != "code" or id(c) in keep)
     ]
-    for source in EXTRA_CELLS:
-        cells.append(
-            {
-                "cell_type": "code",
-                "metadata": {},
-                "source": source,
-                "outputs": [],
-                "execution_count": None,
-            }
-        )
-    data["cells"] = cells
-    name = "04_checkpoints_themes.ipynb"
+    (root / name).write_text(json.dumps(data))
+    return name
+
+
+def _themes_notebook(root: Path) -> str:
+    """Notebook 04 cut to its code cells 0-3, with the standalone views after them."""
+    name = _notebook_upto(
+        root, "04_checkpoints.ipynb", list(KEPT_CELLS), "04_checkpoints_themes.ipynb"
+    )
+    data = json.loads((root / name).read_text())
+    data["cells"] += [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": source,
+            "outputs": [],
+            "execution_count": None,
+        }
+        for source in EXTRA_CELLS
+    ]
     (root / name).write_text(json.dumps(data))
     return name
 
@@ -255,18 +263,9 @@ RESTORE_CELLS = [*range(0, 7), 17, 18, 19]
 
 
 def _restore_notebook(root: Path) -> str:
-    data = json.loads((NOTEBOOKS / "05_failure_and_recovery.ipynb").read_text())
-    code = [c for c in data["cells"] if c["cell_type"] == "code"]
-    keep = {id(code[i]) for i in RESTORE_CELLS}
-    last = max(i for i, c in enumerate(data["cells"]) if id(c) in keep)
-    data["cells"] = [
-        c
-        for i, c in enumerate(data["cells"])
-        if i <= last and (c["cell_type"] != "code" or id(c) in keep)
-    ]
-    name = "05_failure_and_recovery_themes.ipynb"
-    (root / name).write_text(json.dumps(data))
-    return name
+    return _notebook_upto(
+        root, "05_failure_and_recovery.ipynb", RESTORE_CELLS, "05_failure_and_recovery_themes.ipynb"
+    )
 
 
 def test_failure_restore_metrics_and_presenter_follow_the_dark_themes(front):
@@ -335,6 +334,51 @@ def test_failure_restore_metrics_and_presenter_follow_the_dark_themes(front):
                     arg=stepper.element_handle(),
                     timeout=10000,
                 )
+            _lab_theme(page, "JupyterLab Light")
+            problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
+            assert problems == [], "\n".join(problems)
+        finally:
+            browser.close()
+
+
+def test_back_pressure_metrics_and_buffer_gauges_follow_the_dark_themes(front):
+    """Notebook 09's Stepper with back pressure HIGH at Map and full channels (code cells 0-4):
+    the metrics strips, back-pressure chips and buffer gauges in Dark and Dark High Contrast."""
+    from playwright.sync_api import sync_playwright
+
+    server = front
+    app = "nb7" if server.app == "notebook" else "lab"
+    nb = _notebook_upto(
+        server.root, "09_back_pressure.ipynb", list(range(0, 5)), "09_back_pressure_themes.ipynb"
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        try:
+            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = ctx.new_page()
+            watch_console(page)
+            path = f"notebooks/{nb}?" if server.app == "notebook" else f"lab/tree/{nb}?reset&"
+            page.goto(f"{server.url}/{path}token={TOKEN}")
+            _run_all(server, page, nb)
+            _ran(page)
+            page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
+            stepper = page.locator(".pfk-stepper[data-pfk-driven]")
+            stepper.locator("g.pfk-gauge-full").first.wait_for(timeout=30000)
+            problems: list[str] = []
+            for theme, name in (
+                ("dark", "JupyterLab Dark"),
+                ("high-contrast", "JupyterLab Dark High Contrast"),
+            ):
+                _lab_theme(page, name)
+                page.wait_for_function(
+                    "t => document.querySelector('.pfk-stepper[data-pfk-driven]')"
+                    ".dataset.pfkTheme === t",
+                    arg=theme,
+                    timeout=30000,
+                )
+                _check(page, stepper, f"{theme} back pressure", problems, 20, True)
+                page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_back_pressure.png"))
             _lab_theme(page, "JupyterLab Light")
             problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
             assert problems == [], "\n".join(problems)
