@@ -33,10 +33,12 @@ _ATOMS = frozenset((str, int, float, bool, bytes, type(None)))
 # A logging writer's table is snapshotted by copy-on-write below this many entries and by undo
 # logs from ``UNDO_LOG_FROM`` entries on (between them it keeps its way): see
 # ``StateTable.choose_snapshot_kind``. Swept with callgrind (a keyed reduce at p=2, a checkpoint
-# every ~800 records): per checkpoint copy-on-write cost 7.2 / 9.8 / 21.5 M instructions at
-# 500 / 1,000 / 5,000 entries per table, undo logs 9.3 / 9.1 / 9.2 M: they cross near 880
+# every ~800 records): per checkpoint copy-on-write cost 7.2 / 9.8 / 15.7 / 21.5 M instructions
+# at 500 / 1,000 / 2,000 / 5,000 entries per table, undo logs 9.3 / 9.1 / 9.1 / 9.2 M: they cross
+# near 880. The band is narrow: a growing table's first marks find it small (copy-on-write), so
+# it has to cross ``UNDO_LOG_FROM`` to get undo logs
 COPY_ON_WRITE_BELOW = 768
-UNDO_LOG_FROM = 1024
+UNDO_LOG_FROM = 896
 
 
 def snapshot_copy(value: Any) -> Any:
