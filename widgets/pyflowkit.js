@@ -612,7 +612,8 @@ function renderStepper(model, root) {
     clock.click();
     follow = true;
     if (panes.sequence) panes.sequence.dataset.follow = "1";
-    model.send(msg);
+    const width = cleanupSeq.widthNow(); // the sequence pane's width rides with the command
+    model.send(width ? { ...msg, seq_width: width } : msg);
   };
   const applyLayout = () => {
     const choice = model.get("layout_mode") || "auto";

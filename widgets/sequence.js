@@ -82,9 +82,12 @@ function seqPane(model, box, timed) {
     model.set("seq_width", w);
     model.save_changes();
   };
+  // the first width at once (a pane rendered detached or hidden has none until it is shown: a
+  // step answered before it came would lay every lifeline out at full width), later ones settled
   const resize = new ResizeObserver(() => {
     clearTimeout(timer);
-    timer = setTimeout(sendWidth, 120);
+    if (!sent) sendWidth();
+    else timer = setTimeout(sendWidth, 120);
   });
   resize.observe(frame);
   model.on("change:seq_body", draw);
@@ -93,7 +96,7 @@ function seqPane(model, box, timed) {
   if (zoom() !== 1) head.style.zoom = body.style.zoom = String(zoom());
   draw();
   requestAnimationFrame(() => (sendWidth(), seqShowCurrent(frame, head, body)));
-  return () => {
+  const cleanup = () => {
     resize.disconnect();
     clearTimeout(timer);
     cancelAnimationFrame(pending);
@@ -102,6 +105,16 @@ function seqPane(model, box, timed) {
     model.off("change:font_scale", applyZoom);
     body.removeEventListener("click", onBand);
   };
+  // before a command is sent: the pane's width now (0: hidden), to ride with the command. A
+  // state update can be held back by ipywidgets' message throttle (an earlier update, the tab's,
+  // not yet answered) while the command goes at once: the kernel would lay the answer out
+  // without a width, every lifeline at full width.
+  cleanup.widthNow = () => {
+    clearTimeout(timer);
+    sendWidth();
+    return Math.floor(frame.clientWidth / zoom());
+  };
+  return cleanup;
 }
 
 // Scroll (vertically only) so that the current step's rows are all in view, under the fixed

@@ -532,6 +532,11 @@ class Stepper(anywidget.AnyWidget):
     def _on_command(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
         """Buttons send ``{"cmd": ...}``; errors become the status line, never a traceback."""
         cmd = content.get("cmd")
+        width = content.get("seq_width")
+        if isinstance(width, int) and width > 0 and width != self.seq_width:
+            # the sequence pane's width rides with the command: its state update may be held
+            # back by ipywidgets' message throttle while the command arrives first
+            self.seq_width = width
         try:
             if cmd == "submit":
                 self.submit()

@@ -147,3 +147,25 @@ def test_the_exported_diagram_has_no_bands(lectured):
     assert "pfk-seq-band" not in svg and svg.count('class="pfk-seq-msg ') == len(
         lectured.sequence.model.messages
     )
+
+
+def test_a_command_carries_the_sequence_panes_width_and_is_laid_out_to_it():
+    """The browser sends the sequence pane's width with every command (its state update can be
+    held back by ipywidgets' message throttle): the answer is laid out to that width, never to
+    every lifeline's full width (1,852 px in notebook 05 once)."""
+    from pyflowkit.notebook.stepper import Stepper
+
+    def width(svg: str) -> int:
+        return int(re.search(r'<svg [^>]*width="(\d+)"', svg).group(1))
+
+    unknown = Stepper(checkpointed_env(), seed=3, submit=True)
+    unknown._on_command(unknown, {"cmd": "step", "n": 12}, None)
+    told = Stepper(checkpointed_env(), seed=3, submit=True)
+    told._on_command(told, {"cmd": "step", "n": 12, "seq_width": 600}, None)
+    assert told.seq_width == 600
+    assert told.step_count == unknown.step_count == 12
+    assert width(told.seq_body) <= 600 and width(told.seq_head) <= 600
+    assert width(unknown.seq_body) > 600  # without it: every lifeline at full width
+    # a hidden pane sends none (0 or absent): the last width known stays
+    told._on_command(told, {"cmd": "step", "n": 1, "seq_width": 0}, None)
+    assert told.seq_width == 600 and width(told.seq_body) <= 600
