@@ -121,9 +121,22 @@ NARRATION: dict[str, tuple[str, str]] = {
         "The SlotPool hands the new slot to the oldest waiting request",
         "then the scheduler can deploy that subtask",
     ),
+    "DefaultDeclarativeSlotPool.freeReservedSlot": (
+        "The SlotPool frees a reserved slot; the slot stays in the pool",
+        "the job keeps a freed slot: its restarted tasks reuse it without asking the "
+        "ResourceManager",
+    ),
+    "DeclarativeSlotPoolBridge.allocateAvailableSlot": (
+        "The SlotPool reserves a free slot it already holds for a slot request",
+        "a slot the job already holds serves the request without asking the ResourceManager",
+    ),
     "SlotPool.offerSlot": (
         "The JobMaster's SlotPool accepts the slot",
         "an offered slot fulfils a pending slot request of the scheduler",
+    ),
+    "Execution.deploy": (
+        "The JobMaster starts deploying {task}: SCHEDULED → DEPLOYING",
+        "its slot is assigned, so the JobMaster builds a TaskDeploymentDescriptor for it",
     ),
     "TaskExecutor.submitTask": (
         "The JobMaster deploys {task} to {receiver}",
@@ -141,9 +154,44 @@ NARRATION: dict[str, tuple[str, str]] = {
         "{task} builds its operator chain and starts processing",
         "invoke() opens the chained operators and then runs the mailbox loop",
     ),
+    "StreamTask.initializeStateAndOpenOperators": (
+        "{task} restores the state of its operators and opens them",
+        "tail to head: each operator's initializeState() restores its state, then open()",
+    ),
+    "StreamTask.processInput": (
+        "{task} processes its input: records go through its operator chain",
+        "the mailbox loop's default action, run whenever no mail is waiting",
+    ),
+    "MailboxProcessor.runMailboxStep": (
+        "{task} runs a mail from its mailbox",
+        "checkpoint triggers, timers and notifications run as mails, between records",
+    ),
+    "StreamTask.endData": (
+        "{task} has no more data and sends EndOfData downstream",
+        "Flink 1.15+ (FLIP-147): a task whose input ended finishes its operators first, then "
+        "waits for a final checkpoint",
+    ),
+    "StreamTask.performCheckpoint": (
+        "{task} takes checkpoint {checkpoint} after its data ended",
+        "FLIP-147: the first checkpoint after EndOfData is the task's final one "
+        "(finalCheckpointMinId)",
+    ),
+    "StreamTask.notifyCheckpointComplete": (
+        "{task} hears that its final checkpoint {checkpoint} completed: it may finish",
+        "FLIP-147: a finished task waits until a checkpoint covers what it emitted, so sinks "
+        "can commit",
+    ),
+    "StreamTask.afterInvoke": (
+        "{task} leaves its mailbox loop and closes its operators",
+        "afterInvoke closes the operators head to tail and flushes the outputs",
+    ),
     "CheckpointCoordinator.createPendingCheckpoint": (
         "The CheckpointCoordinator triggers checkpoint {checkpoint}",
         "a PendingCheckpoint waits for one acknowledgement per subtask",
+    ),
+    "Execution.triggerCheckpoint": (
+        "The JobMaster triggers checkpoint {checkpoint} at the source {task}",
+        "only sources are triggered; the RPC goes to the TaskExecutor that runs them",
     ),
     "TaskExecutor.triggerCheckpoint": (
         "The CheckpointCoordinator asks {receiver} to start checkpoint {checkpoint} at a source",
@@ -161,9 +209,17 @@ NARRATION: dict[str, tuple[str, str]] = {
         "{task} finishes writing its state for checkpoint {checkpoint}",
         "the asynchronous part runs while the task keeps processing records",
     ),
+    "TaskStateManagerImpl.reportTaskStateSnapshots": (
+        "{task} reports its state of checkpoint {checkpoint}",
+        "the report of the state handles is the acknowledgement the CheckpointResponder sends",
+    ),
     "RpcCheckpointResponder.acknowledgeCheckpoint": (
         "{task} acknowledges checkpoint {checkpoint} to the JobMaster",
         "the checkpoint completes when every subtask has acknowledged",
+    ),
+    "JobMaster.acknowledgeCheckpoint": (
+        "The JobMaster receives an acknowledgement of checkpoint {checkpoint}",
+        "the JobMaster is the CheckpointCoordinatorGateway: the TaskExecutors ack to it by RPC",
     ),
     "SchedulerBase.acknowledgeCheckpoint": (
         "The JobMaster hands the acknowledgement to the CheckpointCoordinator",
@@ -184,6 +240,10 @@ NARRATION: dict[str, tuple[str, str]] = {
     "CheckpointCoordinator.completePendingCheckpoint": (
         "Checkpoint {checkpoint} is complete",
         "every subtask acknowledged: the job can be restored to this point",
+    ),
+    "Execution.notifyCheckpointComplete": (
+        "The JobMaster notifies {task} that checkpoint {checkpoint} completed",
+        "once a checkpoint completes, every task is told (sendAcknowledgeMessages)",
     ),
     "TaskExecutor.confirmCheckpoint": (
         "The CheckpointCoordinator tells {receiver} that checkpoint {checkpoint} completed",
@@ -221,6 +281,10 @@ NARRATION: dict[str, tuple[str, str]] = {
         "The job restores its state from a savepoint",
         "a savepoint is a checkpoint the user triggered and keeps",
     ),
+    "CheckpointCoordinator.shutdown": (
+        "The JobMaster stops the CheckpointCoordinator",
+        "the job reached a globally terminal state: no more checkpoints are triggered",
+    ),
 }
 #: Events that are the news of their step, whatever else happened in it.
 HEADLINES = (
@@ -230,6 +294,8 @@ HEADLINES = (
     "Task.failure",
     "CheckpointCoordinator.createPendingCheckpoint",
 )
+#: What a task does between the news: narrated only when nothing else in the step has a sentence.
+ROUTINE = ("StreamTask.processInput", "MailboxProcessor.runMailboxStep")
 #: Why the scheduler starts as it does, by the SchedulingStrategy its log line names.
 STRATEGY_WHY = {
     "PipelinedRegionSchedulingStrategy": (
@@ -290,12 +356,10 @@ def narrate(run: Any, model: Any) -> dict[str, Any]:
             arrows.setdefault(m["method"], m)
     headline = [e for e in events if e.method in HEADLINES]
     headline.sort(key=lambda e: HEADLINES.index(e.method))
+    named = sorted((e for e in events if e.method in NARRATION), key=lambda e: e.method in ROUTINE)
     primary = next(
         iter(headline),
-        next(
-            (e for e in events if e.method in NARRATION and e.method in arrows),
-            next((e for e in events if e.method in NARRATION), events[0]),
-        ),
+        next((e for e in named if e.method in arrows), next(iter(named), events[0])),
     )
     parallelism = {v.name: v.parallelism for v in run.job_graph.vertices}
     arrow = arrows.get(primary.method)

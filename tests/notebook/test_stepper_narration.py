@@ -4,11 +4,14 @@ why, derived from the trace events without changing them."""
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from pyflowkit.common import RestartStrategies
 from tests.notebook.test_classroom_panes import all_running
+from tests.notebook.test_lessons_shipped import LESSONS, SHIPPED, _open_stepper
 from tests.notebook.test_widgets import checkpointed_env, word_count_env
 
 
@@ -83,3 +86,100 @@ def test_checkpoint_and_failure_steps_are_narrated_and_the_trace_is_unchanged():
     again.fail_selected_task()
     again.step(extra)
     assert [e.to_dict() for e in again.run.trace] == trace
+
+
+def _narrations(stepper: Any) -> dict[int, dict[str, Any]]:
+    """Step → the narration ``narrate`` gives that step (its trace events, no sequence model:
+    the primary event, hence a fallback, does not depend on the arrows)."""
+    from pyflowkit.notebook.stepper_narration import narrate
+
+    by_step: dict[int, list[Any]] = {}
+    for e in stepper.run.trace:
+        by_step.setdefault(e.step, []).append(e)
+    return {
+        step: narrate(
+            SimpleNamespace(trace=events, steps_taken=step, job_graph=stepper.job_graph), None
+        )
+        for step, events in by_step.items()
+    }
+
+
+def _assert_every_step_has_its_own_sentence(stepper: Any) -> dict[int, dict[str, Any]]:
+    from pyflowkit.notebook.stepper_narration import FALLBACK_WHY
+
+    narrations = _narrations(stepper)
+    fallback = {s: n["method"] for s, n in narrations.items() if n["why"] == FALLBACK_WHY}
+    assert fallback == {}, f"{len(fallback)} steps fall back: {sorted(set(fallback.values()))}"
+    for n in narrations.values():
+        assert n["sentence"].endswith(".") and "subtask " not in n["sentence"], n
+        assert "{" not in n["sentence"] and not re.search(r"[0-9a-f]{32}", n["sentence"]), n
+    return narrations
+
+
+@pytest.mark.parametrize("version", ["1.11", "1.20"])
+@pytest.mark.parametrize("lesson", sorted(SHIPPED))
+def test_every_step_of_a_classroom_lesson_has_a_sentence_and_a_why(ip, lesson, version):
+    """The lessons of notebooks 03, 04, 05, 07, 09 and 10 replayed to the end (checkpoints,
+    failures, restores) under both profiles: 1.20's declarative slots, FLIP-147's EndOfData and
+    final checkpoints included. No step shows the fallback "see the Flink log line"."""
+    from pyflowkit.common.flink_version import set_session_version
+
+    set_session_version(version)  # the notebook's %load_ext pins 1.11; the cells follow this
+    try:
+        stepper = _open_stepper(ip, lesson).play_lesson(str(LESSONS / lesson))
+    finally:
+        set_session_version("1.11")
+    assert stepper.job_status == "FINISHED"
+    narrations = _assert_every_step_has_its_own_sentence(stepper)
+    methods = {n["method"] for n in narrations.values()}
+    if version == "1.20" and not lesson.startswith("03"):
+        assert "StreamTask.endData" in {e.method for e in stepper.run.trace}
+    assert "StreamTask.processInput" in methods
+    processing = next(n for n in narrations.values() if n["method"] == "StreamTask.processInput")
+    assert re.fullmatch(
+        r".+ \(\d/\d\) processes its input: records go through its operator chain\.",
+        processing["sentence"],
+    )
+    assert processing["why"] == "the mailbox loop's default action, run whenever no mail is waiting"
+
+
+def test_every_step_of_the_seed_job_has_a_sentence_and_a_why():
+    from pyflowkit import StreamExecutionEnvironment
+    from pyflowkit.examples.alerts_geohash import build
+    from pyflowkit.notebook.stepper import Stepper
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    build(env, max_events=200)
+    stepper = Stepper(env, seed=7, submit=True)
+    stepper.run_to("end")
+    assert stepper.job_status == "FINISHED"
+    _assert_every_step_has_its_own_sentence(stepper)
+
+
+@pytest.mark.flink_version("1.20")
+def test_final_checkpoint_and_failover_sentences_name_the_task_and_the_checkpoint(ip):
+    from pyflowkit.common.flink_version import set_session_version
+
+    set_session_version("1.20")
+    try:
+        lesson = "05_failure_and_recovery.json"
+        stepper = _open_stepper(ip, lesson).play_lesson(str(LESSONS / lesson))
+    finally:
+        set_session_version("1.11")
+    by_method: dict[str, list[dict[str, Any]]] = {}
+    for n in _narrations(stepper).values():
+        by_method.setdefault(n["method"], []).append(n)
+    sentences = {m: [n["sentence"] for n in ns] for m, ns in by_method.items()}
+    assert any(
+        re.fullmatch(r".+ \(\d/\d\) takes checkpoint \d+ after its data ended\.", s)
+        for s in sentences["StreamTask.performCheckpoint"]
+    )
+    assert any(
+        re.fullmatch(r".+ \(\d/\d\) has no more data and sends EndOfData downstream\.", s)
+        for s in sentences["StreamTask.endData"]
+    )
+    assert "FLIP-147" in by_method["StreamTask.endData"][0]["why"]
+    assert any(
+        re.fullmatch(r".+ \(\d/\d\) restores the state of its operators and opens them\.", s)
+        for s in sentences["StreamTask.initializeStateAndOpenOperators"]
+    )
