@@ -4,6 +4,8 @@
 
 const SVG_SHAPES = "polygon, ellipse, path";
 const MIN_FONT_PX = 14; // the smallest text on screen, also inside the scaled graph
+const GRAPH_VIEW_MAX_PX = 360; // a standalone GraphView's frame at most (widgets.css)
+const SCROLLBAR_PX = 16; // room for the frame's sideways scrollbar
 const PROJECTOR_BELOW = 1400; // px of widget width: projector layout below, desk layout above
 const STATE_ORDER = ["CREATED", "SCHEDULED", "DEPLOYING", "RUNNING", "FINISHED", "CANCELING", "CANCELED", "FAILED"];
 
@@ -179,7 +181,10 @@ function graphPane(model, root, opts) {
     const vb = svg.viewBox.baseVal;
     if (!vb.width || !vb.height) return;
     const w = frame.clientWidth || 800;
-    const h = frame.clientHeight || 300;
+    // a GraphView on its own (no Stepper) takes the height its drawing needs, at most its CSS
+    // height: a wide, flat JobGraph no longer leaves the frame empty below and cut on the right
+    const standalone = !options.stepper;
+    const h = standalone ? GRAPH_VIEW_MAX_PX : frame.clientHeight || 300;
     // the largest scale that shows the whole drawing, never under 14 px text (at every font
     // scale: a larger font scale asks the Stepper for a taller pane, see need()); a drawing that
     // does not fit at 14 px scrolls (the frame's overflow), never cut
@@ -212,6 +217,10 @@ function graphPane(model, root, opts) {
     // whole px, rounded down: a drawing that fits never makes the frame scroll by a fraction
     svg.style.width = `${Math.floor(vb.width * base)}px`;
     svg.style.height = `${Math.floor(vb.height * base)}px`;
+    if (standalone) {
+      const wide = vb.width * base > w + 0.5; // wider than the frame at 14 px text: it scrolls
+      frame.style.height = `${Math.min(GRAPH_VIEW_MAX_PX, Math.ceil(vb.height * base) + 4 + (wide ? SCROLLBAR_PX : 0))}px`;
+    }
     view = { x, y, z: 1 };
     applyView();
     zoomLabel.textContent = `${Math.round(100 * view.z)}%`;
