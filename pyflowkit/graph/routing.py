@@ -28,6 +28,8 @@ from pyflowkit.state.key_groups import compute_default_max_parallelism, key_batc
 
 _KEY_CACHE_LIMIT = 1 << 16  # key → channel entries kept before a cache starts over
 Routed = list[tuple[list[Any], "list[int | None] | None"]]  # per channel: values, timestamps
+#: per channel: values, timestamps and the keys selected for them (``route_with_keys``)
+KeyedRouted = list[tuple[list[Any], "list[int | None] | None", list[Any]]]
 
 
 def _f32(x: float) -> float:
@@ -200,6 +202,28 @@ class ChannelSelector:
                 return p.select_channel(value)
         return self.partitioner.select_channel(value)
 
+    @property
+    def carries_keys(self) -> bool:
+        """Whether selection computes a key per record (HASH with more than one channel): the
+        key can travel with its record (``route_with_keys``, ``select_channel_and_key``)."""
+        return self._keyed and not self._single
+
+    def select_channel_and_key(self, value: Any) -> tuple[int, Any]:
+        """``select_channel`` of a HASH edge (``carries_keys``) with the key it selected."""
+        p = self.partitioner
+        key = p.key_selector(value)  # type: ignore[attr-defined]
+        try:
+            ident = key_identity(key)
+            cache = self._key_cache
+            ch = cache.get(ident)
+            if ch is None:
+                if len(cache) >= _KEY_CACHE_LIMIT:
+                    cache.clear()
+                ch = cache[ident] = p.channel_of_key(key)  # type: ignore[attr-defined]
+        except TypeError:  # unhashable key
+            ch = p.channel_of_key(key)  # type: ignore[attr-defined]
+        return ch, key
+
     def select(self, value: Any) -> int:
         """The consumer subtask of one record (not for BROADCAST)."""
         return self.consumers[self.select_channel(value)]
@@ -232,6 +256,62 @@ class ChannelSelector:
             tbuckets[ch].append(ts)
         return list(zip(vbuckets, tbuckets, strict=True))
 
+    def route_with_keys(
+        self, values: list[Any], timestamps: list[int | None] | None = None
+    ) -> KeyedRouted:
+        """``route`` of a HASH edge (``carries_keys``), with each record's key beside it: the
+        key is selected once, and the consumer's key context takes it from here (as PyFlink's
+        ``key_by`` ships ``Row(key, value)``)."""
+        n = self.number_of_channels
+        vbuckets, kbuckets, tbuckets = ([[] for _ in range(n)] for _ in range(3))
+        vappends = [b.append for b in vbuckets]
+        kappends = [b.append for b in kbuckets]
+        keys = self._select_keys(values)  # at once (a declared key_type: a column at a time)
+        str_get, new_key = self._trimmed_caches()[1].get, self._channel_of_new
+        # str keys only in str_cache: a hit needs no type check (only a str equals a str)
+        if timestamps is None:
+            for k, v in zip(keys, values, strict=True):
+                try:
+                    ch = str_get(k)
+                    if ch is None:
+                        ch = new_key(k)
+                except TypeError:  # an unhashable key: its channel without the caches
+                    ch = self.partitioner.channel_of_key(k)  # type: ignore[attr-defined]
+                vappends[ch](v)
+                kappends[ch](k)
+            return [(vb, None, kb) for vb, kb in zip(vbuckets, kbuckets, strict=True)]
+        tappends = [b.append for b in tbuckets]
+        for k, v, ts in zip(keys, values, timestamps, strict=True):
+            try:
+                ch = str_get(k)
+                if ch is None:
+                    ch = new_key(k)
+            except TypeError:
+                ch = self.partitioner.channel_of_key(k)  # type: ignore[attr-defined]
+            vappends[ch](v)
+            kappends[ch](k)
+            tappends[ch](ts)
+        return list(zip(vbuckets, tbuckets, kbuckets, strict=True))
+
+    def _trimmed_caches(self) -> tuple[dict[Any, int], dict[str, int]]:
+        """The key → channel caches, each started over once past ``_KEY_CACHE_LIMIT``."""
+        for c in (self._key_cache, self._str_key_cache):
+            if len(c) > _KEY_CACHE_LIMIT:
+                c.clear()
+        return self._key_cache, self._str_key_cache
+
+    def _channel_of_new(self, k: Any) -> int:
+        """A key not in the ``str`` cache: cached by type (``1``, ``True`` and ``1.0`` apart)."""
+        channel_of = self.partitioner.channel_of_key  # type: ignore[attr-defined]
+        if type(k) is str:
+            ch = self._str_key_cache[k] = channel_of(k)
+            return ch
+        ck = k if type(k) in SELF_IDENTIFYING_KEY_TYPES else key_identity(k)
+        ch = self._key_cache.get(ck)
+        if ch is None:
+            ch = self._key_cache[ck] = channel_of(k)
+        return ch
+
     def _round_robin_slices(
         self, values: list[Any], timestamps: list[int | None] | None, n: int
     ) -> Routed:
@@ -257,10 +337,7 @@ class ChannelSelector:
 
         After a batch that met new ``str`` keys, the next is looked up at once and its new
         keys' key groups computed together (``_route_new_keys``); otherwise record by record."""
-        cache, str_cache = self._key_cache, self._str_key_cache
-        for c in (cache, str_cache):
-            if len(c) > _KEY_CACHE_LIMIT:
-                c.clear()
+        cache, str_cache = self._trimmed_caches()
         if self._new_keys:
             return self._route_new_keys(values, timestamps, n)
         vbuckets: list[list[Any]] = [[] for _ in range(n)]

@@ -10,6 +10,7 @@ the host (``OperatorChain``) sets the key context before each record (``set_key_
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
 from typing import Any, ClassVar
 
 from pyflowkit.common.flink_version import profile_for
@@ -40,6 +41,9 @@ class StreamOperator:
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.HEAD
     is_two_input: ClassVar[bool] = False
     is_source: ClassVar[bool] = False
+    #: ``process_batch(values, timestamps, keys)`` takes the keys selected upstream (a keyed
+    #: operator whose batch path selects keys for its own state: ``key_context``)
+    takes_carried_keys: ClassVar[bool] = False
 
     def __init__(self) -> None:
         self.environment: TaskEnvironment | None = None
@@ -116,12 +120,23 @@ class StreamOperator:
             process(v, ts)
 
     def process_keyed_batch(
-        self, values: Sequence[Any], timestamps: Sequence[int | None] | None
+        self,
+        values: Sequence[Any],
+        timestamps: Sequence[int | None] | None,
+        keys: Sequence[Any] | None = None,
     ) -> None:
         """Flink's ``StreamTaskNetworkOutput.emitRecord`` / ``ChainingOutput.pushToOperator`` per
         record: ``setKeyContextElement`` (the record's key becomes the current key), then
-        ``processElement``. The only loop that sets the key context for a batch of records."""
+        ``processElement``. The only loop that sets the key context for a batch of records;
+        ``keys``: the records' keys selected upstream (made current as they are)."""
         process = self.process_element
+        if keys is not None:
+            set_current = self.keyed_state_backend.set_current_key  # type: ignore[union-attr]
+            stamps = repeat(None) if timestamps is None else timestamps
+            for v, ts, k in zip(values, stamps, keys, strict=False):
+                set_current(k)
+                process(v, ts)
+            return
         set_key = self.set_key_context_element1
         if timestamps is None:
             for v in values:

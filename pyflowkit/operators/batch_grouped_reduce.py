@@ -34,9 +34,9 @@ class BatchGroupedReduceOperator(StreamGroupedReduce):
             value = self._reduce(current, value)
         state.update(value)
 
-    def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
-        """The ``process_element`` loop over cached state maps; no output until end of input."""
-        self._reduce_all(values, None, self._register_end_of_key)
+    def process_batch(self, values: Sequence[Any], timestamps: Any, keys: Any = None) -> None:
+        """``StreamGroupedReduce.process_batch`` without output until end of input."""
+        self._reduce_all(values, None, self._register_end_of_key, keys)
 
     def _register_end_of_key(self, key: Any) -> None:
         self.keyed_state_backend.set_current_key(key)  # type: ignore[union-attr]

@@ -7,7 +7,7 @@ shared with the window operators in ``window_aggregators``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import is_
 from typing import Any, ClassVar
 
@@ -29,6 +29,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
     """Flink's ``StreamGroupedReduce``: state = reduce(state, value) per key; emit the new state."""
 
     chaining_strategy: ClassVar[ChainingStrategy] = ChainingStrategy.HEAD
+    takes_carried_keys: ClassVar[bool] = True
 
     def __init__(self, function: Any) -> None:
         super().__init__(function)
@@ -86,13 +87,19 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         state.update(value)
         self.output.collect(value, timestamp)  # type: ignore[union-attr]
 
-    def process_batch(self, values: Sequence[Any], timestamps: Sequence[int | None] | None) -> None:
-        """The ``process_element`` loop without per-record dispatch: state maps cached per key."""
+    def process_batch(
+        self,
+        values: Sequence[Any],
+        timestamps: Sequence[int | None] | None,
+        keys: Sequence[Any] | None = None,
+    ) -> None:
+        """The ``process_element`` loop without per-record dispatch: state maps cached per key.
+        ``keys``: the records' keys selected upstream (else selected here)."""
         out: list[Any] = []
         if self._str_keys:
-            self._reduce_str_keys(values, out.append)
+            self._reduce_str_keys(values, out.append, keys)
         else:
-            self._reduce_all(values, out.append, None)
+            self._reduce_all(values, out.append, None, keys)
         table = self._state.table
         if table.undo is None and table.undo_mode:  # no undo log: check what was stored
             backend: Any = self.keyed_state_backend
@@ -104,21 +111,25 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         values: Sequence[Any],
         emit: Callable[[Any], None] | None,
         first_of_key: Callable[[Any], None] | None,
+        keys: Iterable[Any] | None = None,
     ) -> None:
-        """Reduce ``values`` into keyed state; ``emit`` each new value, ``first_of_key`` new keys.
+        """Reduce ``values`` into keyed state; ``emit`` each new value, ``first_of_key`` new keys
+        (``keys``: the values' keys, else selected here).
 
         The current key is left at the last record's key (as the per-record path leaves it).
         """
         self._check_cached_maps()
         undo = self._state.table.undo
         log = None if undo is None else undo.setdefault
+        if keys is None:  # else selected upstream (a HASH edge carried them)
+            keys = self._select_keys(values)
         reduce = self._reduce
         str_kg = self._str_kgs.get
         int_kg = self._int_kgs.get
         maps = self._maps
         map_for = self._map_for_key
         key = None
-        for key, v in zip(self._select_keys(values), values, strict=True):
+        for key, v in zip(keys, values, strict=True):
             tk = type(key)
             kg = str_kg(key) if tk is str else int_kg(key) if tk is int else None
             m = None if kg is None else maps[kg]
@@ -143,7 +154,12 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
             self._state.table.note_written(None)
         self._after_batch(values, key)
 
-    def _reduce_str_keys(self, values: Sequence[Any], emit: Callable[[Any], None]) -> None:
+    def _reduce_str_keys(
+        self,
+        values: Sequence[Any],
+        emit: Callable[[Any], None],
+        keys: Iterable[Any] | None = None,
+    ) -> None:
         """``_reduce_all`` with output and no ``first_of_key``, for a stream of ``str`` keys.
 
         The str cache holds ``str`` keys only, so a hit needs no type check (only a ``str``
@@ -153,12 +169,14 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self._check_cached_maps()
         undo = self._state.table.undo
         log = None if undo is None else undo.setdefault
+        if keys is None:  # else selected upstream (a HASH edge carried them)
+            keys = self._select_keys(values)
         reduce = self._reduce
         str_kg = self._str_kgs.get
         maps = self._maps
         map_for = self._map_for_key
         key = None
-        for key, v in zip(self._select_keys(values), values, strict=True):
+        for key, v in zip(keys, values, strict=True):
             kg = str_kg(key)
             m = None if kg is None else maps[kg]
             if m is None:

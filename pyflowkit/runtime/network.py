@@ -55,9 +55,13 @@ class Buffer:
     record carries one) — so no ``(value, timestamp)`` pair is built per record; a buffer that
     also holds a ``Watermark`` is a list of elements. ``elements`` (and iteration) always give
     the element form: ``(value, timestamp)`` tuples and ``Watermark``s, in order.
+
+    ``keys``: on a HASH edge, the key selected for each record (records only, in order, in
+    either form), so the consumer's key context does not select it again (PyFlink's ``key_by``
+    ships ``Row(key, value)``); None when a record came without one.
     """
 
-    __slots__ = ("values", "timestamps", "_elements", "event")
+    __slots__ = ("values", "timestamps", "_elements", "event", "keys")
 
     def __init__(
         self,
@@ -65,6 +69,7 @@ class Buffer:
         event: Any = None,
         values: list[Any] | None = None,
         timestamps: list[int | None] | None = None,
+        keys: list[Any] | None = None,
     ) -> None:
         if values is not None and (elements is not None or event is not None):
             raise ValueError("A Buffer holds records as columns, elements or one event.")
@@ -74,11 +79,18 @@ class Buffer:
         self.timestamps = timestamps
         self._elements = elements if elements is not None or values is not None else []
         self.event = event
+        self.keys = keys
 
     @classmethod
-    def of_records(cls, values: list[Any], timestamps: list[int | None] | None = None) -> Buffer:
-        """A data buffer of records only (columns; ``timestamps`` None: none has one)."""
-        return cls(values=values, timestamps=timestamps)
+    def of_records(
+        cls,
+        values: list[Any],
+        timestamps: list[int | None] | None = None,
+        keys: list[Any] | None = None,
+    ) -> Buffer:
+        """A data buffer of records only (columns; ``timestamps`` None: none has one; ``keys``
+        the records' selected keys, or None)."""
+        return cls(values=values, timestamps=timestamps, keys=keys)
 
     @property
     def is_event(self) -> bool:
@@ -95,8 +107,14 @@ class Buffer:
             return list(zip(self.values, stamps, strict=True))  # type: ignore[arg-type]
         return els
 
-    def append(self, element: Any) -> None:
-        """Add one element (a record pair or a ``Watermark``); a watermark turns columns to a list."""
+    def append(self, element: Any, key: Any = None, keyed: bool = False) -> None:
+        """Add one element (a record pair or a ``Watermark``); a watermark turns columns to a list.
+        A record's selected ``key`` is kept if ``keyed`` (else the buffer carries no keys)."""
+        if self.keys is not None and type(element) is tuple:
+            if keyed:
+                self.keys.append(key)
+            else:
+                self.keys = None
         values = self.values
         if values is None:
             self._elements.append(element)  # type: ignore[union-attr]
@@ -113,8 +131,17 @@ class Buffer:
             self._elements.append(element)
             self.values = self.timestamps = None
 
-    def extend_records(self, values: list[Any], timestamps: list[int | None] | None) -> None:
-        """Add records given as columns (``timestamps`` None: none has one)."""
+    def extend_records(
+        self, values: list[Any], timestamps: list[int | None] | None, keys: list[Any] | None = None
+    ) -> None:
+        """Add records given as columns (``timestamps`` None: none has one; ``keys`` their
+        selected keys, or None)."""
+        own_keys = self.keys
+        if own_keys is not None:
+            if keys is None:
+                self.keys = None
+            else:
+                own_keys.extend(keys)
         mine = self.values
         if mine is None:
             stamps = [None] * len(values) if timestamps is None else timestamps

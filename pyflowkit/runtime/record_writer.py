@@ -35,21 +35,30 @@ class RecordWriter:
         self._broadcast = self.selector.is_broadcast
         self._single = self.selector.single  # one channel; keys converted still selected
         self._channel = self.selector.select_channel
+        # a HASH edge's records carry the key selected for them (Buffer.keys)
+        self._carries_keys = self.selector.carries_keys
 
-    def _append(self, channel: int, element: Any) -> None:
+    def _append(self, channel: int, element: Any, key: Any = None, keyed: bool = False) -> None:
         buf = self._current[channel]
         if buf is None:
             self.partition.pool.request()
-            buf = self._current[channel] = Buffer.of_records([])
-        buf.append(element)
+            buf = self._current[channel] = Buffer.of_records(
+                [], keys=[] if self._carries_keys else None
+            )
+        buf.append(element, key, keyed)
         if len(buf) >= self._sizing.capacity:
             self._current[channel] = None
             self.partition.subpartitions[channel].add(buf)
 
     def _append_many(
-        self, channel: int, values: list[Any], timestamps: list[int | None] | None
+        self,
+        channel: int,
+        values: list[Any],
+        timestamps: list[int | None] | None,
+        keys: list[Any] | None = None,
     ) -> None:
-        """Records (as columns) into the channel's buffers, handing on every one that fills up."""
+        """Records (as columns, with their selected ``keys`` or None) into the channel's
+        buffers, handing on every one that fills up."""
         cap = self._sizing.capacity
         buf = self._current[channel]
         pool = self.partition.pool
@@ -60,7 +69,9 @@ class RecordWriter:
                 pool.request()
                 j = i + cap
                 buf = Buffer.of_records(
-                    values[i:j], None if timestamps is None else timestamps[i:j]
+                    values[i:j],
+                    None if timestamps is None else timestamps[i:j],
+                    None if keys is None else keys[i:j],
                 )
             else:
                 room = cap - len(buf)
@@ -69,7 +80,11 @@ class RecordWriter:
                     buf = None
                     continue
                 j = i + room
-                buf.extend_records(values[i:j], None if timestamps is None else timestamps[i:j])
+                buf.extend_records(
+                    values[i:j],
+                    None if timestamps is None else timestamps[i:j],
+                    None if keys is None else keys[i:j],
+                )
             i = j
             if len(buf) >= cap:
                 sub.add(buf)
@@ -84,14 +99,18 @@ class RecordWriter:
                 self._append(ch, element)
         elif self._single:
             self._append(0, element)
+        elif self._carries_keys:
+            channel, key = self.selector.select_channel_and_key(value)
+            self._append(channel, element, key, True)
         else:
             self._append(self._channel(value), element)
 
     def emit_batch(self, values: Any, timestamps: Any = None) -> None:
         """Many records: one routing pass into per-channel columns, then whole slices into buffers.
 
-        Each record's key is selected once and looked up in the key → channel cache; no
-        ``(value, timestamp)`` pair is built (buffers hold records as columns).
+        Each record's key is selected once, looked up in the key → channel cache and carried in
+        the buffer beside its record (HASH); no ``(value, timestamp)`` pair is built (buffers
+        hold records as columns).
         """
         count = len(values)
         if not count:
@@ -111,8 +130,14 @@ class RecordWriter:
             for ch in range(n if self._broadcast else 1):
                 self._append_many(ch, values, timestamps)
             return
-        routed = self.selector.route(values, timestamps)
-        for ch, (vals, stamps) in enumerate(routed):
+        if self._carries_keys:
+            for ch, (vals, stamps, keys) in enumerate(
+                self.selector.route_with_keys(values, timestamps)
+            ):
+                if vals:
+                    self._append_many(ch, vals, stamps, keys)
+            return
+        for ch, (vals, stamps) in enumerate(self.selector.route(values, timestamps)):
             if vals:
                 self._append_many(ch, vals, stamps)
 

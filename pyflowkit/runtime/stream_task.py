@@ -418,9 +418,10 @@ class _InputTask(StreamTask):
             if values is not None and stamps.count(None) == len(values):
                 stamps = None
         inputs = self.inputs
+        keys = buffer.keys  # the keys selected upstream (a HASH edge), or None
         if values is not None:
             n_records = len(values)
-            inputs.process_batch(idx, values, stamps)
+            inputs.process_batch(idx, values, stamps, keys)
         else:
             batch: list[Any] = []
             for el in elements:
@@ -428,15 +429,25 @@ class _InputTask(StreamTask):
                     batch.append(el)
                     continue
                 if batch:
+                    inputs.process_batch(
+                        idx,
+                        [v for v, _ in batch],
+                        [t for _, t in batch],
+                        None if keys is None else keys[n_records : n_records + len(batch)],
+                    )
                     n_records += len(batch)
-                    inputs.process_batch(idx, [v for v, _ in batch], [t for _, t in batch])
                     batch = []
                 if isinstance(el, Watermark):
                     watermarks += 1
                     inputs.process_watermark(self._channel_id(gate, channel), el.timestamp)
             if batch:
+                inputs.process_batch(
+                    idx,
+                    [v for v, _ in batch],
+                    [t for _, t in batch],
+                    None if keys is None else keys[n_records:],
+                )
                 n_records += len(batch)
-                inputs.process_batch(idx, [v for v, _ in batch], [t for _, t in batch])
         self.records_in += n_records
         channel.recycle()
         if not describe:

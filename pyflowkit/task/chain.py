@@ -36,7 +36,14 @@ from pyflowkit.task.execution_mode import (
     resolve_runtime_mode,
     upstream_nodes,
 )
-from pyflowkit.task.key_context import BatchPush, batch_input, record_input
+from pyflowkit.task.key_context import (
+    BatchPush,
+    KeyedBatchPush,
+    batch_input,
+    carried_keys_input,
+    carries_keys_for,
+    record_input,
+)
 
 
 def non_chained_out_edges(vertex: Any) -> list[Any]:
@@ -176,6 +183,8 @@ class OperatorChain:
     mode; a host that resolved the mode job-wide passes ``runtime_mode`` (STREAMING/BATCH).
     """
 
+    takes_carried_keys = True  # process_batch takes the keys a transport carried (HASH edges)
+
     def __init__(
         self,
         vertex: Any,
@@ -252,6 +261,8 @@ class OperatorChain:
         self.head = self.operators[0]
         self._inputs = self._build_inputs()
         self._batch_inputs: dict[int, BatchPush] = {}  # bound on first use (after open)
+        # input → push of records with keys carried from upstream (None: not used), on first use
+        self._keyed_inputs: dict[int, KeyedBatchPush | None] = {}
 
     def _build_inputs(self) -> dict[int, Any]:
         head = self.head
@@ -337,8 +348,26 @@ class OperatorChain:
         values: Sequence[Any],
         timestamps: Sequence[int | None] | None = None,
         input_index: int = 0,
+        keys: Sequence[Any] | None = None,
     ) -> None:
-        """Many records for the head, each under its own key (``key_context.batch_input``)."""
+        """Many records for the head, each under its own key (``key_context.batch_input``);
+        ``keys``: the keys selected for them upstream, used where they are the head's own
+        (``key_context.carried_keys_input``)."""
+        if keys is not None:
+            inputs = self._keyed_inputs
+            if input_index in inputs:
+                keyed = inputs[input_index]
+            else:
+                self._input(input_index)
+                head_node = self.vertex.stream_nodes[0]
+                keyed = inputs[input_index] = (
+                    carried_keys_input(self.head, input_index or 1)
+                    if carries_keys_for(head_node, input_index)
+                    else None
+                )
+            if keyed is not None:
+                keyed(values, timestamps, keys)
+                return
         push = self._batch_inputs.get(input_index)
         if push is None:
             self._input(input_index)

@@ -23,6 +23,7 @@ class FinishedOperatorChain:
     """Flink's ``FinishedOperatorChain`` around the subtask's (never opened) ``OperatorChain``."""
 
     is_task_deployed_as_finished = True
+    takes_carried_keys = True  # process_batch takes the keys a transport carried
 
     def __init__(self, chain: Any) -> None:
         self.inner = chain
@@ -84,6 +85,7 @@ class FinishedOperatorChain:
         values: Sequence[Any],
         timestamps: Sequence[int | None] | None = None,
         input_index: int = 0,
+        keys: Sequence[Any] | None = None,
     ) -> None:
         if values:
             self.process_element(values[0], None, input_index)

@@ -48,6 +48,8 @@ class StreamInputProcessor:
 
     def __init__(self, chain: Any, channels: dict[int, Sequence[Hashable]]) -> None:
         self.chain = chain
+        # the chain's process_batch takes the keys a transport carried (OperatorChain does)
+        self._chain_takes_keys = bool(getattr(chain, "takes_carried_keys", False))
         self.channel_of: dict[Hashable, tuple[int, int]] = {}
         self.valves: dict[int, StatusWatermarkValve] = {}
         self.open_channels: dict[int, set[int]] = {}
@@ -115,12 +117,21 @@ class StreamInputProcessor:
 
     # ---- what arrives --------------------------------------------------------------------------
     def process_batch(
-        self, input_index: int, values: Sequence[Any], timestamps: Sequence[int | None] | None
+        self,
+        input_index: int,
+        values: Sequence[Any],
+        timestamps: Sequence[int | None] | None,
+        keys: Sequence[Any] | None = None,
     ) -> None:
-        """Records of one buffer/chunk of ``input_index``, each under its key."""
+        """Records of one buffer/chunk of ``input_index``, each under its key (``keys``: the
+        keys selected for them upstream, when the transport carried them; a held batch is
+        keyed again when it is released)."""
         if self._select is not None and self._hold(input_index, ("batch", values, timestamps)):
             return
-        self.chain.process_batch(values, timestamps, input_index)
+        if keys is None or not self._chain_takes_keys:
+            self.chain.process_batch(values, timestamps, input_index)
+        else:
+            self.chain.process_batch(values, timestamps, input_index, keys)
 
     def process_record(self, channel: Hashable, value: Any, timestamp: int | None) -> None:
         """One record of ``channel`` (a host that moves records one at a time)."""

@@ -1,0 +1,144 @@
+"""A record crossing a HASH edge carries the key its partitioner selected (PyFlink's ``key_by``
+ships ``Row(key, value)``): the consumer's key context takes it, the key selector runs once per
+record, and results are those of selecting it again."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from pyflowkit.common import Duration, WatermarkStrategy
+from pyflowkit.datastream import StreamExecutionEnvironment
+from pyflowkit.graph.partitioner import KeyGroupStreamPartitioner
+from pyflowkit.graph.routing import ChannelSelector
+from pyflowkit.runtime import JobStatus, MiniCluster
+from pyflowkit.runtime.network import Buffer, ResultPartition, Watermark
+from pyflowkit.runtime.record_writer import RecordWriter
+from tests.runtime.test_pipelines import CountPerKey, Ts, env_p
+
+WORDS = "to be or not to be that is the question whether tis nobler in the mind".split() * 7
+
+
+class CountingKey:
+    """A key selector that counts its calls per key."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[Any] = Counter()
+
+    def __call__(self, value: Any) -> Any:
+        self.calls[value[0]] += 1
+        return value[0]
+
+
+def run(env: StreamExecutionEnvironment, fast: bool) -> Any:
+    job = MiniCluster(task_managers=1, slots_per_task_manager=2, echo_print=False).submit(env)
+    if fast:
+        job.run()
+    else:
+        while job.has_next():
+            job.step()
+    assert job.job_status is JobStatus.FINISHED, job.failure_traceback
+    return job
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "step"])
+def test_reduce_selects_each_key_once_with_the_same_results(fast: bool) -> None:
+    key = CountingKey()
+    out: list[Any] = []
+    env = env_p(2)
+    (
+        env.from_collection(WORDS)
+        .map(lambda w: (w, 1))
+        .key_by(key)
+        .reduce(lambda a, b: (a[0], a[1] + b[1]))
+        .add_sink(out.append)
+    )
+    run(env, fast)
+    assert key.calls == Counter(WORDS)  # once per record (Flink's Java key_by: twice)
+    assert len(out) == len(WORDS)
+    final = {}
+    for word, count in out:
+        assert count == final.get(word, 0) + 1  # each key's running count, in order
+        final[word] = count
+    assert final == dict(Counter(WORDS))
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "step"])
+def test_keyed_process_function_sees_the_carried_key_and_its_state(fast: bool) -> None:
+    key = CountingKey()
+    out: list[Any] = []
+    env = env_p(2)
+    env.from_collection(WORDS).map(lambda w: (w, 1)).key_by(key).process(CountPerKey()).add_sink(
+        out.append
+    )
+    run(env, fast)
+    assert key.calls == Counter(WORDS)
+    assert sorted(out) == sorted((w, i) for w, n in Counter(WORDS).items() for i in range(1, n + 1))
+
+
+def test_keys_stay_with_their_records_across_watermarks() -> None:
+    """Event time: buffers hold watermarks between records; each record keeps its own key."""
+    key = CountingKey()
+    out: list[Any] = []
+    env = env_p(2)
+    strategy = WatermarkStrategy.for_bounded_out_of_orderness(
+        Duration.of_millis(0)
+    ).with_timestamp_assigner(Ts())
+    (
+        env.from_collection([(w, i) for i, w in enumerate(WORDS)])
+        .assign_timestamps_and_watermarks(strategy)
+        .key_by(key)
+        .process(CountPerKey())
+        .add_sink(out.append)
+    )
+    run(env, fast=False)
+    assert key.calls == Counter(WORDS)
+    assert Counter(w for w, _ in out) == Counter(WORDS)
+    assert max(c for w, c in out if w == "to") == WORDS.count("to")
+
+
+def test_route_with_keys_agrees_with_route() -> None:
+    values = [(w, i) for i, w in enumerate(WORDS)] + [([1, 2], 0), (3, 1), (True, 2), (1.0, 3)]
+    stamps = list(range(len(values)))
+
+    def first(v: Any) -> Any:
+        return v[0]
+
+    for ts in (None, stamps):
+        sel = ChannelSelector(KeyGroupStreamPartitioner(first), 3, 128)
+        ref = ChannelSelector(KeyGroupStreamPartitioner(first), 3, 128).route(values, ts)
+        routed = sel.route_with_keys(values, ts)
+        assert [(v, t) for v, t, _ in routed] == ref
+        assert [k for _, _, k in routed] == [[first(v) for v in vs] for vs, _ in ref]
+        for v in values:
+            assert sel.select_channel_and_key(v) == (sel.select_channel(v), first(v))
+
+
+class Sizing:
+    capacity = 4
+
+
+def test_record_writer_buffers_carry_keys_aligned_with_records() -> None:
+    def first(v: Any) -> Any:
+        return v[0]
+
+    part = ResultPartition(("ds", 0, "attempt"), 2, 1000)
+    w = RecordWriter(part, KeyGroupStreamPartitioner(first), 128, random.Random(0), Sizing())
+    w.emit(("a", 1), None)
+    w.broadcast_emit(Watermark(5))
+    w.emit_batch([("a", 2), ("b", 3), ("a", 4)], None)
+    w.flush_all()
+    for sp in part.subpartitions:
+        for buf in sp.queue:
+            records = [el[0] for el in buf.elements if type(el) is tuple]
+            assert buf.keys == [first(v) for v in records]
+    # a record appended without its key: the buffer carries no keys (the consumer selects them)
+    b = Buffer.of_records([("a", 1)], keys=["a"])
+    b.append((("b", 2), None))
+    assert b.keys is None
+    b = Buffer.of_records([("a", 1)], keys=["a"])
+    b.extend_records([("b", 2)], None, None)
+    assert b.keys is None
