@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from pyflowkit.runtime.processing_time import SimulatedProcessingTimeService
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.runtime.stream_task import STREAM_TASK_CLASSES, StreamTask
 from pyflowkit.runtime.trace import trace_event_template
+from pyflowkit.task.processing_clock import step_millis
 
 if TYPE_CHECKING:
     from pyflowkit.runtime.task_executor import TaskExecutor
@@ -290,10 +290,10 @@ class Task:
         return inv.records_out if not self.tdd.input_gates else inv.records_in
 
     def _charge(self, records: int) -> None:
-        """``record_cost_ms``: the step's records keep the task thread busy that long."""
-        cost = self.record_cost_ms * records
-        if cost > 0:
-            self.busy_until = self.bus.now + max(1, math.ceil(cost))
+        """``record_cost_ms``: the step's records keep the task thread busy that long (the
+        processing-clock rule every host shares: ``pyflowkit.task.processing_clock``)."""
+        if self.record_cost_ms * records > 0:
+            self.busy_until = self.bus.now + step_millis(records, self.record_cost_ms)
 
     @cached_property
     def _guarded_mailbox_step(self) -> Any:

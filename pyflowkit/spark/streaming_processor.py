@@ -26,6 +26,7 @@ from pyflowkit.spark.streaming_task import (
     STREAM_FIELDS,
     StreamingSubtask,
     SubtaskSnapshot,
+    marker_time,
     now_ms,
     sorted_input,
 )
@@ -84,11 +85,14 @@ class VertexProcessor:
             restored = self._load()
             if restored is not None and restored.finished:
                 return
-            now = int(timer_values.getCurrentProcessingTimeInMs())
-            if now < 0:  # TimeMode None: Spark gives no processing time
-                now = now_ms()
-            task = StreamingSubtask(self.spec, subtask, restored, now)
-            task.process(sorted_input(frames))
+            wall = int(timer_values.getCurrentProcessingTimeInMs())
+            if wall < 0:  # TimeMode None: Spark gives no processing time
+                wall = now_ms()
+            rows = list(sorted_input(frames))
+            task = StreamingSubtask(self.spec, subtask, restored, _start_time(restored, rows, wall))
+            if not rows and restored is not None and restored.wall and restored.wall < wall:
+                task.wait(wall - restored.wall)  # no input since then: that real time passed
+            task.process(rows)
             checkpoint = restored.checkpoint + 1 if restored else 1
             columns = task.drain(checkpoint)
             for name, value in (("edge", PROGRESS), ("target", 0), ("producer", subtask)):
@@ -98,9 +102,11 @@ class VertexProcessor:
                 records.dumps((self.spec.vertex.name, task.input_watermark()))
             )
             snapshot = task.snapshot(checkpoint)
+            snapshot.wall = wall
             self._store(snapshot)
             if self.timers:
-                self._arm_timer(task.next_timer())
+                due = task.next_timer()  # Spark's timers are wall clock: due after that long idle
+                self._arm_timer(None if due is None else wall + max(1, due - task.now))
             task.dispose()  # the micro-batch's task is done
         except Exception as exc:
             if task is not None:
@@ -137,6 +143,18 @@ class VertexProcessor:
                 handle.deleteTimer(t)  # type: ignore[union-attr]
         if when is not None and when not in armed:
             handle.registerTimer(when)  # type: ignore[union-attr]
+
+
+def _start_time(restored: SubtaskSnapshot | None, rows: list[Any], wall: int) -> int:
+    """A subtask's processing time as a micro-batch starts: its own from the last batch; in its
+    first, the first in-band time its producers sent (else the wall clock)."""
+    if restored is not None:
+        return restored.clock
+    for _edge, _producer, payload in rows:
+        when = marker_time(payload)
+        if when is not None:
+            return when
+    return wall
 
 
 _PROCESSOR: Any = None

@@ -86,7 +86,8 @@ class FlinkSourceStreamReader:
         _dispose_all(self.tasks)
 
     def initialOffset(self) -> dict:
-        entry = {"state": "", "pos": 0, "ended": False}
+        # the clock: the processing time the subtask starts at (logged, so a replay starts there)
+        entry = {"state": "", "pos": 0, "clock": now_ms(), "ended": False}
         return {"batch": 0, "subtasks": [dict(entry) for _ in range(self.spec.parallelism)]}
 
     def _build(self, start: dict) -> list[StreamingSubtask | None]:
@@ -105,8 +106,8 @@ class FlinkSourceStreamReader:
             # None: the source's first batch
             restored = _decode_state(entry["state"], spec_state_classes(self.spec), what)
             snapshot = None if restored is None else SubtaskSnapshot(operators=restored)
-            try:
-                task = StreamingSubtask(self.spec, i, snapshot, now)
+            try:  # its processing time goes on from the logged one (first batch: the wall clock)
+                task = StreamingSubtask(self.spec, i, snapshot, entry.get("clock") or now)
             except BaseException:
                 _dispose_all(tasks, after_failure=True)
                 raise
@@ -143,7 +144,6 @@ class FlinkSourceStreamReader:
         rows: list[tuple] = []
         entries = []
         batch = start["batch"] + 1
-        now = now_ms()
         trust = spec_state_classes(self.spec).trust_pickled
         for i, task in enumerate(self.tasks):
             entry = start["subtasks"][i]
@@ -157,9 +157,10 @@ class FlinkSourceStreamReader:
                 limit = None if target["ended"] and not drained else target["pos"]
             else:
                 limit = entry["pos"] + self.max_records
-            task.advance_time(now)
-            if end is not None or not drain:
-                task.emit_source(limit, deadline)
+            if end is not None or not drain:  # a replay counts the records' cost, no waits
+                task.emit_source(limit, deadline, measure=end is None)
+            if end is not None and target.get("clock"):  # a replay ends where the batch did
+                task.advance_time(target["clock"])
             if drained and not task.finished:  # stop --drain: MAX_WATERMARK, the source ends
                 advance = getattr(task.runner.chain.head, "advance_to_end_of_event_time", None)
                 if advance is not None:  # a FLIP-27 source has none in 1.11: no MAX_WATERMARK
@@ -174,6 +175,7 @@ class FlinkSourceStreamReader:
                     if task.finished
                     else _encode_state(task.snapshot(batch).operators, trust),
                     "pos": task.position(),
+                    "clock": task.now,
                     "ended": task.finished,
                     **({"drained": True} if drained else {}),
                 }

@@ -25,11 +25,25 @@ from pyflowkit.spark.stage import StageSpec, SubtaskRunner
 from pyflowkit.spark.state_files import decode_state, encode_state
 from pyflowkit.state.snapshot import OperatorSnapshot
 from pyflowkit.state.user_types import NO_CLASSES, StateClasses
+from pyflowkit.task.processing_clock import ProcessingClock
 
 STREAM_FIELDS = records.FIELDS  # edge, target, producer, seq, payload
 _WATERMARK_FIELDS = ("current_watermark", "input1_watermark", "input2_watermark")
 TASK_STATE_NAME = "flink_task"  # the state variables a vertex's transformWithState keeps
 KEYED_STATE_NAME = "flink_keyed_state"
+TIME_MARKER = b"T"  # payload prefix of a producer's in-band processing time (then its ms)
+
+
+def time_marker(millis: int) -> bytes:
+    """The payload of a row carrying a producer's processing time to one consumer channel."""
+    return TIME_MARKER + str(millis).encode("ascii")
+
+
+def marker_time(payload: bytes) -> int | None:
+    """The time a marker row carries, else None (a chunk or an end-of-partition row)."""
+    if payload[:1] == TIME_MARKER:
+        return int(payload[1:])
+    return None
 
 
 def now_ms() -> int:
@@ -48,7 +62,8 @@ class SubtaskSnapshot:
     valves: dict[int, tuple[list, list, int]] = field(default_factory=dict)
     ended: set[tuple[int, int]] = field(default_factory=set)  # (edge, producer) channels ended
     finished: bool = False
-    clock: int = 0
+    clock: int = 0  # the subtask's processing time (pyflowkit.task.processing_clock)
+    wall: int = 0  # the host's wall-clock ms when that time was taken (0: unknown)
     checkpoint: int = 0  # id of the last snapshot (the micro-batches this subtask took part in)
     metrics: dict[str, Any] = field(default_factory=dict)  # the user metrics, carried over
 
@@ -68,6 +83,7 @@ class SubtaskSnapshot:
             "ended": sorted(self.ended),
             "finished": self.finished,
             "clock": self.clock,
+            "wall": self.wall,
             "checkpoint": self.checkpoint,
             "metrics": self.metrics,
         }
@@ -110,6 +126,7 @@ class SubtaskSnapshot:
         snap.ended = {tuple(c) for c in data.get("ended", [])}
         snap.finished = data.get("finished", False)
         snap.clock = data.get("clock", 0)
+        snap.wall = data.get("wall", 0)
         snap.checkpoint = data.get("checkpoint", 0)
         snap.metrics = data.get("metrics", {})
         return snap
@@ -161,6 +178,8 @@ class StreamingSubtask:
         self.opened = False  # its chain was opened (a task restored finished never is)
         self.disposed = False
         self.base_position = 0  # the offset's position where the reader's own count starts
+        self.time = ProcessingClock(0)  # processing time: steps, real waits, in-band markers
+        self.waiting_since: float | None = None  # monotonic s its last step read nothing
         try:
             self._restore_and_open(restored, now)
         except BaseException:
@@ -170,6 +189,7 @@ class StreamingSubtask:
     def _restore_and_open(self, restored: SubtaskSnapshot | None, now: int) -> None:
         runner = self.runner
         clock = max(now, restored.clock if restored is not None else 0)
+        self.time = ProcessingClock(clock)
         runner.clock.set_current_time(clock)
         if restored is not None and restored.metrics:  # metrics go on across micro-batches
             runner.env.metric_registry.restore(restored.metrics)
@@ -241,8 +261,20 @@ class StreamingSubtask:
         return self.runner.clock.next_timer_time()
 
     # ---- processing --------------------------------------------------------------------------
+    @property
+    def now(self) -> int:
+        """The subtask's processing time."""
+        return self.time.now
+
     def advance_time(self, now: int) -> None:
         """Processing time moves to ``now``: due timers and periodic callbacks fire."""
+        self._tick(self.time.advance_to(now))
+
+    def wait(self, millis: float) -> None:
+        """The subtask waited ``millis`` of real time with nothing to do: that time passes."""
+        self._tick(self.time.waited(millis))
+
+    def _tick(self, now: int) -> None:
         if not self.finished and now > self.runner.clock.get_current_processing_time():
             self.runner.clock.set_current_time(now)
 
@@ -252,6 +284,9 @@ class StreamingSubtask:
         for edge, producer, payload in rows:
             if self.finished:
                 break
+            if payload[:1] == TIME_MARKER:  # the producer's processing time, in-band
+                self.advance_time(int(payload[1:]))
+                continue
             if payload == records.END_OF_PARTITION:
                 self.ended.add((edge, producer))
                 inputs.end_of_channel((edge, producer))
@@ -281,15 +316,32 @@ class StreamingSubtask:
                 return position
         return int(getattr(head, "records_emitted", 0))
 
-    def emit_source(self, limit: int | None, deadline: float | None) -> bool:
-        """Source subtasks: read until position ``limit``, ``deadline`` or the end (True)."""
+    def emit_source(self, limit: int | None, deadline: float | None, measure: bool = True) -> bool:
+        """Source subtasks: read until position ``limit``, ``deadline`` or the end (True).
+        Processing time passes by the shared rule (``pyflowkit.task.processing_clock``): each
+        read step by its records' cost or the wall time it really took, plus the pauses the
+        source asked for (``ctx.sleep``: not waited for here); the real time since a step that
+        read nothing; never the time Spark held the source back between micro-batches."""
         chain = self.runner.chain
+        head = chain.head
+        if self.waiting_since is not None:  # it had nothing to read until now
+            self.wait((time.monotonic() - self.waiting_since) * 1000)
+            self.waiting_since = None
         while not self.finished:
             position = self.position()
             if limit is not None and position >= limit:
                 break
             wanted = records.CHUNK_RECORDS if limit is None else limit - position
+            started = time.monotonic()
             status = getattr(chain.emit_next(min(records.CHUNK_RECORDS, wanted)), "name", "")
+            ended = time.monotonic()
+            pause = getattr(head, "pending_pause", 0)
+            if pause:
+                head.pending_pause = 0
+            read = self.position() - position
+            self._tick(self.time.step(read, (ended - started) * 1000 if measure else 0, pause))
+            if measure and not read and status != "END_OF_INPUT":
+                self.waiting_since = ended
             if status == "END_OF_INPUT":
                 chain.end_input(0)
                 self.finish()
@@ -322,8 +374,27 @@ class StreamingSubtask:
             self.runner.sink.emit(records.METRICS, self.subtask, payload)
         columns = self.runner.sink.drain()
         out = {f: columns[f] for f in STREAM_FIELDS}
+        if out["edge"] and not self.finished:  # ahead of the slice: this subtask's time
+            self._prepend_time_markers(out)
         out["seq"] = list(range(len(out["edge"])))  # emission order of this subtask's rows
         return out
+
+    def _prepend_time_markers(self, out: dict[str, list[Any]]) -> None:
+        """One row per consumer channel carrying this subtask's processing time, ahead of the
+        slice (in-band, as the watermark is): the consumer's time follows its producers'."""
+        rows = [
+            (writer.edge_index, target)
+            for writer in self.runner.writers.values()
+            for target in writer.selector.targets
+        ]
+        if not rows:
+            return
+        payload = time_marker(self.now)
+        out["edge"][:0] = [e for e, _ in rows]
+        out["target"][:0] = [t for _, t in rows]
+        out["producer"][:0] = [self.subtask] * len(rows)
+        out["seq"][:0] = [0] * len(rows)
+        out["payload"][:0] = [payload] * len(rows)
 
 
 class _Quiesced:
