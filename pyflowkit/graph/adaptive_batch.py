@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyflowkit.graph.runtime_mode import BATCH, job_runtime_mode
 from pyflowkit.state.key_groups import (
     compute_default_max_parallelism,
     compute_key_group_range_for_operator_index,
@@ -78,8 +79,9 @@ def format_memory_size(size: int) -> str:
 
 def uses_adaptive_batch_scheduler(job_graph: Any, profile: Any) -> bool:
     """``DefaultSlotPoolServiceSchedulerFactory.getSchedulerType``: a BATCH job gets the
-    AdaptiveBatchScheduler under 1.20 unless ``jobmanager.scheduler`` names another one."""
-    if not profile.batch_scheduling.adaptive or job_graph.runtime_mode != "BATCH":
+    AdaptiveBatchScheduler under 1.20 unless ``jobmanager.scheduler`` names another one (an
+    AUTOMATIC job whose sources are all bounded is a BATCH job: ``JobType.BATCH``)."""
+    if not profile.batch_scheduling.adaptive or job_runtime_mode(job_graph) != BATCH:
         return False
     chosen = str(configuration_of(job_graph).get(SCHEDULER_KEY, "AdaptiveBatch"))
     return chosen.strip().lower() in ("adaptivebatch", "adaptive")

@@ -36,3 +36,13 @@ def resolve_runtime_mode(mode: Any, source_boundedness: Iterable[Any]) -> str:
     if name not in (STREAMING, BATCH):
         raise ValueError(f"Unknown execution.runtime-mode {name!r}: STREAMING, BATCH or AUTOMATIC.")
     return name
+
+
+def job_runtime_mode(job_graph: Any) -> str:
+    """The resolved mode of a JobGraph (job-wide, as Flink resolves it: its ``JobType``)."""
+    boundedness = (
+        getattr(getattr(n, "transformation", None), "boundedness", None)
+        for v in job_graph.vertices
+        for n in v.stream_nodes
+    )
+    return resolve_runtime_mode(getattr(job_graph, "runtime_mode", STREAMING), boundedness)

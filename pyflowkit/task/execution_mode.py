@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from pyflowkit.graph.runtime_mode import BATCH, STREAMING, is_unbounded
+from pyflowkit.graph.runtime_mode import BATCH, STREAMING, is_unbounded, job_runtime_mode
 from pyflowkit.graph.runtime_mode import resolve_runtime_mode as resolve_mode
 
 __all__ = ["BATCH", "STREAMING", "factory_for_mode", "job_runtime_mode", "resolve_runtime_mode"]
@@ -35,12 +35,6 @@ def resolve_runtime_mode(mode: Any, nodes: Iterable[Any]) -> str:
     """STREAMING or BATCH for StreamNodes ``nodes`` (``graph.runtime_mode``'s rule)."""
     boundedness = (getattr(getattr(n, "transformation", None), "boundedness", None) for n in nodes)
     return resolve_mode(mode, boundedness)
-
-
-def job_runtime_mode(job_graph: Any) -> str:
-    """The resolved mode of a JobGraph (job-wide, as Flink resolves it)."""
-    nodes = (n for v in job_graph.vertices for n in v.stream_nodes)
-    return resolve_runtime_mode(getattr(job_graph, "runtime_mode", STREAMING), nodes)
 
 
 def upstream_nodes(vertex: Any) -> list[Any]:
