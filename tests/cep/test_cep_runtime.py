@@ -212,6 +212,8 @@ def test_late_elements_go_to_the_late_side_output() -> None:
         assert main_pairs == [("k", 5, 10), ("k", 10, 20), ("k", 20, 30)]
 
 
+# events without timestamps: CEP in processing time, the 1.11 default (FLINK-19326)
+@pytest.mark.flink_version("1.11")
 def test_processing_time_is_the_1_11_default() -> None:
     """Flink 1.11: without ``set_stream_time_characteristic`` the job runs in processing time
     (elements go through the NFA on arrival, results carry no timestamp)."""
@@ -259,6 +261,8 @@ def test_comparator_orders_elements_with_equal_timestamps() -> None:
 
 
 # ---- state ------------------------------------------------------------------------------------
+# events without timestamps: CEP in processing time, the 1.11 default (FLINK-19326)
+@pytest.mark.flink_version("1.11")
 def test_partial_matches_are_keyed_state_in_checkpoints() -> None:
     """The NFA state (``nfaStateName``) and the shared buffer maps are keyed state: a checkpoint
     taken mid-stream holds partial matches waiting for their second event (processing time, so

@@ -55,6 +55,8 @@ def test_keyed_reduce_batch_equals_element_path_and_state() -> None:
     assert batched_out.values[-1] == ("a", 14)
 
 
+# Java keyBy's key groups (murmur(key.hashCode())): 1.11
+@pytest.mark.flink_version("1.11")
 def test_keyed_reduce_keeps_python_equal_keys_apart_like_java() -> None:
     """1, True and 1.0 are different keys in Flink (Integer, Boolean, Double hash codes)."""
     _, out = by_element(DATA)
@@ -66,6 +68,8 @@ def test_keyed_reduce_keeps_python_equal_keys_apart_like_java() -> None:
     assert {assign_to_key_group(k, 128) for k in ("a", 1, True, 1.0, (1, "x"))} <= groups
 
 
+# Java keyBy's key groups (murmur(key.hashCode())): 1.11
+@pytest.mark.flink_version("1.11")
 def test_keyed_reduce_batch_rejects_a_key_of_another_subtask_before_state_changes() -> None:
     kgr = compute_key_group_range_for_operator_index(128, 2, 0)
     foreign = next(f"k{i}" for i in range(1000) if assign_to_key_group(f"k{i}", 128) not in kgr)

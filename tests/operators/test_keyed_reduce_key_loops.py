@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from pyflowkit.operators.batch_grouped_reduce import BatchGroupedReduceOperator
 from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.grouped_reduce import StreamGroupedReduce
 from pyflowkit.operators.output import CollectingOutput
 from pyflowkit.state.key_groups import assign_to_key_group
+
+pytestmark = pytest.mark.flink_version("1.11")  # Java keyBy's key groups: murmur(key.hashCode())
 
 
 class Name(str):

@@ -152,6 +152,10 @@ def add(a: tuple, b: tuple) -> tuple:
     return (a[0], a[1] + b[1])
 
 
+# 1.11: the keys land in three key groups. Under 1.20 PyFlink keys by their pickled bytes, which
+# keeps 1, True and 1.0 apart even in one key group (the AdaptiveBatchScheduler gives this job max
+# parallelism 1); pyflowkit's state tables key by Python equality and merge them: not modelled yet.
+@pytest.mark.flink_version("1.11")
 def test_batch_mode_keyed_reduce_emits_one_value_per_mixed_key() -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)
