@@ -741,6 +741,24 @@ function renderStepper(model, root) {
     method.textContent = n.method || "";
     why.textContent = n.why ? `why: ${n.why}` : "";
     for (const part of [caption, sentence, why]) part.title = part.textContent;
+    if (storyScale) flowStory();
+  };
+  // Above font scale 1 (not presenting: presenter mode has its own flow) the narration flows over
+  // the lines it needs, nothing cut to "…" (a hall cannot hover for the title); at one scale its
+  // height only grows (three lines, or the most seen), so the panes below move only for a longer
+  // sentence than any before.
+  let storyScale = 0;
+  let storyLines = 0;
+  const flowStory = () => {
+    const scale = presenting ? 1 : pfkFontScale(model);
+    if (scale !== storyScale) storyLines = 0;
+    storyScale = scale;
+    story.classList.toggle("pfk-flow", scale > 1);
+    story.style.removeProperty("height");
+    if (scale === 1) return;
+    const lines = Math.ceil(story.getBoundingClientRect().height / (24 * (story.currentCSSZoom || 1)) - 0.1);
+    storyLines = Math.max(storyLines, lines, 3); // (three at least: most steps' sentences fit)
+    story.style.height = `${storyLines * 24}px`;
   };
 
   const graphBox = el("div", "pfk-pane pfk-graph-pane");
@@ -785,8 +803,10 @@ function renderStepper(model, root) {
   // sequence pane scale their own text), the scrubber above
   const cleanupTheme = pfkTheme(model, root);
   const cleanupFont = pfkFontControls(model, bar, (s) => {
-    story.style.zoom = s === 1 ? "" : String(s);
-    requestAnimationFrame(() => ((fitted = null), fitArea()));
+    // (the narration, already the largest text, grows half as fast: at 2 it wraps to 3 lines, not 5)
+    story.style.zoom = s === 1 ? "" : String(1 + (s - 1) / 2);
+    root.dataset.pfkFontScale = String(s);
+    requestAnimationFrame(() => (flowStory(), (fitted = null), fitArea()));
   });
   bar.appendChild(scrubber); // the toolbar's last line: what the buttons leave of it
 
@@ -932,6 +952,16 @@ function renderStepper(model, root) {
   const area = () => notebookArea(root);
   const graphNeed = (px) => cleanupGraph.need(px);
   let fitted = null;
+  // The tab pane's least height for the sequence diagram: its pinned header (measured while the
+  // pane is shown, kept while another tab is) and a row, at the font scale, in root units.
+  let seqHeadH = 0;
+  const seqNeed = () => {
+    const h = panes.sequence.querySelector(".pfk-seq-headbox");
+    const z = pfkFontScale(model);
+    const onScreen = h ? h.getBoundingClientRect().height / (root.currentCSSZoom || 1) : 0;
+    if (onScreen) seqHeadH = onScreen;
+    return Math.ceil((seqHeadH || 46 * z) + SEQ_ROW * z + 14);
+  };
   const fitArea = () => {
     const a = presenting ? null : area();
     const zoom = presenting ? Number(root.style.zoom) || 1 : 1;
@@ -959,9 +989,14 @@ function renderStepper(model, root) {
       : metrics ? Math.max(120, Math.round(rest * 0.25)) : Math.round(rest * 0.45);
     // (and the whole drawing at 14 px text, as long as the tab pane keeps 40 %: at a large font
     // scale the graph is drawn smaller rather than cut or scrolled)
-    const graphH = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody),
+    const wanted = Math.max(presenting ? 150 : 170, Math.round(rest * 0.42), Math.min(graphNeed(), rest - minBody),
       Math.min(graphNeed(MIN_FONT_PX), rest - Math.min(minBody, Math.round(rest * 0.4))));
-    const bodyH = rest - graphH;
+    // (the tab pane never less than the sequence's pinned header and a row at the font scale:
+    // never the header alone, the current step's arrows in view; the graph is drawn smaller, down
+    // to its 14 px floor, and scrolls beyond it; at a large font scale the Stepper may grow)
+    const seqLeast = seqNeed();
+    const graphH = Math.max(100, Math.min(presenting ? 150 : 170, rest - seqLeast), Math.min(wanted, rest - seqLeast));
+    const bodyH = Math.max(rest - graphH, seqLeast);
     const key = `${graphH}/${bodyH}`;
     if (key === fitted) return;
     fitted = key;
@@ -979,6 +1014,7 @@ function renderStepper(model, root) {
     root.classList.add("pfk-presenting");
     root.style.zoom = String(presenterZoom());
     presentBtn.textContent = "Leave";
+    flowStory();
     if (gesture && root.requestFullscreen) root.requestFullscreen().catch(() => {});
     fitted = null;
     requestAnimationFrame(fitArea);
@@ -988,6 +1024,7 @@ function renderStepper(model, root) {
     root.classList.remove("pfk-presenting");
     root.style.removeProperty("zoom");
     presentBtn.textContent = "Present";
+    flowStory();
     if (document.fullscreenElement === root) document.exitFullscreen().catch(() => {});
     fitted = null;
     requestAnimationFrame(fitArea);

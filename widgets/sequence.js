@@ -122,7 +122,9 @@ function seqPane(model, box, timed) {
 function seqShowCurrent(frame, head, body) {
   const current = body.querySelectorAll("rect.pfk-seq-current");
   if (!current.length) {
-    frame.scrollTop = frame.scrollHeight;
+    // the newest row at the bottom (not the body's bottom padding: a short pane would show none)
+    const pad = parseFloat(getComputedStyle(body).paddingBottom) * (Number(body.style.zoom) || 1);
+    frame.scrollTop = frame.scrollHeight - frame.clientHeight - (pad || 0);
     return seqSnap(frame, head, body, current);
   }
   const headH = head.getBoundingClientRect().height;

@@ -125,14 +125,24 @@ CHECK = """
   const rects = current.map(g => g.getBoundingClientRect());
   const span = rects.length ? Math.max(...rects.map(r => r.bottom)) - Math.min(...rects.map(r => r.top)) : 0;
   const newest = rects.length ? Math.max(...rects.map(r => r.bottom)) : 0;
-  // (the row the pinned header cuts at the top is not one of them: one row, 26 px, of slack)
+  // (the row the pinned header cuts at the top is not one of them: one row, 26 px, of slack; less
+  // where the pane holds little more than the newest row at a large font scale)
+  const rowPx = 26 * (parseFloat(root.querySelector(".pfk-seq-bodybox").style.zoom) || 1);
+  const slack = Math.max(0, Math.min(26, bottom - top - rowPx));
   const shown = span <= bottom - top ? current
-    : current.filter((g, k) => rects[k].top >= newest - (bottom - top) + 26);
+    : current.filter((g, k) => rects[k].top >= newest - (bottom - top) + slack);
+  let inView = 0;
+  // (an arrow's label box rises a unit above its row: a px at font scale 1, two at 2)
+  const rise = rowPx / 26 - 1;
   for (const g of shown) {
     const r = g.getBoundingClientRect();
-    if (!inside(r, top, bottom, f.left, f.right))
+    if (!inside(r, top - rise, bottom, f.left, f.right))
       problems.push(`arrow ${g.dataset.method} at ${Math.round(r.top)}..${Math.round(r.bottom)} not in view`);
+    else inView++;
   }
+  // (a pane with room for its pinned header only shows none of them)
+  if (current.length && !inView)
+    problems.push(`no arrow of the current step in view: ${Math.round(bottom - top)} px of rows under the header`);
   // the pinned header covers whole rows: the first row in view starts at its bottom
   const bodySvg = root.querySelector(".pfk-seq-bodybox svg.pfk-seq-body");
   if (bodySvg && frame.scrollTop > 0) {
@@ -610,7 +620,7 @@ def _lecture_tools(page, lecture: Lecture) -> None:
     for _ in range(4):
         stepper.locator("button.pfk-font-up").click()
     page.wait_for_function(
-        "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-narration').style.zoom === '1.5'",
+        "() => document.querySelector('.pfk-stepper[data-pfk-driven]').dataset.pfkFontScale === '1.5'",
         timeout=30000,
     )
     page.wait_for_timeout(400)  # the kernel lays the sequence out to the zoomed width
@@ -638,11 +648,29 @@ def _lecture_tools(page, lecture: Lecture) -> None:
 
 def _font_scale(page, stepper, scale: float) -> None:
     """A+ / A− on the Stepper until its font scale is ``scale``; the panes laid out again."""
-    now = lambda: float(stepper.locator(".pfk-narration").evaluate("e => e.style.zoom || '1'"))  # noqa: E731
+    now = lambda: float(stepper.evaluate("e => e.dataset.pfkFontScale || '1'"))  # noqa: E731
     while abs(now() - scale) > 1e-6:
         stepper.locator("button.pfk-font-up" if now() < scale else "button.pfk-font-down").click()
         page.wait_for_timeout(50)
     page.wait_for_timeout(400)  # the kernel lays the sequence out to the zoomed width
+
+
+#: The narration's parts cut: to "…" (a flex line's part wider than its box), or outside the
+#: narration's box (its overflow hidden) or the Stepper's right edge. A hall cannot hover for the title.
+NARRATION_CUT = """
+root => {
+  const story = root.querySelector(".pfk-narration"), s = story.getBoundingClientRect();
+  const right = Math.min(s.right, root.getBoundingClientRect().right);
+  const cut = [];
+  for (const e of story.querySelectorAll(".pfk-caption, .pfk-sentence, .pfk-method, .pfk-why")) {
+    if (!e.textContent.trim()) continue;
+    if (getComputedStyle(e).display !== "inline" && e.scrollWidth > e.clientWidth + 1) cut.push(`… ${e.textContent}`);
+    else if ([...e.getClientRects()].some(r => r.width && (r.right > right + 1 || r.left < s.left - 1
+        || r.bottom > s.bottom + 1 || r.top < s.top - 1))) cut.push(e.textContent);
+  }
+  return cut;
+}
+"""
 
 
 def test_graphs_fit_their_pane_at_every_font_scale(servers):
@@ -670,10 +698,22 @@ def test_graphs_fit_their_pane_at_every_font_scale(servers):
                 stepper.scroll_into_view_if_needed()
                 lecture = Lecture(page, stepper, f"lab_{key}_1280x800_font")
                 at_one = stepper.evaluate(GRAPH_FONT)
+                # a fresh run: submission's steps each draw arrows (a finished run has none left)
+                stepper.locator("button.pfk-reset").click()
+                page.wait_for_function(
+                    "() => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no')"
+                    ".textContent === 'step 0'",
+                    timeout=30000,
+                )
+                stepper.locator("button.pfk-tab-sequence").click()
                 for scale in (1.5, 2.0):
                     _font_scale(page, stepper, scale)
                     lecture.boxes = stepper.evaluate(PANE_BOXES)
-                    lecture.click("button.pfk-step", f"a step at font scale {scale}")
+                    # a few steps: the current step's arrows in view (never the header only), the
+                    # narration whole (it wraps), nothing overlapping, no pane moving
+                    for _ in range(3):
+                        lecture.click("button.pfk-step", f"a step at font scale {scale}")
+                        assert stepper.evaluate(NARRATION_CUT) == [], (key, scale)
                     px = stepper.evaluate(GRAPH_FONT)
                     assert px >= 14, (key, scale, px)
                     if scale == 1.5:  # fits whole: nothing to scroll
