@@ -200,6 +200,8 @@ class ResultSubpartition:
         self.channel: InputChannel | None = None
         self.credit = 0
         self.buffers_sent = 0
+        # ``acknowledgeAllDataProcessed`` (1.14+, FLIP-147): the consumer read our EndOfData
+        self.all_data_processed = False
 
     def add(self, buffer: Buffer) -> None:
         self.queue.append(buffer)
@@ -309,6 +311,23 @@ class ResultPartition:
         self.pool = LocalBufferPool(pool_size)
         self.released = False
         self.finished = False
+        # completes ``getAllDataProcessedFuture`` (the producer task's wake-up), once
+        self.on_all_data_processed: Callable[[], None] | None = None
+
+    @property
+    def all_data_processed(self) -> bool:
+        """``getAllDataProcessedFuture().isDone()``: every consumer read our EndOfData."""
+        return all(sp.all_data_processed for sp in self.subpartitions)
+
+    def on_subpartition_all_data_processed(self, index: int) -> None:
+        """``onSubpartitionAllDataProcessed``: the subpartition's consumer processed every
+        record before our EndOfData; the last one completes the future."""
+        sp = self.subpartitions[index]
+        if sp.all_data_processed:
+            return
+        sp.all_data_processed = True
+        if self.all_data_processed and self.on_all_data_processed is not None:
+            self.on_all_data_processed()
 
     def queued_buffers(self) -> int:
         return sum(s.unsent() for s in self.subpartitions)
@@ -362,6 +381,13 @@ class InputChannel:
         self.queue.append(buffer)
         if was_empty:
             self.gate.notify_channel_non_empty(self)
+
+    def acknowledge_all_records_processed(self) -> None:
+        """``acknowledgeAllRecordsProcessed`` (1.14+, FLIP-147): the consumer read EndOfData
+        from this channel, so it processed every record the producer sent before it."""
+        sp = self.subpartition
+        if sp is not None:
+            sp.partition.on_subpartition_all_data_processed(sp.index)
 
     def recycle(self) -> None:
         """The consumer is done with one buffer: its credit goes back to the producer."""

@@ -397,8 +397,11 @@ class _InputTask(StreamTask):
                     self.end_of_input = True  # END_OF_INPUT: EndOfPartition on every channel
                     msg += "; all input ended"
                 return msg + "."
-            if type(buffer.event) is EndOfData and buffer.event.stop_mode == "DRAIN":
-                return self._end_of_data(gate, channel, buffer.event)
+            if type(buffer.event) is EndOfData:
+                # CheckpointedInputGate.handleEvent: acknowledgeAllRecordsProcessed upstream
+                channel.acknowledge_all_records_processed()
+                if buffer.event.stop_mode == "DRAIN":
+                    return self._end_of_data(gate, channel, buffer.event)
             handled = checkpointing.on_event(gate, channel, buffer.event, describe)
             if not describe:
                 return ""

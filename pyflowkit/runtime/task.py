@@ -61,6 +61,8 @@ class Task:
         self.checkpointing = TaskCheckpointDriver(self)
         self._waiting_for_pending_checkpoints = False  # FLIP-147: afterInvoke announced it
         self._end_of_data_sent = False  # StreamTask.endData ran (EndOfData sent under 1.20)
+        self._awaits_all_data_processed = False  # FLIP-147: finish after downstream read it all
+        self._waiting_for_all_data_processed = False
         self.back_pressure = BackPressureTimer()  # isBackPressured over simulated time
         self.busy_until = 0  # simulated time the records of the last step cost (record_cost_ms)
         jv = tdd.job_vertex
@@ -329,6 +331,8 @@ class Task:
             self._end_data()
             if self.checkpointing.waits_for_final_checkpoint():
                 return  # FLIP-147: the loop idles until a mail (trigger, notify) arrives
+            if self._waits_for_all_data_processed():
+                return  # woken by the last consumer's acknowledgement
             self.invoking = False
             self.bus.call_later(
                 1, self.lane, "StreamTask.afterInvoke", self._guard(self._after_invoke)
@@ -351,12 +355,41 @@ class Task:
         mode = "NO_DRAIN" if stopped and not self.checkpointing.drained else "DRAIN"
         self.invokable.flush()
         for partition in self.partitions:
+            partition.on_all_data_processed = self._all_data_processed
             partition.notify_end_of_data(mode)
+        self._awaits_all_data_processed = self.checkpointing.checkpoints_after_tasks_finish
         self.emit(
             "StreamTask.endData",
             f"{self.name} ended its data (StopMode.{mode}): EndOfData into its "
             f"{len(self.partitions)} result partition(s), ahead of EndOfPartitionEvent.",
         )
+
+    def _waits_for_all_data_processed(self) -> bool:
+        """``StreamTask.afterInvoke`` (1.14+, FLIP-147): with checkpoints after tasks finish, a
+        task that ended its data finishes only once every downstream task processed all of its
+        records (``ResultPartitionWriter.getAllDataProcessedFuture``, completed as each consumer
+        reads EndOfData) as well as its final checkpoint; otherwise a later checkpoint would
+        record it FINISHED while its records still wait, unpersisted, in a consumer's channel.
+        Not after stop-with-savepoint, which finishes at its synchronous savepoint."""
+        if not self._awaits_all_data_processed or self.checkpointing.stopped_by_savepoint:
+            return False
+        if all(p.all_data_processed for p in self.partitions):
+            return False
+        if not self._waiting_for_all_data_processed:
+            self._waiting_for_all_data_processed = True
+            self.emit(
+                "StreamTask.afterInvoke",
+                f"{self.name} waits for all the records processed by the downstream tasks "
+                "(getAllDataProcessedFuture) before it finishes.",
+            )
+        return True
+
+    def _all_data_processed(self) -> None:
+        """``getAllDataProcessedFuture`` completed: wake the idle mailbox loop to finish."""
+        if self._waiting_for_all_data_processed and self._wakeup is None and self.accepts_mail():
+            self._wakeup = self.bus.call_later(
+                1, self.lane, "MailboxProcessor.runMailboxStep", self._guarded_mailbox_step
+            )
 
     def _after_invoke(self) -> None:
         if self.state is not S.RUNNING:
