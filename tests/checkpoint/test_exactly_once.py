@@ -431,6 +431,10 @@ def test_rescaled_restore_from_a_savepoint_keeps_exactly_once(
     with tempfile.TemporaryDirectory() as tmp:
         location = stop_with_savepoint_mid_run(pipeline, seed, rescale[0], store, tmp)
         committed_before = Counter(store.committed)
+        if committed_before == failure_free(name)[0]:
+            # 1.20: the first checkpoint to complete was the final one (the sources had ended,
+            # FLIP-147) and committed everything: the savepoint leaves the restore nothing to do
+            reject()
         run, store, final = run_recording_final_state(
             pipeline,
             seed + 1,
