@@ -10,9 +10,9 @@ Defaults per entry point: a program loaded by the CLI (``pyflowkit run/graph/exp
 follows 1.20 (``entry_point_version``); a kernel that ran ``%load_ext pyflowkit`` (the classroom
 notebooks, ``%%pipeline``) follows 1.11 (``set_session_version``); the seed job pins 1.11 in its
 code (``pyflowkit.examples.alerts_geohash.build``); anything else (an environment made in
-Python: ``python prog.py``, ``env.execute()``) follows ``DEFAULT_VERSION`` (1.11 until the suite's
-1.11 expectations are pinned with ``@pytest.mark.flink_version``). Any
-program chooses with ``Configuration().set_string("pyflowkit.flink-version", "1.20")`` or
+Python: ``python prog.py``, ``env.execute()``, a test) follows ``DEFAULT_VERSION``, 1.20, the
+API its author wrote for; tests that study 1.11 say so with ``@pytest.mark.flink_version("1.11")``.
+Any program chooses with ``Configuration().set_string("pyflowkit.flink-version", "1.20")`` or
 ``env.configure(...)``.
 
 This module lives in ``common`` (it imports nothing of pyflowkit), so every layer may read it.
@@ -30,9 +30,9 @@ FLINK_VERSION_KEY = "pyflowkit.flink-version"
 V1_11 = "1.11"
 V1_20 = "1.20"
 SUPPORTED_VERSIONS = (V1_11, V1_20)
-# the default of an environment made in Python while the suite's 1.11 expectations are pinned one
-# by one (issue 24's target: 1.20 for env.execute(); the seed job and the notebooks pin 1.11)
-DEFAULT_VERSION = V1_11
+# the default of an environment made in Python (python prog.py, env.execute()): the API its author
+# wrote for (issue 24); the seed job and the classroom notebooks pin 1.11
+DEFAULT_VERSION = V1_20
 FINISHED_TASKS_KEY = "execution.checkpointing.checkpoints-after-tasks-finish.enabled"
 
 
