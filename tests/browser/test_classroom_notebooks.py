@@ -222,6 +222,11 @@ def _trimmed_copy(server: Server, nb: str) -> str:
     cells = TRIMMED[nb]
     if cells is None:
         return nb
+    return _notebook_upto(server.root, nb, cells, nb.replace(".ipynb", "_to_stepper.ipynb"))
+
+
+def _notebook_upto(root: Path, nb: str, cells: list[int], name: str) -> str:
+    """A copy of notebook ``nb`` in ``root``, named ``name``, cut to the code ``cells``."""
     data = json.loads((NOTEBOOKS / nb).read_text())
     code = [c for c in data["cells"] if c["cell_type"] == "code"]
     keep = {id(code[i]) for i in cells}
@@ -231,8 +236,7 @@ def _trimmed_copy(server: Server, nb: str) -> str:
         for i, c in enumerate(data["cells"])
         if i <= last and (c["cell_type"] != "code" or id(c) in keep)
     ]
-    name = nb.replace(".ipynb", "_to_stepper.ipynb")
-    (server.root / name).write_text(json.dumps(data))
+    (root / name).write_text(json.dumps(data))
     return name
 
 

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
-from tests.browser.conftest import ARGS, CHROMIUM, NOTEBOOKS, SHOTS, TOKEN, _serve, watch_console
+from tests.browser.conftest import ARGS, CHROMIUM, SHOTS, TOKEN, _serve, watch_console
 from tests.browser.test_classroom_notebooks import (
     LOW_CONTRAST,
     _lab_theme,
     _notebook7_own,
+    _notebook_upto,
     _ran,
     _run_all,
 )
@@ -134,21 +137,6 @@ def front(request):
         yield Server(request.param, url, root)
 
 
-def _notebook_upto(root: Path, nb: str, cells: list[int], name: str) -> str:
-    """A copy of notebook ``nb`` cut to the code ``cells``."""
-    data = json.loads((NOTEBOOKS / nb).read_text())
-    code = [c for c in data["cells"] if c["cell_type"] == "code"]
-    keep = {id(code[i]) for i in cells}
-    last = max(i for i, c in enumerate(data["cells"]) if id(c) in keep)
-    data["cells"] = [
-        c
-        for i, c in enumerate(data["cells"])
-        if i <= last and (c["cell_type"] != "code" or id(c) in keep)
-    ]
-    (root / name).write_text(json.dumps(data))
-    return name
-
-
 def _themes_notebook(root: Path) -> str:
     """Notebook 04 cut to its code cells 0-3, with the standalone views after them."""
     name = _notebook_upto(
@@ -205,56 +193,62 @@ def _all_views(page, theme: str, tag: str) -> list[str]:
     return problems
 
 
-def test_dark_and_high_contrast_themes_reach_every_view(front):
-    """Notebook 7, then JupyterLab: the reader switches the theme, every view follows."""
+@contextmanager
+def _stepper_page(server: Any, nb: str) -> Iterator[tuple[Any, Any]]:
+    """Notebook ``nb`` opened at 1280x800 in the server's front end and run; its last Stepper
+    marked as the one the test drives: ``(page, stepper)``."""
     from playwright.sync_api import sync_playwright
 
-    server = front
-    app = "nb7" if server.app == "notebook" else "lab"
-    nb = _themes_notebook(server.root)
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         try:
-            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-            page = ctx.new_page()
+            page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
             watch_console(page)
             path = f"notebooks/{nb}?" if server.app == "notebook" else f"lab/tree/{nb}?reset&"
             page.goto(f"{server.url}/{path}token={TOKEN}")
             _run_all(server, page, nb)
             _ran(page)
             page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
-            stepper = page.locator(".pfk-stepper[data-pfk-driven]")
-            # the checkpoint completes: the Timeline gets its ✓ marker
-            stepper.locator("select.pfk-run-to").select_option("checkpoint")
-            before = stepper.locator(".pfk-step-no").inner_text()
-            stepper.locator("button.pfk-run-to-btn").click()
-            page.wait_for_function(
-                "b => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no')"
-                ".textContent !== b",
-                arg=before,
-                timeout=60000,
-            )
-            for view, _name, index in VIEWS:  # every view drawn, in the light theme first
-                page.locator(view).nth(index).wait_for(timeout=30000)
-            light = _all_views(page, "light", f"{app}_light")
-            assert light == [], "\n".join(light)
-            problems = []
-            for theme, name in (
-                ("dark", "JupyterLab Dark"),
-                ("high-contrast", "JupyterLab Dark High Contrast"),
-            ):
-                _lab_theme(page, name)
-                problems += _all_views(page, theme, f"{app}_{theme}")
-            _lab_theme(page, "JupyterLab Light")
-            page.wait_for_function(
-                "() => document.querySelector('.pfk-stepper[data-pfk-driven]').dataset.pfkTheme === 'light'",
-                timeout=30000,
-            )
-            problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
-            assert problems == [], "\n".join(problems)
+            yield page, page.locator(".pfk-stepper[data-pfk-driven]")
         finally:
             browser.close()
+
+
+def test_dark_and_high_contrast_themes_reach_every_view(front):
+    """Notebook 7, then JupyterLab: the reader switches the theme, every view follows."""
+    server = front
+    app = "nb7" if server.app == "notebook" else "lab"
+    nb = _themes_notebook(server.root)
+    with _stepper_page(server, nb) as (page, stepper):
+        # the checkpoint completes: the Timeline gets its ✓ marker
+        stepper.locator("select.pfk-run-to").select_option("checkpoint")
+        before = stepper.locator(".pfk-step-no").inner_text()
+        stepper.locator("button.pfk-run-to-btn").click()
+        page.wait_for_function(
+            "b => document.querySelector('.pfk-stepper[data-pfk-driven] .pfk-step-no')"
+            ".textContent !== b",
+            arg=before,
+            timeout=60000,
+        )
+        for view, _name, index in VIEWS:  # every view drawn, in the light theme first
+            page.locator(view).nth(index).wait_for(timeout=30000)
+        light = _all_views(page, "light", f"{app}_light")
+        assert light == [], "\n".join(light)
+        problems = []
+        for theme, name in (
+            ("dark", "JupyterLab Dark"),
+            ("high-contrast", "JupyterLab Dark High Contrast"),
+        ):
+            _lab_theme(page, name)
+            problems += _all_views(page, theme, f"{app}_{theme}")
+        _lab_theme(page, "JupyterLab Light")
+        page.wait_for_function(
+            "() => document.querySelector('.pfk-stepper[data-pfk-driven]').dataset.pfkTheme === 'light'",
+            timeout=30000,
+        )
+        problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
+        assert problems == [], "\n".join(problems)
 
 
 #: Notebook 05 cut to its checkpointed restart (code cells 0-6, 17-19): the last Stepper has
@@ -272,115 +266,83 @@ def test_failure_restore_metrics_and_presenter_follow_the_dark_themes(front):
     """Notebook 05's restored Stepper in Dark and Dark High Contrast: the Timeline's failure,
     restart and restore markers, the Exceptions tab, the metrics strip on the graph and presenter
     mode: no visible text under 4.5:1, no white pane."""
-    from playwright.sync_api import sync_playwright
-
     server = front
     app = "nb7" if server.app == "notebook" else "lab"
     nb = _restore_notebook(server.root)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-            page = ctx.new_page()
-            watch_console(page)
-            path = f"notebooks/{nb}?" if server.app == "notebook" else f"lab/tree/{nb}?reset&"
-            page.goto(f"{server.url}/{path}token={TOKEN}")
-            _run_all(server, page, nb)
-            _ran(page)
-            page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
-            stepper = page.locator(".pfk-stepper[data-pfk-driven]")
-            problems: list[str] = []
-            for theme, name in (
-                ("dark", "JupyterLab Dark"),
-                ("high-contrast", "JupyterLab Dark High Contrast"),
-            ):
-                _lab_theme(page, name)
-                page.wait_for_function(
-                    "t => document.querySelector('.pfk-stepper[data-pfk-driven]')"
-                    ".dataset.pfkTheme === t",
-                    arg=theme,
-                    timeout=30000,
-                )
-                for tab in ("timeline", "exceptions"):
-                    stepper.locator(f"button.pfk-tab-{tab}").click()
-                    page.wait_for_timeout(250)
-                    _check(page, stepper, f"{theme} restored {tab}", problems, 20, True)
-                    page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_restored_{tab}.png"))
-                for kind in ("restored", "completed"):
-                    if not stepper.locator(f".pfk-tl-{kind} text").count():
-                        problems.append(f"{theme}: no {kind} marker on the timeline")
-                # the metrics strip on the graph (numRecordsIn/Out, back pressure)
-                stepper.locator("button.pfk-metrics-btn").click()
-                stepper.locator("g.pfk-metrics-svg").first.wait_for(timeout=30000)
-                _check(page, stepper, f"{theme} metrics", problems, 20, True)
-                page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_metrics.png"))
-                stepper.locator("button.pfk-metrics-btn").click()
-                # presenter mode: the whole window in the theme
-                stepper.locator("button.pfk-present").click()
-                page.wait_for_function(
-                    "e => e.classList.contains('pfk-presenting')",
-                    arg=stepper.element_handle(),
-                    timeout=30000,
-                )
-                page.wait_for_timeout(300)
-                seen = stepper.evaluate(LOW_CONTRAST)
-                problems += [f"{theme} presenter: low contrast {x}" for x in seen["low"]]
-                problems += [f"{theme} presenter: white {x}" for x in stepper.evaluate(WHITE_PANES)]
-                page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_presenter.png"))
-                page.keyboard.press("Escape")
-                page.wait_for_function(
-                    "e => !e.classList.contains('pfk-presenting')",
-                    arg=stepper.element_handle(),
-                    timeout=10000,
-                )
-            _lab_theme(page, "JupyterLab Light")
-            problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
-            assert problems == [], "\n".join(problems)
-        finally:
-            browser.close()
+    with _stepper_page(server, nb) as (page, stepper):
+        problems: list[str] = []
+        for theme, name in (
+            ("dark", "JupyterLab Dark"),
+            ("high-contrast", "JupyterLab Dark High Contrast"),
+        ):
+            _lab_theme(page, name)
+            page.wait_for_function(
+                "t => document.querySelector('.pfk-stepper[data-pfk-driven]')"
+                ".dataset.pfkTheme === t",
+                arg=theme,
+                timeout=30000,
+            )
+            for tab in ("timeline", "exceptions"):
+                stepper.locator(f"button.pfk-tab-{tab}").click()
+                page.wait_for_timeout(250)
+                _check(page, stepper, f"{theme} restored {tab}", problems, 20, True)
+                page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_restored_{tab}.png"))
+            for kind in ("restored", "completed"):
+                if not stepper.locator(f".pfk-tl-{kind} text").count():
+                    problems.append(f"{theme}: no {kind} marker on the timeline")
+            # the metrics strip on the graph (numRecordsIn/Out, back pressure)
+            stepper.locator("button.pfk-metrics-btn").click()
+            stepper.locator("g.pfk-metrics-svg").first.wait_for(timeout=30000)
+            _check(page, stepper, f"{theme} metrics", problems, 20, True)
+            page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_metrics.png"))
+            stepper.locator("button.pfk-metrics-btn").click()
+            # presenter mode: the whole window in the theme
+            stepper.locator("button.pfk-present").click()
+            page.wait_for_function(
+                "e => e.classList.contains('pfk-presenting')",
+                arg=stepper.element_handle(),
+                timeout=30000,
+            )
+            page.wait_for_timeout(300)
+            seen = stepper.evaluate(LOW_CONTRAST)
+            problems += [f"{theme} presenter: low contrast {x}" for x in seen["low"]]
+            problems += [f"{theme} presenter: white {x}" for x in stepper.evaluate(WHITE_PANES)]
+            page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_presenter.png"))
+            page.keyboard.press("Escape")
+            page.wait_for_function(
+                "e => !e.classList.contains('pfk-presenting')",
+                arg=stepper.element_handle(),
+                timeout=10000,
+            )
+        _lab_theme(page, "JupyterLab Light")
+        problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
+        assert problems == [], "\n".join(problems)
 
 
 def test_back_pressure_metrics_and_buffer_gauges_follow_the_dark_themes(front):
     """Notebook 09's Stepper with back pressure HIGH at Map and full channels (code cells 0-4):
     the metrics strips, back-pressure chips and buffer gauges in Dark and Dark High Contrast."""
-    from playwright.sync_api import sync_playwright
-
     server = front
     app = "nb7" if server.app == "notebook" else "lab"
     nb = _notebook_upto(
         server.root, "09_back_pressure.ipynb", list(range(0, 5)), "09_back_pressure_themes.ipynb"
     )
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        try:
-            ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-            page = ctx.new_page()
-            watch_console(page)
-            path = f"notebooks/{nb}?" if server.app == "notebook" else f"lab/tree/{nb}?reset&"
-            page.goto(f"{server.url}/{path}token={TOKEN}")
-            _run_all(server, page, nb)
-            _ran(page)
-            page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
-            stepper = page.locator(".pfk-stepper[data-pfk-driven]")
-            stepper.locator("g.pfk-gauge-full").first.wait_for(timeout=30000)
-            problems: list[str] = []
-            for theme, name in (
-                ("dark", "JupyterLab Dark"),
-                ("high-contrast", "JupyterLab Dark High Contrast"),
-            ):
-                _lab_theme(page, name)
-                page.wait_for_function(
-                    "t => document.querySelector('.pfk-stepper[data-pfk-driven]')"
-                    ".dataset.pfkTheme === t",
-                    arg=theme,
-                    timeout=30000,
-                )
-                _check(page, stepper, f"{theme} back pressure", problems, 20, True)
-                page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_back_pressure.png"))
-            _lab_theme(page, "JupyterLab Light")
-            problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
-            assert problems == [], "\n".join(problems)
-        finally:
-            browser.close()
+    with _stepper_page(server, nb) as (page, stepper):
+        stepper.locator("g.pfk-gauge-full").first.wait_for(timeout=30000)
+        problems: list[str] = []
+        for theme, name in (
+            ("dark", "JupyterLab Dark"),
+            ("high-contrast", "JupyterLab Dark High Contrast"),
+        ):
+            _lab_theme(page, name)
+            page.wait_for_function(
+                "t => document.querySelector('.pfk-stepper[data-pfk-driven]')"
+                ".dataset.pfkTheme === t",
+                arg=theme,
+                timeout=30000,
+            )
+            _check(page, stepper, f"{theme} back pressure", problems, 20, True)
+            page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_back_pressure.png"))
+        _lab_theme(page, "JupyterLab Light")
+        problems += [f"console: {e}" for e in page.pfk_errors if not _notebook7_own(e)]
+        assert problems == [], "\n".join(problems)
