@@ -97,11 +97,17 @@ class RpcBus:
         self, template: dict[str, Any], method: str, message: str, checkpoint: int
     ) -> TraceEvent:
         """``emit_from(template, method, message, {"checkpoint": checkpoint})``: an event of the
-        checkpoint protocol (made without the extra dict)."""
+        checkpoint protocol (made without the extra dict; ``_record`` inlined)."""
         ev = checkpoint_event_from_template(
             template, self.step, self.env.now, method, message, checkpoint
         )
-        return self._record(ev)
+        self.trace.append(ev)
+        if ev.new_state is not None:
+            for listener in self.state_listeners:
+                listener(ev)
+        elif self.fast:
+            self.fast_checkpoint_events.append(ev)
+        return ev
 
     def _record(self, ev: TraceEvent) -> TraceEvent:
         """Append ``ev`` to the trace; a state transition goes to the state listeners too."""

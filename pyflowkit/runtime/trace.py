@@ -73,10 +73,17 @@ def checkpoint_event_from_template(
     template: dict[str, Any], step: int, time: int, method: str, message: str, checkpoint: int
 ) -> TraceEvent:
     """``event_from_template(..., {"checkpoint": checkpoint})`` without the extra dict: the
-    events of the checkpoint protocol name their checkpoint and nothing else."""
-    fields_ = _stamped(template, step, time, method, message)
+    events of the checkpoint protocol name their checkpoint and nothing else (``_stamped``
+    and ``_event_of`` inlined: ~58 of these per checkpoint)."""
+    fields_ = template.copy()
+    fields_["step"] = step
+    fields_["time"] = time
+    fields_["method"] = method
+    fields_["message"] = message
     fields_["checkpoint"] = checkpoint
-    return _event_of(fields_)
+    ev = _new_object(TraceEvent)
+    _set_attribute(ev, "__dict__", fields_)
+    return ev
 
 
 def new_trace_event(

@@ -406,7 +406,7 @@ class CheckpointCoordinator:
                 self._emit("DefaultCheckpointPlanCalculator.calculateCheckpointPlan", str(exc))
                 return self._trigger_failed(R.NOT_ALL_REQUIRED_TASKS_RUNNING, is_periodic)
             executions = plan.tasks_to_trigger
-            ack_tasks = _ack_task_table(plan.tasks_to_wait_for)
+            ack_tasks = self._ack_tasks_of(plan.tasks_to_wait_for)
         else:
             executions = self._get_trigger_executions()
             if executions is None:
@@ -530,6 +530,11 @@ class CheckpointCoordinator:
                     )
                     return None
                 running.append((jv, e))
+        return self._ack_tasks_of(running)
+
+    def _ack_tasks_of(self, running: list[tuple[Any, Any]]) -> dict[str, AckTask]:
+        """``_ack_task_table(running)``, built again only when the attempts changed (a restart,
+        a task finishing under 1.20's plan): an attempt's ``AckTask`` never changes."""
         key = tuple(e.attempt_id for _, e in running)
         if key != self._ack_table_key or not key:
             self._ack_table = _ack_task_table(running)
