@@ -138,8 +138,14 @@ class ChannelSelector:
         # no state reads it
         converts = getattr(getattr(self.partitioner, "key_selector", None), "converts_keys", False)
         self._single = number_of_channels == 1 and not (self._keyed and converts)
+        # a selector without a batch form (no declared key_type) is called inside the routing
+        # loop (route_with_keys): no list of keys built first
+        self._select_each: Any = None
         if self._keyed:  # a batch's keys at once (a declared key_type converts per column)
-            self._select_keys = key_batch_selector(self.partitioner.key_selector)  # type: ignore[attr-defined]
+            selector = self.partitioner.key_selector  # type: ignore[attr-defined]
+            self._select_keys = key_batch_selector(selector)
+            if getattr(selector, "select_keys", None) is None:
+                self._select_each = selector
         self._key_cache: dict[Any, int] = {}  # key_identity → channel
         self._str_key_cache: dict[str, int] = {}  # exact str keys only (see route)
         self._str_keys = False  # the last routed batch ended on a str key
@@ -261,16 +267,19 @@ class ChannelSelector:
     ) -> KeyedRouted:
         """``route`` of a HASH edge (``carries_keys``), with each record's key beside it: the
         key is selected once, and the consumer's key context takes it from here (as PyFlink's
-        ``key_by`` ships ``Row(key, value)``)."""
+        ``key_by`` ships ``Row(key, value)``). A selector without a batch form is called in
+        the routing loop itself; a declared ``key_type``'s converts the batch's keys at once."""
         n = self.number_of_channels
-        vbuckets, kbuckets, tbuckets = ([[] for _ in range(n)] for _ in range(3))
-        vappends = [b.append for b in vbuckets]
-        kappends = [b.append for b in kbuckets]
-        keys = self._select_keys(values)  # at once (a declared key_type: a column at a time)
         str_get, new_key = self._trimmed_caches()[1].get, self._channel_of_new
-        # str keys only in str_cache: a hit needs no type check (only a str equals a str)
-        if timestamps is None:
-            for k, v in zip(keys, values, strict=True):
+        select = self._select_each
+        if timestamps is None and select is not None:
+            vbuckets: list[list[Any]] = [[] for _ in range(n)]
+            kbuckets: list[list[Any]] = [[] for _ in range(n)]
+            vappends = [b.append for b in vbuckets]
+            kappends = [b.append for b in kbuckets]
+            # str keys only in str_cache: a hit needs no type check (only a str equals a str)
+            for v in values:
+                k = select(v)
                 try:
                     ch = str_get(k)
                     if ch is None:
@@ -280,18 +289,29 @@ class ChannelSelector:
                 vappends[ch](v)
                 kappends[ch](k)
             return [(vb, None, kb) for vb, kb in zip(vbuckets, kbuckets, strict=True)]
-        tappends = [b.append for b in tbuckets]
-        for k, v, ts in zip(keys, values, timestamps, strict=True):
-            try:
-                ch = str_get(k)
-                if ch is None:
-                    ch = new_key(k)
-            except TypeError:
-                ch = self.partitioner.channel_of_key(k)  # type: ignore[attr-defined]
-            vappends[ch](v)
-            kappends[ch](k)
-            tappends[ch](ts)
-        return list(zip(vbuckets, tbuckets, kbuckets, strict=True))
+        keys = self._select_keys(values)  # at once (a declared key_type: a column at a time)
+        return _keyed_buckets(values, timestamps, keys, self._channels_of_keys(keys), n)
+
+    def _channels_of_keys(self, keys: list[Any]) -> list[int]:
+        """The channel of each key: all at once when every key is a cached ``str`` (only a
+        ``str`` equals a ``str``); new ``str`` keys' key groups computed together; other keys
+        one by one through the caches (``1``, ``True`` and ``1.0`` apart). ``_new_keys``: the
+        batch met new ``str`` keys (``route`` looks the next one up at once too)."""
+        str_cache = self._str_key_cache
+        self._new_keys = False
+        try:
+            return list(map(str_cache.__getitem__, keys))
+        except KeyError:
+            if set(map(type, keys)) != {str}:
+                return self._channels_one_by_one(keys)
+        except TypeError:  # a list, dict or set key: keyed by its pickle (key_identity)
+            return self._channels_one_by_one(keys)
+        self._new_keys = True
+        found = list(map(str_cache.get, keys))
+        new = list(dict.fromkeys(compress(keys, map(is_, found, repeat(None)))))
+        fresh = dict(zip(new, self.partitioner.channels_of_str_keys(new), strict=True))  # type: ignore[attr-defined]
+        str_cache.update(fresh)
+        return list(map(str_cache.__getitem__, keys))
 
     def _trimmed_caches(self) -> tuple[dict[Any, int], dict[str, int]]:
         """The key → channel caches, each started over once past ``_KEY_CACHE_LIMIT``."""
@@ -390,26 +410,8 @@ class ChannelSelector:
     ) -> Routed:
         """A batch of ``str`` keys looked up at once; the key groups of the ones not cached
         computed together (``KeyGroupStreamPartitioner.channels_of_str_keys``)."""
-        p = self.partitioner
-        str_cache = self._str_key_cache
         keys = self._select_keys(values)
-        try:  # every key a cached str (only a str equals a str): back to record by record
-            channels = list(map(str_cache.__getitem__, keys))
-            self._new_keys = False
-        except KeyError:
-            if set(map(type, keys)) == {str}:
-                found = list(map(str_cache.get, keys))
-                new = list(dict.fromkeys(compress(keys, map(is_, found, repeat(None)))))
-                fresh = dict(zip(new, p.channels_of_str_keys(new), strict=True))  # type: ignore[attr-defined]
-                str_cache.update(fresh)
-                channels = list(map(str_cache.__getitem__, keys))
-            else:
-                self._new_keys = False
-                channels = self._channels_one_by_one(keys)
-        except TypeError:  # a list, dict or set key: keyed by its pickle (key_identity)
-            self._new_keys = False
-            channels = self._channels_one_by_one(keys)
-        return _buckets(values, timestamps, channels, n)
+        return _buckets(values, timestamps, self._channels_of_keys(keys), n)
 
     def _channels_one_by_one(self, keys: list[Any]) -> list[int]:
         """The channel of each key through the caches (``1``, ``True`` and ``1.0`` apart)."""
@@ -450,3 +452,19 @@ def _buckets(
         vappends[ch](v)
         tappends[ch](ts)
     return list(zip(vbuckets, tbuckets, strict=True))
+
+
+def _keyed_buckets(
+    values: list[Any],
+    timestamps: list[int | None] | None,
+    keys: list[Any],
+    channels: list[int],
+    n: int,
+) -> KeyedRouted:
+    """``_buckets`` with each record's key beside it."""
+    routed = _buckets(keys, timestamps, channels, n)  # the keys' columns, then the values'
+    values_by_channel: list[list[Any]] = [[] for _ in range(n)]
+    appends = [b.append for b in values_by_channel]
+    for v, ch in zip(values, channels, strict=True):
+        appends[ch](v)
+    return [(vb, ts, kb) for vb, (kb, ts) in zip(values_by_channel, routed, strict=True)]

@@ -44,6 +44,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         self._maps_version = -1  # the backend's snapshot_version the cached maps belong to
         self._kg_maps: dict[int, dict[Any, Any]] = {}  # key group → its live state map
         self._maps: list[dict[Any, Any] | None] = []  # the same, indexed by key group
+        # exact str key → its key group's live state map (the str loop's one lookup per record)
+        self._str_key_maps: dict[str, dict[Any, Any]] = {}
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> StreamOperator:
@@ -172,17 +174,13 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         if keys is None:  # else selected upstream (a HASH edge carried them)
             keys = self._select_keys(values)
         reduce = self._reduce
-        str_kg = self._str_kgs.get
-        maps = self._maps
-        map_for = self._map_for_key
+        key_map = self._str_key_maps.get
+        map_of_new = self._str_loop_map
         key = None
         for key, v in zip(keys, values, strict=True):
-            kg = str_kg(key)
-            m = None if kg is None else maps[kg]
+            m = key_map(key)
             if m is None:
-                if type(key).__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
-                    key = pickled_key(key)
-                m = map_for(key)
+                key, m = map_of_new(key)
             current = m.get(key)
             if log is not None:
                 log(key, current)
@@ -194,6 +192,22 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
                 m[key] = v
             emit(v)
         self._after_batch(values, key)
+
+    def _str_loop_map(self, key: Any) -> tuple[Any, dict[Any, Any]]:
+        """``_reduce_str_keys``' lookup of a key it has no state map for yet: (the key as the
+        state stores it, its key group's map); an exact ``str`` key's map is kept for it."""
+        kg = self._str_kgs.get(key)
+        m = None if kg is None else self._maps[kg]
+        if m is None:
+            if type(key).__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
+                key = pickled_key(key)
+            m = self._map_for_key(key)
+        if type(key) is str:
+            cache = self._str_key_maps
+            if len(cache) >= _KEY_CACHE_LIMIT:
+                cache.clear()
+            cache[key] = m
+        return key, m
 
     def _after_batch(self, values: Sequence[Any], last_key: Any) -> None:
         """Leave the key context at the last key; pick the next batch's loop by its key type."""
@@ -216,6 +230,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         if all(map(is_, maps, kg_maps.values())):
             return
         self._kg_maps = kg_maps = dict(zip(kg_maps, maps, strict=True))
+        self._str_key_maps.clear()  # they named the maps replaced
         by_kg = self._maps
         for kg, m in kg_maps.items():
             by_kg[kg] = m

@@ -87,3 +87,22 @@ def test_batch_mode_reduce_registers_one_timer_per_new_key_after_a_str_batch() -
     op.process_watermark((1 << 63) - 1)
     got = sorted(out.values, key=repr)
     assert got == sorted([("a", 54), ("b", 2), (1, 80), ("1", 40), ((1, "a"), 60)], key=repr)
+
+
+def test_the_str_loop_writes_the_live_maps_after_each_snapshot() -> None:
+    """The str loop keeps each key's state map; a snapshot may hand the operator new maps
+    (copy-on-write): later writes reach the live state and never the snapshot taken."""
+    op, out = opened(StreamGroupedReduce(add))
+    batches = [STR_BATCH, [("b", 5), ("a", 1), ("c", 7)], [("c", 1), ("a", 2)]]
+    snapshots = []
+    for i, batch in enumerate(batches):
+        op.process_batch(batch, None)
+        snapshots.append(op.snapshot_state(i + 1, 0).keyed_state)
+        assert op._str_keys and set(op._str_key_maps) <= {"a", "b", "c"}
+    ref, ref_out = per_record([v for batch in batches for v in batch])
+    assert out.values == ref_out.values
+    assert out.values[-2:] == [("c", 8), ("a", 7)]
+    assert op.snapshot_state(9, 0).keyed_state == ref.snapshot_state(9, 0).keyed_state
+    for i in range(len(batches)):  # each snapshot still holds what was there when taken
+        cut, _ = per_record([v for batch in batches[: i + 1] for v in batch])
+        assert snapshots[i] == cut.snapshot_state(1, 0).keyed_state, i
