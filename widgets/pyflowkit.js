@@ -45,7 +45,7 @@ function drawMetricStrips(svg, metrics, show) {
   if (!show || !metrics) return;
   const top = svg.querySelector("g.graph") || svg;
   const font = minFontUnits(svg);
-  const lineH = font * 1.2;
+  const lineH = font * 1.15; // (the strip's two lines fill the two blank label lines and the margin)
   const text = (cls, x, y, content, attrs) => Object.assign(svgEl("text", { class: cls, x, y, "font-size": font, ...(attrs || {}) }), { textContent: content });
   for (const [id, m] of Object.entries(metrics.subtasks || {})) {
     const node = svg.querySelector(`g[id="${CSS.escape(id)}"]`);
@@ -214,9 +214,12 @@ function graphPane(model, root, opts) {
         x = 0;
       }
     }
-    // whole px, rounded down: a drawing that fits never makes the frame scroll by a fraction
-    svg.style.width = `${Math.floor(vb.width * base)}px`;
-    svg.style.height = `${Math.floor(vb.height * base)}px`;
+    // whole px, rounded down: a drawing that fits never makes the frame scroll by a fraction; up
+    // at the 14 px floor (a drawing that scrolls anyway: rounded down, a short one's text would be
+    // drawn at 13.97 px)
+    const px = base > floor + 1e-9 ? Math.floor : Math.ceil;
+    svg.style.width = `${px(vb.width * base)}px`;
+    svg.style.height = `${px(vb.height * base)}px`;
     if (standalone) {
       const wide = vb.width * base > w + 0.5; // wider than the frame at 14 px text: it scrolls
       frame.style.height = `${Math.min(GRAPH_VIEW_MAX_PX, Math.ceil(vb.height * base) + 4 + (wide ? SCROLLBAR_PX : 0))}px`;
@@ -806,9 +809,19 @@ function renderStepper(model, root) {
     // (the narration, already the largest text, grows half as fast: at 2 it wraps to 3 lines, not 5)
     story.style.zoom = s === 1 ? "" : String(1 + (s - 1) / 2);
     root.dataset.pfkFontScale = String(s);
-    requestAnimationFrame(() => (flowStory(), (fitted = null), fitArea()));
+    requestAnimationFrame(() => (compactChrome(), flowStory(), (fitted = null), fitArea()));
   });
   bar.appendChild(scrubber); // the toolbar's last line: what the buttons leave of it
+  // Compact chrome at font scale 1.5 and above: the toolbar keeps a presenter's buttons, on one
+  // line, and the scrubber moves up into the status line, so that the graph and the sequence
+  // diagram keep the height the larger text needs (at 2, 1280 x 800: three sequence rows).
+  const compactChrome = () => {
+    const on = pfkFontScale(model) >= 1.5;
+    root.classList.toggle("pfk-compact", on);
+    if (on && scrubber.parentNode !== head) head.appendChild(scrubber);
+    if (!on && scrubber.parentNode !== bar) bar.appendChild(scrubber);
+    drawFailures(); // the banner's sentence for its new width
+  };
 
   const drawHead = () => {
     const s = model.get("job_status") || "NOT SUBMITTED";
@@ -901,6 +914,10 @@ function renderStepper(model, root) {
     banner.textContent = bannerParts.join("  ·  ");
     banner.title = f.restart ? `${f.restart.text} — ${f.restart.strategy}` : banner.textContent;
     banner.classList.toggle("pfk-banner-on", bannerParts.length > 0);
+    // a status line too narrow for the whole sentence (compact chrome) shows its first clause
+    // whole, never cut to "…" (the rest in its title)
+    if (bannerParts.length && root.classList.contains("pfk-compact") && banner.scrollWidth > banner.clientWidth + 1)
+      banner.textContent = banner.textContent.split(/ · |: /)[0];
     const list = f.exceptions || [];
     tabButtons.exceptions.textContent = list.length ? `Exceptions (${list.length})` : "Exceptions";
     tabButtons.exceptions.classList.toggle("pfk-tab-alert", list.length > 0);
@@ -953,20 +970,25 @@ function renderStepper(model, root) {
   const graphNeed = (px) => cleanupGraph.need(px);
   let fitted = null;
   // The tab pane's least height for the sequence diagram: its pinned header (measured while the
-  // pane is shown, kept while another tab is) and a row, at the font scale, in root units.
+  // pane is shown, kept while another tab is) and a row, at the font scale, in root units; more
+  // rows at a larger font scale (not presenting): two at 1.5, three at 2 (the current step and the
+  // two before it), the graph giving way down to its 14 px floor and scrolling beyond it; `most`
+  // caps them (the graph whole at its floor comes before the third row).
   let seqHeadH = 0;
-  const seqNeed = () => {
+  const seqNeed = (most = 3) => {
     const h = panes.sequence.querySelector(".pfk-seq-headbox");
     const z = pfkFontScale(model);
+    const rows = presenting ? 1 : Math.min(most, Math.floor(1 + 2 * (z - 1) + 1e-9));
     const onScreen = h ? h.getBoundingClientRect().height / (root.currentCSSZoom || 1) : 0;
     if (onScreen) seqHeadH = onScreen;
-    return Math.ceil((seqHeadH || 46 * z) + SEQ_ROW * z + 14);
+    return Math.ceil((seqHeadH || 46 * z) + rows * SEQ_ROW * z + 14);
   };
   const fitArea = () => {
     const a = presenting ? null : area();
     const zoom = presenting ? Number(root.style.zoom) || 1 : 1;
     const visible = (a ? a.clientHeight : window.innerHeight) / zoom;
-    const avail = visible - 12;
+    // (presenting: the window less the root's padding, counted below, and 2 px)
+    const avail = visible - (presenting ? 2 : 12);
     // the children's heights (not the root's: a presenting root is as tall as the window)
     let content = 0;
     for (const child of root.children) {
@@ -975,7 +997,7 @@ function renderStepper(model, root) {
       const z = (child.currentCSSZoom || 1) / (root.currentCSSZoom || 1); // the narration's A+ zoom
       content += (child.offsetHeight + parseFloat(cs.marginTop) + parseFloat(cs.marginBottom)) * z;
     }
-    const pad = presenting ? 8 : 0;
+    const pad = presenting ? 4 : 0; // (the presenting root's padding, 2 px above and below)
     const fixed = content + pad - graphFrame.offsetHeight - body.offsetHeight;
     const rest = Math.max(presenting ? 280 : 380, avail - fixed);
     // the graph gets the height its whole drawing needs at the smallest readable scale (every
@@ -983,9 +1005,10 @@ function renderStepper(model, root) {
     // (a presenter's tab pane keeps its header and three rows: the graph is what a hall looks at)
     // (with the metrics strips, whose drawing is taller, the tab pane keeps a quarter: its header
     // and three rows; the boxes' last line is what the Metrics button is about)
-    // (presenting the metrics strips: the tab pane keeps its header and two rows)
+    // (presenting the metrics strips: the tab pane keeps its header and a row, the graph whole at
+    // 18 px text at 1280 x 800)
     const metrics = model.get("show_metrics");
-    const minBody = presenting ? (metrics ? Math.max(100, Math.round(rest * 0.2)) : Math.max(130, Math.round(rest * 0.3)))
+    const minBody = presenting ? (metrics ? Math.round(rest * 0.15) : Math.max(130, Math.round(rest * 0.3)))
       : metrics ? Math.max(120, Math.round(rest * 0.25)) : Math.round(rest * 0.45);
     // (and the whole drawing at 14 px text, as long as the tab pane keeps 40 %: at a large font
     // scale the graph is drawn smaller rather than cut or scrolled)
@@ -994,9 +1017,13 @@ function renderStepper(model, root) {
     // (the tab pane never less than the sequence's pinned header and a row at the font scale:
     // never the header alone, the current step's arrows in view; the graph is drawn smaller, down
     // to its 14 px floor, and scrolls beyond it; at a large font scale the Stepper may grow)
-    const seqLeast = seqNeed();
-    const graphH = Math.max(100, Math.min(presenting ? 150 : 170, rest - seqLeast), Math.min(wanted, rest - seqLeast));
-    const bodyH = Math.max(rest - graphH, seqLeast);
+    // (the graph whole at its floor comes first where the tab pane keeps two rows beside it: 07's
+    // at font scale 2, 1280 x 800, with a short narration; 03's larger graph scrolls beside three)
+    const seqLeast = seqNeed(), seqTwo = seqNeed(2);
+    const floorNeed = graphNeed(MIN_FONT_PX);
+    const whole = floorNeed <= rest - seqTwo ? floorNeed : 0;
+    const graphH = Math.max(100, Math.min(presenting ? 150 : 170, rest - seqLeast), Math.min(wanted, Math.max(rest - seqLeast, whole)));
+    const bodyH = Math.max(rest - graphH, seqTwo);
     const key = `${graphH}/${bodyH}`;
     if (key === fitted) return;
     fitted = key;

@@ -40,11 +40,21 @@ METRICS_ROWS = 2
 #: The least width of a subtask box (inches) with a metrics strip: "in 2000 · out 2000" and the
 #: back-pressure chip beside it (a 3-stage job at parallelism 2 then fits 1280 px at 14 px text).
 METRICS_MIN_WIDTH = 2.4
+#: The rank separation (inches) of the layout with metrics strips (the defaults' 0.6 elsewhere):
+#: the wider boxes then still fit a presenter's 990 px at 18 px text (1280 x 800), every edge
+#: long enough for its label and its buffer gauges.
+METRICS_RANKSEP = 0.45
+
+
+#: A subtask box's margin (inches, sideways and up/down) with a metrics strip: a little more than
+#: Graphviz's 0.11,0.055 up and down instead of a blank line under the strip (the box 10 pt lower:
+#: notebook 09's graph whole in a presenter's window at 1280 x 800).
+METRICS_MARGIN = "0.11,0.075"
 
 
 def metrics_room(rows: int) -> str:
-    """Blank label lines under a subtask's name: ``rows`` for the strip and one of margin."""
-    return "\n" * (rows + 1) + " " if rows else ""
+    """Blank label lines under a subtask's name: ``rows`` for the strip."""
+    return "\n" * rows + " " if rows else ""
 
 
 def execution_graph_to_dot(
@@ -84,6 +94,7 @@ def execution_graph_to_dot(
             ev_classes = ["execution-vertex", f"region-{region_of.get(id(ev), 0)}"]
             if metrics_rows:
                 values["width"] = METRICS_MIN_WIDTH
+                values["margin"] = METRICS_MARGIN
                 ev_classes.append("with-metrics")
             if nid in painted:
                 values.update(state_fill(painted[nid]))
@@ -110,7 +121,8 @@ def execution_graph_to_dot(
                             "class": f"execution-edge ship-{css_token(ship)} pattern-{pattern}",
                         },
                     )
-    return dot.source(legend_graph_attrs(painted))
+    spacing = f" ranksep={METRICS_RANKSEP};" if metrics_rows else ""
+    return dot.source(spacing + legend_graph_attrs(painted))
 
 
 def execution_graph_svg_with_metrics(graph: Any) -> str:

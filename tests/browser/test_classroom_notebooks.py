@@ -123,7 +123,10 @@ CHECK = """
   // a step with more arrows than the pane holds (a failure's cascade): its newest ones in view
   const top = Math.max(f.top + headH, visTop), bottom = Math.min(f.bottom, visBottom);
   const rects = current.map(g => g.getBoundingClientRect());
-  const span = rects.length ? Math.max(...rects.map(r => r.bottom)) - Math.min(...rects.map(r => r.top)) : 0;
+  // (the span of the step's rows, as the pane scrolls by them: its yellow bands, else its arrows)
+  const bands = [...root.querySelectorAll(".pfk-seq-bodybox rect.pfk-seq-current")].map(b => b.getBoundingClientRect());
+  const spanOf = (rs) => Math.max(...rs.map(r => r.bottom)) - Math.min(...rs.map(r => r.top));
+  const span = bands.length ? spanOf(bands) : rects.length ? spanOf(rects) : 0;
   const newest = rects.length ? Math.max(...rects.map(r => r.bottom)) : 0;
   // (the row the pinned header cuts at the top is not one of them: one row, 26 px, of slack; less
   // where the pane holds little more than the newest row at a large font scale)
@@ -677,10 +680,23 @@ root => {
 """
 
 
+#: Whole sequence rows (26 px at font scale 1) the pane shows under its pinned header.
+SEQ_ROWS_IN_VIEW = """
+root => {
+  const frame = root.querySelector(".pfk-seq-frame"), f = frame.getBoundingClientRect();
+  const head = root.querySelector(".pfk-seq-headbox").getBoundingClientRect();
+  const zoom = parseFloat(root.querySelector(".pfk-seq-bodybox").style.zoom) || 1;
+  return Math.floor((f.top + frame.clientTop + frame.clientHeight - head.bottom + 1) / (26 * zoom));
+}
+"""
+
+
 def test_graphs_fit_their_pane_at_every_font_scale(servers):
     """Notebooks 03, 04, 05 and 07 in JupyterLab at 1280 x 800: at font scale 1.5 each graph fits
     its pane whole (no scrolling, no label cut, text >= 14 px: drawn smaller than 21 px where the
-    pane is too small for that); at 2 a graph that cannot fit scrolls, and no label is cut."""
+    pane is too small for that) and the sequence pane two rows under its header; at 2 three rows,
+    or two beside a graph whole at its 14 px floor; a graph that cannot fit scrolls, no label is
+    cut."""
     from playwright.sync_api import sync_playwright
 
     front = servers("lab")
@@ -720,11 +736,19 @@ def test_graphs_fit_their_pane_at_every_font_scale(servers):
                         assert stepper.evaluate(NARRATION_CUT) == [], (key, scale)
                     px = stepper.evaluate(GRAPH_FONT)
                     assert px >= 14, (key, scale, px)
+                    scrolls = stepper.evaluate(GRAPH_SCROLLS)
+                    rows = stepper.evaluate(SEQ_ROWS_IN_VIEW)
                     if scale == 1.5:  # fits whole: nothing to scroll
-                        assert stepper.evaluate(GRAPH_SCROLLS) == [False, False], key
+                        assert scrolls == [False, False], key
                         assert px >= at_one - 0.5, (key, at_one, px)  # never smaller than at 1
+                        assert rows >= 2, (key, scale, rows)
+                    else:  # three rows, or the graph whole beside two
+                        assert rows >= 3 or (rows >= 2 and not any(scrolls)), (key, rows, scrolls)
                     lecture.shot(f"{scale}")
-                    print(f"{key} font scale {scale}: graph text {px:.1f} px (at 1: {at_one:.1f})")
+                    print(
+                        f"{key} font scale {scale}: graph text {px:.1f} px (at 1: {at_one:.1f}),"
+                        f" scrolls {scrolls}, {rows} sequence rows"
+                    )
                 ctx.close()
         finally:
             browser.close()
