@@ -5,12 +5,11 @@ after every click: the current step's arrows fully inside the visible notebook a
 under 14 px, no two SVG texts overlapping, no label cut by a pane's edge, no pane moving, the
 restart / restore banner's sentence whole, no console error.
 
-CI cost is bounded by sampling and by overlap: thirteen (front end, notebook, size) sessions of
-sixteen (test_lecture_in_lab drives 03 in Lab at both sizes, test_classroom_in_lab 04 in Lab at
-1280), one Jupyter server per front end, and the notebooks of one (front end, size) opened and run
-together, each in a page of its own, then lectured one after the other; the notebooks are run up to
-their Stepper (05 and 07 have later cells that run the same job again, or start Spark, which this
-test is not about). Screenshots of each moment go to build/screenshots."""
+All sixteen (front end, notebook, size) sessions; CI cost is bounded by overlap: one Jupyter
+server per front end, one browser per (front end, size), and the notebooks of one (front end, size)
+opened and run together, each in a page of its own, then lectured one after the other; the
+notebooks are run up to their Stepper (05 and 07 have later cells that run the same job again, or
+start Spark, which this test is not about). Screenshots of each moment go to build/screenshots."""
 
 from __future__ import annotations
 
@@ -366,12 +365,13 @@ def _select_running(lecture: Lecture, name: str) -> None:
 
 GROUPS = [  # (front end, size, the notebooks with the subtask each fails); one server per front
     # end; the notebooks of a group are opened and Run All together (their kernels start and run
-    # side by side), then lectured one after the other: 13 sessions of 16 (test_lecture_in_lab
-    # drives 03 in Lab at both sizes, test_classroom_in_lab 04 in Lab at 1280)
+    # side by side), then lectured one after the other: all 16 sessions (test_lecture_in_lab's 03
+    # in Lab drives submission and Back only, test_classroom_in_lab's 04 a checkpoint and
+    # test_classroom_in_lab's 03 Fail task without the checks of every step: not one a lecture)
     ("notebook", (1280, 800), ["03", "04", "05", "07"]),
     ("notebook", (1920, 1080), ["03", "04", "05", "07"]),
-    ("lab", (1280, 800), ["05", "07"]),
-    ("lab", (1920, 1080), ["04", "05", "07"]),
+    ("lab", (1280, 800), ["03", "04", "05", "07"]),
+    ("lab", (1920, 1080), ["03", "04", "05", "07"]),
 ]
 NOTEBOOK = {nb[:2]: nb for nb in TRIMMED}
 #: The subtask a lecture fails (the window operator's long name wraps: three lines in 07's graph).
