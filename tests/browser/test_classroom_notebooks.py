@@ -32,7 +32,7 @@ from tests.browser.conftest import (
     watch_console,
 )
 from tests.browser.test_classroom_in_lab import PANE_BOXES, SMALLEST_FONT, TOP
-from tests.browser.test_lecture_in_lab import TEXT_OVERLAPS
+from tests.browser.test_lecture_in_lab import TEXT_OVERLAPS, _present
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -411,6 +411,10 @@ def test_lectures_through_checkpoint_failure_restore_and_back(servers, app, size
                 # the lecture tools (scrubber, bands, font scale, Lab's dark theme) once
                 tools = app == "lab" and size == (1280, 800) and key == "07"
                 checked = _lecture(page, NOTEBOOK[key], FAILING[key], tag, tools)
+                if app == "notebook" and key == "07":  # presenter mode in Notebook 7 too (the
+                    # widest graph; Lab's are test_lecture_in_lab's): text >= 18 px, nothing cut
+                    driven = page.locator(".pfk-stepper[data-pfk-driven]")
+                    _present(page, driven, f"{front.app}_{key}", size, 4)
                 print(f"{tag}: {checked} checked steps in {time.monotonic() - begun:.0f} s")
                 ctx.close()
             print(
