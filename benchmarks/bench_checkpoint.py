@@ -114,9 +114,9 @@ class SnapshotTimer:
         orig_sync, orig_async = self._orig
         timer = self
 
-        def checkpoint_state(self: Any, barrier: Any) -> Any:
+        def checkpoint_state(self: Any, barrier: Any, *args: Any, **kwargs: Any) -> Any:
             t0 = time.perf_counter()
-            out = orig_sync(self, barrier)
+            out = orig_sync(self, barrier, *args, **kwargs)  # (1.20 adds operators_finished)
             timer.sync[barrier.id] += time.perf_counter() - t0
             return out
 
@@ -175,6 +175,9 @@ def state_growth_table(sizes: list[int], parallelism: int) -> None:
             next_stats = run.checkpoint_coordinator.stats.by_id[next_cid]
             while next_stats["status"] == "IN_PROGRESS":
                 run._step_once()
+            for st in (stats, next_stats):  # a failed checkpoint would print zeros
+                if st["status"] != "COMPLETED":
+                    raise RuntimeError(f"checkpoint {st['id']} ended {st['status']}")
         run.cancel()
         run.run()
         sync_ms, async_ms = timer.sync[cid] * 1000, timer.asynchronous[cid] * 1000
