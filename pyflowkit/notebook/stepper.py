@@ -110,7 +110,8 @@ class Stepper(anywidget.AnyWidget):
     #: The sequence pane's width in px, sent by the browser (0: draw every lifeline, full width).
     seq_width = t.Int(0).tag(sync=True)
     #: What Flink's web UI shows per subtask and channel (``subtask_metrics``): records, watermarks,
-    #: buffers, back pressure. Drawn under each subtask while ``show_metrics`` (the Metrics button).
+    #: buffers, back pressure. Drawn under each subtask while ``show_metrics`` (the Metrics button);
+    #: computed and sent only while shown.
     metrics = t.Dict().tag(sync=True)
     show_metrics = t.Bool(False).tag(sync=True)
     #: The sequence diagram's phase bands collapsed to one row (their first arrow's index; a
@@ -172,7 +173,7 @@ class Stepper(anywidget.AnyWidget):
         self.observe(lambda _: self._refresh_sequence(), names=["seq_width", "seq_collapsed"])
         self._svgs = {False: self.svg}
         self._execution_graph = execution_graph
-        self.observe(lambda _: self._lay_out_metrics(), names="show_metrics")
+        self.observe(lambda _: self._show_metrics(), names="show_metrics")
         self._lay_out_metrics()
         if submit:
             self.submit()
@@ -188,6 +189,13 @@ class Stepper(anywidget.AnyWidget):
         if name == "layout" and isinstance(value, str):
             name = "layout_mode"
         super().__setattr__(name, value)
+
+    def _show_metrics(self) -> None:
+        """The Metrics button: the graph's layout, and the strips' values of the current step
+        (only computed while shown: ``refresh`` skips them while hidden)."""
+        self._lay_out_metrics()
+        if self.show_metrics and self.run is not None:
+            self.metrics = vm.run_metrics(self.run)
 
     def _lay_out_metrics(self) -> None:
         """The graph with room for a metrics strip in every subtask box (laid out once), or
@@ -402,7 +410,8 @@ class Stepper(anywidget.AnyWidget):
     def refresh(self) -> None:
         """Push the run's current state to the browser (one batched update)."""
         with self.hold_sync():
-            for name, value in vm.run_panes(self.run, self.controller.log).items():
+            panes = vm.run_panes(self.run, self.controller.log, metrics=self.show_metrics)
+            for name, value in panes.items():
                 setattr(self, name, value)
             key = (id(self.run), self.progress.version(self.run))
             if key != self._checkpoints_key:  # these only change with checkpoint events
@@ -475,9 +484,15 @@ class Stepper(anywidget.AnyWidget):
         ]
         rows = [
             {"subtask": m["name"], **{c: m[c] for c in columns[1:]}}
-            for m in self.metrics.get("subtasks", {}).values()
+            for m in self._current_metrics().get("subtasks", {}).values()
         ]
         return pd.DataFrame(rows, columns=columns)
+
+    def _current_metrics(self) -> dict[str, Any]:
+        """The strips' values of the current step: sent while shown, else computed now."""
+        if self.show_metrics or self.run is None:
+            return self.metrics
+        return vm.run_metrics(self.run)
 
     def channel_metrics(self) -> Any:
         """Per input channel (producer → consumer, a DataFrame): buffers queued / exclusive
@@ -493,7 +508,7 @@ class Stepper(anywidget.AnyWidget):
                 "backlog": c["backlog"],
                 "watermark": c["watermark"],
             }
-            for edge, c in sorted(self.metrics.get("channels", {}).items())
+            for edge, c in sorted(self._current_metrics().get("channels", {}).items())
         ]
         return pd.DataFrame(rows, columns=columns)
 

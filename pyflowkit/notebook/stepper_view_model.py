@@ -61,10 +61,11 @@ def execution_states(run: Any) -> dict[str, str]:
     }
 
 
-def run_panes(run: Any, log: list[dict[str, Any]]) -> dict[str, Any]:
-    """Every pane that changes with a step, keyed by the Stepper's trait names."""
+def run_panes(run: Any, log: list[dict[str, Any]], metrics: bool = True) -> dict[str, Any]:
+    """Every pane that changes with a step, keyed by the Stepper's trait names; ``metrics``:
+    whether the metrics strips are shown (hidden, nothing reads them: they are not computed)."""
     live = hasattr(run, "task_executors")
-    return {
+    panes = {
         "states": execution_states(run),
         "job_status": run.job_status.value,
         "step_count": run.steps_taken,
@@ -74,8 +75,15 @@ def run_panes(run: Any, log: list[dict[str, Any]]) -> dict[str, Any]:
         "events": log[-EVENT_LOG_SIZE:],
         "edge_marks": channel_marks(run) if live else {},
         "edge_tokens": barrier_tokens(run) if live else {},
-        "metrics": subtask_metrics(run) if live else {},
     }
+    if metrics:
+        panes["metrics"] = run_metrics(run)
+    return panes
+
+
+def run_metrics(run: Any) -> dict[str, Any]:
+    """The metrics strips' view model of ``run`` (``subtask_metrics``; none without live tasks)."""
+    return subtask_metrics(run) if hasattr(run, "task_executors") else {}
 
 
 def task_rows(run: Any) -> list[dict[str, Any]]:

@@ -174,3 +174,31 @@ def test_stepper_sends_the_metrics_and_lays_out_room_for_the_strip_when_shown():
     assert stepper.channel_metrics().full.any()
     stepper.show_metrics = False
     assert stepper.svg == plain_svg  # both layouts kept: no second Graphviz run
+
+
+def test_stepper_computes_the_metrics_only_while_the_strips_are_shown():
+    from pyflowkit.notebook.stepper import Stepper
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(2)
+    env.from_collection(list(range(300))).rebalance().map(lambda x: x).add_sink(
+        lambda v: None
+    ).name("slow sink")
+    stepper = Stepper(env, record_cost_ms={"Sink: slow sink": 3}, seed=2, submit=True)
+    for _ in range(40):
+        stepper.step()
+    assert stepper.metrics == {}  # hidden: nothing computed, nothing sent
+    hidden = stepper.subtask_metrics()  # the DataFrame still reads the current step
+    current = by_name(subtask_metrics(stepper.run))
+    assert list(hidden.subtask) == [m["name"] for m in current.values()]
+    assert list(hidden.numRecordsIn) == [m["numRecordsIn"] for m in current.values()]
+    assert sum(hidden.numRecordsIn) > 0
+    assert len(stepper.channel_metrics()) == len(subtask_metrics(stepper.run)["channels"])
+    stepper.show_metrics = True  # the Metrics button: this step's values at once
+    assert stepper.metrics == subtask_metrics(stepper.run)
+    stepper.step()
+    assert stepper.metrics == subtask_metrics(stepper.run)
+    shown = stepper.metrics
+    stepper.show_metrics = False
+    stepper.step()
+    assert stepper.metrics is shown  # hidden again: no longer recomputed per step
