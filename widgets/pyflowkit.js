@@ -744,24 +744,40 @@ function renderStepper(model, root) {
     method.textContent = n.method || "";
     why.textContent = n.why ? `why: ${n.why}` : "";
     for (const part of [caption, sentence, why]) part.title = part.textContent;
-    if (storyScale) flowStory();
+    flowStory();
   };
-  // Above font scale 1 (not presenting: presenter mode has its own flow) the narration flows over
-  // the lines it needs, nothing cut to "…" (a hall cannot hover for the title); at one scale its
-  // height only grows (three lines, or the most seen), so the panes below move only for a longer
-  // sentence than any before.
+  // (a width under this is not a laid-out Stepper: a page between two renderings, a hidden cell)
+  const LAID_OUT_PX = 300;
+  // Not presenting (presenter mode has its own flow), the narration flows over the lines it needs,
+  // nothing cut to "…" (a hall cannot hover for the title): two lines at least at font scale 1,
+  // three above; at one scale its height only grows (to the most lines seen), so the panes below
+  // move only for a longer sentence than any before.
   let storyScale = 0;
   let storyLines = 0;
   const flowStory = () => {
-    const scale = presenting ? 1 : pfkFontScale(model);
+    const scale = presenting ? 0 : pfkFontScale(model);
+    if (story.clientWidth < LAID_OUT_PX) return;
     if (scale !== storyScale) storyLines = 0;
     storyScale = scale;
-    story.classList.toggle("pfk-flow", scale > 1);
+    story.classList.toggle("pfk-flow", !presenting);
     story.style.removeProperty("height");
-    if (scale === 1) return;
+    if (presenting) return;
     const lines = Math.ceil(story.getBoundingClientRect().height / (24 * (story.currentCSSZoom || 1)) - 0.1);
-    storyLines = Math.max(storyLines, lines, 3); // (three at least: most steps' sentences fit)
+    storyLines = Math.max(storyLines, lines, scale > 1 ? 3 : 2);
     story.style.height = `${storyLines * 24}px`;
+  };
+  // The status line's log text wraps at word boundaries over two lines (kept: nothing moves from
+  // one step to the next), more for a longer line than any before; never cut to "…".
+  let headLines = 0;
+  const fitHead = () => {
+    if (msg.clientWidth < LAID_OUT_PX) return;
+    msgSlot.style.removeProperty("height");
+    banner.style.removeProperty("line-height");
+    if (presenting) return; // (hidden there: the narration says the step)
+    const lineH = parseFloat(getComputedStyle(msg).lineHeight) || 15;
+    headLines = Math.max(headLines, Math.ceil(msg.scrollHeight / lineH - 0.1), 2);
+    msgSlot.style.height = `${headLines * lineH}px`;
+    banner.style.lineHeight = `${headLines * lineH - 2}px`; // (its one line in the middle)
   };
 
   const graphBox = el("div", "pfk-pane pfk-graph-pane");
@@ -832,6 +848,7 @@ function renderStepper(model, root) {
     stepNo.textContent = `step ${model.get("step_count")}`;
     msg.textContent = model.get("message");
     msg.title = model.get("message");
+    fitHead();
   };
   const drawTasks = () => {
     const rows = model.get("tasks") || [];
@@ -1042,6 +1059,7 @@ function renderStepper(model, root) {
     root.style.zoom = String(presenterZoom());
     presentBtn.textContent = "Leave";
     flowStory();
+    fitHead();
     if (gesture && root.requestFullscreen) root.requestFullscreen().catch(() => {});
     fitted = null;
     requestAnimationFrame(fitArea);
@@ -1052,6 +1070,7 @@ function renderStepper(model, root) {
     root.style.removeProperty("zoom");
     presentBtn.textContent = "Present";
     flowStory();
+    fitHead();
     if (document.fullscreenElement === root) document.exitFullscreen().catch(() => {});
     fitted = null;
     requestAnimationFrame(fitArea);
@@ -1091,7 +1110,17 @@ function renderStepper(model, root) {
   };
   for (const [ev, f] of Object.entries(handlers)) handlers[ev] = clock.timed(ev, f);
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
-  const resize = new ResizeObserver(() => (applyLayout(), fitArea()));
+  // (a narrower Stepper: the narration and the status line wrap over more lines)
+  let rootWidth = 0;
+  const resize = new ResizeObserver(() => {
+    applyLayout();
+    if (Math.round(root.clientWidth) !== rootWidth) {
+      rootWidth = Math.round(root.clientWidth);
+      flowStory();
+      fitHead();
+    }
+    fitArea();
+  });
   resize.observe(root);
   resize.observe(story); // a presenter's narration grows to hold a long sentence
   requestAnimationFrame(() => {

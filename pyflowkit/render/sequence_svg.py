@@ -37,16 +37,39 @@ _MARKERS = (
 )
 
 
+def text_px(text: str) -> float:
+    """An upper estimate of ``text``'s width at 14 px by kind of character (DejaVu Sans, what
+    system-ui is on Debian): ≈ 7.6 px a small letter, 10 px a capital (a label in capitals,
+    "CANCELING → CANCELED", is wider than 7.6 px a character), 4.5 px a space."""
+    em = 0.0
+    for c in text:
+        if c.isupper():
+            em += 0.72
+        elif c.islower():
+            em += 0.54
+        elif c.isdigit():
+            em += 0.64
+        elif c == " ":
+            em += 0.32
+        else:
+            em += 0.84 if ord(c) > 127 else 0.5
+    return em * FONT
+
+
 def _fit(text: str, px: float) -> str:
-    """Cut ``text`` to about ``px`` pixels at 14 px (≈ 7.6 px per character)."""
-    limit = max(4, int(px / CHAR))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Cut ``text`` to about ``px`` pixels at 14 px (:func:`text_px`), with "…" where cut."""
+    if text_px(text) <= px:
+        return text
+    keep = 4
+    while keep < len(text) - 1 and text_px(text[: keep + 1] + "…") <= px:
+        keep += 1
+    return text[:keep] + "…"
 
 
 def _fit_method(label: str, px: float) -> str:
     """An arrow's label in ``px``: whole if it fits, else without the class of its
     ``Class.method`` (the arrow's title keeps it), cut only if that does not fit either."""
-    if len(label) * CHAR <= px:
+    if text_px(label) <= px:
         return label
     head, space, rest = label.partition(" ")
     if "." in head:
@@ -166,15 +189,16 @@ def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN) -> str:
 
 def _inside(centre: float, text: str, width: int) -> float:
     """The x of a middle-anchored ``text`` moved so that it stays between LEFT and ``width``."""
-    half = len(text) * CHAR / 2 + 2
+    half = text_px(text) / 2 + 2
     return min(max(centre, LEFT + half), width - half)
 
 
 def message_row(
     m: dict[str, Any], x: dict[str, int], show_step: bool, column: int = COLUMN, width: int = 0
 ) -> str:
-    """One arrow at row-local coordinates (baseline y = ROW - 9); its label stays inside
-    ``width`` (the drawing's width), so no pane edge cuts it."""
+    """One arrow at row-local coordinates (baseline y = ROW - 9; a straight arrow's line 2 px
+    lower, so that its label, above it, clears the line by a gap at every font scale); its label
+    stays inside ``width`` (the drawing's width), so no pane edge cuts it."""
     COLUMN = column  # noqa: N806 - the same name as the module's default
     width = width or LEFT + COLUMN * (len(x) or 1)
     y = ROW - 9
@@ -193,7 +217,7 @@ def message_row(
     marker = f'marker-end="url(#pfk-arrow-{kind})"'
     if x1 == x2:
         room = width - x1 - 36
-        if room >= min(len(m["label"]) * CHAR, COLUMN * 1.6):  # the label right of the loop
+        if room >= min(text_px(m["label"]), COLUMN * 1.6):  # the label right of the loop
             text = _fit_method(m["label"], min(room, COLUMN * 2.4))
             tx, anchor = x1 + 32, "start"
         else:  # at the right edge: the label left of the lifeline
@@ -208,7 +232,7 @@ def message_row(
         mid, span = (x1 + x2) / 2, abs(x2 - x1)
         text = _fit_method(m["label"], min(max(span - 10, COLUMN * 2.4), width - LEFT - 8))
         parts.append(
-            f'<line x1="{x1}" y1="{y}" x2="{x2}" y2="{y}" stroke="{colour}" stroke-width="2" '
+            f'<line x1="{x1}" y1="{y + 2}" x2="{x2}" y2="{y + 2}" stroke="{colour}" stroke-width="2" '
             f'{marker}/><text x="{_inside(mid, text, width):g}" y="{y - 5}" '
             f'text-anchor="middle" fill="{colour}">{escape(text)}</text>'
         )

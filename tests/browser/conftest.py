@@ -143,3 +143,68 @@ def run_all(p, lab: str, nb: str, udd: str, width: int = 1500, height: int = 100
     page.wait_for_selector(".jp-StatusBar-TextItem >> text=/\\| Idle/", timeout=120000)
     stepper.scroll_into_view_if_needed()
     return ctx, page, stepper
+
+
+#: "No label cut by a pane's edge", one rule for every browser test (issue #23), on a widget's
+#: root; the problems found (empty: none). HTML text: the narration's caption, sentence, method
+#: and "why" line, the status line's log text, the restart / restore banner, and any element that
+#: CSS ellipsises: cut when its box is narrower or shorter than its text (a hall cannot hover for
+#: the title), or, for the narration's flowing parts, when a line of it leaves the narration's box
+#: or the widget. SVG text of the sequence pane: a label outside the pane's sides, a lifeline name
+#: cut to "…", an arrow's label on its arrow's line (it sits above the line, a px clear at least). Screen
+#: boxes: a zoomed root (presenter mode, A+) is measured as drawn.
+TEXT_CUT = """
+root => {
+  const problems = [];
+  const shown = (e) => { const cs = getComputedStyle(e);
+    return e.textContent.trim() && cs.visibility !== "hidden" && cs.display !== "none" && e.getClientRects().length; };
+  const text = (e) => e.textContent.trim().slice(0, 80);
+  const html = ".pfk-caption, .pfk-sentence, .pfk-method, .pfk-why, .pfk-narration, .pfk-message, "
+    + ".pfk-banner.pfk-banner-on";
+  const boxes = new Set([...root.querySelectorAll(html)]);
+  for (const e of root.querySelectorAll("*"))
+    if (!(e instanceof SVGElement) && getComputedStyle(e).textOverflow === "ellipsis") boxes.add(e);
+  for (const e of boxes) {
+    if (!shown(e) || e.closest(".pfk-tabpane:not(.pfk-active), option, select")) continue;
+    if (getComputedStyle(e).display === "inline") continue;  // (its lines: below)
+    if (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+      problems.push(`text cut (${e.className}): ${text(e)}`);
+  }
+  const story = root.querySelector(".pfk-narration");
+  if (story && shown(story)) {
+    const s = story.getBoundingClientRect(), right = Math.min(s.right, root.getBoundingClientRect().right);
+    for (const e of story.querySelectorAll(".pfk-caption, .pfk-sentence, .pfk-method, .pfk-why"))
+      if (shown(e) && [...e.getClientRects()].some(r => r.width && (r.right > right + 1 || r.left < s.left - 1
+          || r.bottom > s.bottom + 1 || r.top < s.top - 1))) problems.push(`narration cut: ${text(e)}`);
+  }
+  const frame = root.querySelector(".pfk-seq-frame");
+  if (frame && frame.getClientRects().length) {
+    const f = frame.getBoundingClientRect(), scale = f.width / frame.offsetWidth;
+    const right = f.left + frame.clientWidth * scale;
+    for (const t of frame.querySelectorAll("g.pfk-seq-msg text, .pfk-seq-headbox text")) {
+      const r = t.getBoundingClientRect();
+      if (r.width && (r.left < f.left - 1 || r.right > right + 1)) problems.push(`sequence label cut: ${text(t)}`);
+    }
+    for (const t of frame.querySelectorAll(".pfk-seq-headbox text"))
+      if (t.textContent.trim().endsWith("…")) problems.push(`lifeline name cut: ${text(t)}`);
+    if (frame.scrollWidth > frame.clientWidth + 1) problems.push(`the sequence pane scrolls sideways`);
+    // an arrow's label above its line: the label's box clear of the line's stroke
+    for (const g of frame.querySelectorAll("g.pfk-seq-msg")) {
+      const t = g.querySelector("text:not(.pfk-seq-stepno)"), line = g.querySelector("line");
+      if (!t || !line) continue;
+      const r = t.getBoundingClientRect(), l = line.getBoundingClientRect();
+      const zoom = l.width / (line.getBBox().width || l.width);
+      const half = (parseFloat(getComputedStyle(line).strokeWidth) || 1) / 2 * zoom, y = (l.top + l.bottom) / 2 - half;
+      const overlapsX = r.left < l.right && l.left < r.right;
+      if (r.width && overlapsX && r.bottom > y - zoom)  // (a gap of a px at least, zoomed)
+        problems.push(`arrow label on its line: ${text(t)} (${(r.bottom - y).toFixed(1)} px from it)`);
+    }
+  }
+  return problems;
+}
+"""
+
+#: :data:`TEXT_CUT` once the widget's answer is drawn (on the next frames).
+TEXT_CUT_DRAWN = f"""
+root => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(({TEXT_CUT})(root)))))
+"""

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser.conftest import NOTEBOOKS, SHOTS, TOKEN, run_all
+from tests.browser.conftest import NOTEBOOKS, SHOTS, TEXT_CUT, TEXT_CUT_DRAWN, TOKEN, run_all
 from tests.browser.test_classroom_in_lab import SMALLEST_FONT, TOP, reset, step_and_wait
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -274,18 +274,16 @@ root => {
 """
 
 
-#: Presenter mode's "nothing cut": every visible text of the Stepper inside the window, the
-#: sequence labels inside their pane, no lifeline name cut to "…", graph labels inside the graph
-#: pane, the banner's sentence whole, no text cut by its box. Screen boxes only (the root is zoomed).
+#: Presenter mode's "nothing cut": every visible text of the Stepper inside the window, graph
+#: labels inside the graph pane, no text cut by its box, and the rule of every browser test
+#: (conftest's TEXT_CUT: the narration, the banner, the sequence labels). Screen boxes only (the
+#: root is zoomed).
 PRESENTER_CUT = """
 root => {
   const problems = [];
   const inside = (r, b) =>
     r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1;
   const win = { left: 0, top: 0, right: innerWidth, bottom: innerHeight };
-  const frame = root.querySelector(".pfk-seq-frame"), f = frame.getBoundingClientRect();
-  const scale = f.width / frame.offsetWidth;  // the zoom, as the screen boxes have it
-  const seqRight = f.left + frame.clientWidth * scale;
   const graph = root.querySelector(".pfk-graph-frame").getBoundingClientRect();
   for (const e of root.querySelectorAll("*")) {
     if (e.closest("option, select, title, defs, .pfk-tabpane:not(.pfk-active)")) continue;
@@ -294,8 +292,7 @@ root => {
     if (!own || !r.width || !r.height || getComputedStyle(e).visibility === "hidden") continue;
     const text = e.textContent.trim().slice(0, 40);
     if (e.closest(".pfk-seq-frame")) {
-      if (r.left < f.left - 1 || r.right > seqRight + 1) problems.push(`sequence label cut: ${text}`);
-      if (e.closest(".pfk-seq-headbox") && text.endsWith("…")) problems.push(`lifeline name cut: ${text}`);
+      continue;  // (the rule of every browser test, below)
     } else if (e.closest(".pfk-graph-frame")) {
       const meets = r.right > graph.left && r.left < graph.right && r.bottom > graph.top && r.top < graph.bottom;
       if (meets && !inside(r, graph)) problems.push(`graph label cut: ${text}`);
@@ -306,7 +303,6 @@ root => {
     const block = !(e instanceof SVGElement) && getComputedStyle(e).display !== "inline";
     if (block && e.scrollWidth > e.clientWidth + 1) problems.push(`text cut: ${text}`);
   }
-  if (frame.scrollWidth > frame.clientWidth + 1) problems.push("the sequence pane scrolls sideways");
   // a cluster's border cut by the graph pane (07's CepOperator group was cut ~5 px at 1280 x 800)
   for (const c of root.querySelectorAll(".pfk-graph-canvas g.cluster path, .pfk-graph-canvas g.cluster polygon")) {
     const r = c.getBoundingClientRect();
@@ -316,21 +312,9 @@ root => {
     const where = `${l}..${rr} of ${gl}..${gr}`;
     if (r.width && meets && !inside(r, graph)) problems.push(`cluster border cut: ${name} ${where}`);
   }
-  const story = root.querySelector(".pfk-narration");  // its fixed lines hold it all
-  if (story.scrollHeight > story.clientHeight + 1) problems.push(`narration cut: ${story.textContent}`);
-  const banner = root.querySelector(".pfk-banner.pfk-banner-on");
-  if (banner && banner.scrollWidth > banner.clientWidth + 1) problems.push(`banner cut: ${banner.textContent}`);
-  return problems;
+  return [...problems, ...(TEXT_CUT)(root)];
 }
-"""
-
-
-NARRATION_CUT = """
-root => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
-  const story = root.querySelector(".pfk-narration");
-  done(story.scrollHeight > story.clientHeight + 1 ? story.textContent : "");
-})))
-"""
+""".replace("TEXT_CUT", TEXT_CUT)
 
 
 def _present(page, stepper, tag: str, size: tuple[int, int] = (1280, 800), steps: int = 8) -> None:
@@ -350,11 +334,16 @@ def _present(page, stepper, tag: str, size: tuple[int, int] = (1280, 800), steps
             arg=[stepper.element_handle(), before],
             timeout=30000,
         )
-        # every step's narration whole (a long sentence grows its box, never cut)
-        cut = stepper.evaluate(NARRATION_CUT)
-        assert not cut, (
-            f"{tag} {stepper.locator('.pfk-step-no').inner_text()}: narration cut: {cut}"
-        )
+        # every step's narration whole (a long sentence grows its box, never cut), no label cut
+        cut = stepper.evaluate(TEXT_CUT_DRAWN)
+        at = stepper.locator(".pfk-step-no").inner_text()
+        if cut and all(c.startswith(("sequence label", "the sequence pane")) for c in cut):
+            # (seen once in five runs under load: a step that brings a phase's lifelines drawn
+            # at the width before until the kernel's layout to the presenter's width arrives)
+            page.wait_for_timeout(1000)
+            print(f"presenter {tag} {at}: sequence cut for a moment: {cut}")
+            cut = stepper.evaluate(TEXT_CUT_DRAWN)
+        assert not cut, f"{tag} {at}: text cut: {cut}"
     page.wait_for_timeout(300)
     page.screenshot(path=str(SHOTS / f"lecture_presenter_{tag}_{width}x{height}.png"))
     box = stepper.bounding_box()

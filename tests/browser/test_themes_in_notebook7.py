@@ -18,7 +18,15 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from tests.browser.conftest import ARGS, CHROMIUM, SHOTS, TOKEN, _serve, watch_console
+from tests.browser.conftest import (
+    ARGS,
+    CHROMIUM,
+    SHOTS,
+    TEXT_CUT_DRAWN,
+    TOKEN,
+    _serve,
+    watch_console,
+)
 from tests.browser.test_classroom_notebooks import (
     LOW_CONTRAST,
     _lab_theme,
@@ -168,6 +176,7 @@ def _check(page, root, what: str, problems: list[str], min_texts: int, dark: boo
         problems.append(f"{what}: only {seen['checked']} texts checked")
     problems += [f"{what}: low contrast {x}" for x in seen["low"]]
     problems += [f"{what}: white {x}" for x in white]
+    problems += [f"{what}: {x}" for x in root.evaluate(TEXT_CUT_DRAWN)]
 
 
 def _all_views(page, theme: str, tag: str) -> list[str]:
@@ -307,6 +316,7 @@ def test_failure_restore_metrics_and_presenter_follow_the_dark_themes(front):
             seen = stepper.evaluate(LOW_CONTRAST)
             problems += [f"{theme} presenter: low contrast {x}" for x in seen["low"]]
             problems += [f"{theme} presenter: white {x}" for x in stepper.evaluate(WHITE_PANES)]
+            problems += [f"{theme} presenter: {x}" for x in stepper.evaluate(TEXT_CUT_DRAWN)]
             page.screenshot(path=str(SHOTS / f"themes_{app}_{theme}_presenter.png"))
             page.keyboard.press("Escape")
             page.wait_for_function(

@@ -143,6 +143,22 @@ def test_svg_has_one_group_per_arrow_text_at_14px_and_the_current_step_marked():
     assert len(re.findall(r'<g class="pfk-seq-msg', last)) == 5
 
 
+def test_an_arrows_label_sits_above_its_line_with_a_gap():
+    """The label's baseline above the line by the font's descent (0.24 em in DejaVu Sans, what
+    system-ui is on Debian), the stroke's half and a gap of 2 px (issue #23: at font scale 2 a
+    label sat on its line). The browser tests measure it on screen (conftest.TEXT_CUT)."""
+    svg = sequence_svg(golden_model().to_dict())
+    arrows = re.findall(
+        r'<line x1="[\d.]+" y1="([\d.]+)" x2="[\d.]+" y2="[\d.]+" stroke="[^"]+" '
+        r'stroke-width="(\d+)"[^>]*/><text x="[\d.]+" y="([\d.]+)"',
+        svg,
+    )
+    assert len(arrows) > 20
+    for line_y, stroke, baseline in arrows:
+        gap = float(line_y) - float(stroke) / 2 - float(baseline) - 0.24 * FONT
+        assert gap >= 2, (line_y, baseline, gap)
+
+
 def test_an_excerpt_draws_only_the_lifelines_it_touches():
     from pyflowkit.render.sequence_model import SequenceDiagram
 
