@@ -67,3 +67,21 @@ def test_a_long_metric_keeps_its_column_name_in_the_table() -> None:
     assert len(shown) == 72 and shown.endswith("… · words/s")
     assert shown.startswith("Throughput, 500,000 words, parallelism 2 / checkpointing")
     assert tool.fit("short · s", 72) == "short · s"
+
+
+def test_a_benchmark_script_of_the_new_commit_runs_on_the_old_commits_code(tmp_path: Path) -> None:
+    old_root, scripts = tmp_path / "old", tmp_path / "new"
+    (old_root / "benchmarks").mkdir(parents=True)
+    (scripts / "benchmarks").mkdir(parents=True)
+    (old_root / "marker.py").write_text("MS = 7.5\n")
+    (old_root / "benchmarks" / "bench_x.py").write_text("raise SystemExit('old script')\n")
+    (scripts / "benchmarks" / "bench_x.py").write_text(
+        "from marker import MS\nprint('| case | ms |')\nprint('|---|---|')\n"
+        "print(f'| step | {MS} |')\n"
+    )
+    side = tool.Side("old", "0" * 40, old_root)
+    tool.run_one(side, "x", [], sys.executable, 60)
+    assert "old script" in side.failures["x"]  # its own script, as before
+    side = tool.Side("old", "0" * 40, old_root)
+    tool.run_one(side, "x", [], sys.executable, 60, scripts)
+    assert side.failures == {} and side.best == {("x", "step · ms"): 7.5}

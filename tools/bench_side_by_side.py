@@ -11,6 +11,7 @@ worse by more than that.
 
     python tools/bench_side_by_side.py --old fc13915^ --new main
     python tools/bench_side_by_side.py --only compile runtime --rounds 3
+    python tools/bench_side_by_side.py --only widgets --scripts-of-new widgets
 """
 
 from __future__ import annotations
@@ -157,8 +158,11 @@ def export(repo: Path, rev: str, into: Path) -> str:
     return sha
 
 
-def run_one(side: Side, name: str, args: list[str], python: str, timeout: int) -> None:
-    script = side.root / "benchmarks" / f"bench_{name}.py"
+def run_one(
+    side: Side, name: str, args: list[str], python: str, timeout: int, scripts: Path | None = None
+) -> None:
+    """One benchmark on ``side``'s code; its script from ``scripts`` (an export) if given."""
+    script = (scripts or side.root) / "benchmarks" / f"bench_{name}.py"
     if not script.exists():
         side.failures[name] = "no such benchmark in this commit"
         return
@@ -242,6 +246,13 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per benchmark run")
     parser.add_argument("--max-slowdown", type=float, default=0.05)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument(
+        "--scripts-of-new",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="run these benchmarks' scripts of the new commit on both (a benchmark fixed since old)",
+    )
     opts = parser.parse_args()
 
     benches = dict(BENCHMARKS, **(SPARK_BENCHMARKS if opts.spark else {}))
@@ -261,8 +272,10 @@ def main() -> None:
         for name in names:
             for r in range(opts.rounds):
                 pair = (old, new) if r % 2 == 0 else (new, old)
+                scripts = new.root if name in opts.scripts_of_new else None
                 for side in pair:
-                    run_one(side, name, benches.get(name, []), opts.python, opts.timeout)
+                    args = benches.get(name, [])
+                    run_one(side, name, args, opts.python, opts.timeout, scripts)
             worse += print_rows(old, new, name, opts.max_slowdown)
         print(
             f"\n{time.monotonic() - t0:.0f} s. '!': worse by more than {opts.max_slowdown:.0%} "
