@@ -693,15 +693,16 @@ root => {
 """
 
 
-def test_graphs_fit_their_pane_at_every_font_scale(servers):
-    """Notebooks 03, 04, 05 and 07 in JupyterLab at 1280 x 800: at font scale 1.5 each graph fits
+@pytest.mark.parametrize("app", ["lab", "notebook"])
+def test_graphs_fit_their_pane_at_every_font_scale(servers, app):
+    """Notebooks 03, 04, 05 and 07 in JupyterLab and in Notebook 7 at 1280 x 800: at font scale 1.5 each graph fits
     its pane whole (no scrolling, no label cut, text >= 14 px: drawn smaller than 21 px where the
     pane is too small for that) and the sequence pane two rows under its header; at 2 three rows,
     or two beside a graph whole at its 14 px floor; a graph that cannot fit scrolls, no label is
     cut."""
     from playwright.sync_api import sync_playwright
 
-    front = servers("lab")
+    front = servers(app)
     SHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
@@ -718,7 +719,7 @@ def test_graphs_fit_their_pane_at_every_font_scale(servers):
                 page.locator(".pfk-stepper").last.evaluate("e => (e.dataset.pfkDriven = '1')")
                 stepper = page.locator(".pfk-stepper[data-pfk-driven]")
                 stepper.scroll_into_view_if_needed()
-                lecture = Lecture(page, stepper, f"lab_{key}_1280x800_font")
+                lecture = Lecture(page, stepper, f"{app}_{key}_1280x800_font")
                 at_one = stepper.evaluate(GRAPH_FONT)
                 # a fresh run: submission's steps each draw arrows (a finished run has none left)
                 stepper.locator("button.pfk-reset").click()
