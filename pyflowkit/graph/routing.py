@@ -270,20 +270,24 @@ class ChannelSelector:
         ``key_by`` ships ``Row(key, value)``). A selector without a batch form is called in
         the routing loop itself; a declared ``key_type``'s converts the batch's keys at once."""
         n = self.number_of_channels
-        str_get, new_key = self._trimmed_caches()[1].get, self._channel_of_new
+        key_cache, str_cache = self._trimmed_caches()
+        str_get, int_get, new_key = str_cache.get, key_cache.get, self._channel_of_new
         select = self._select_each
         if timestamps is None and select is not None:
             vbuckets: list[list[Any]] = [[] for _ in range(n)]
             kbuckets: list[list[Any]] = [[] for _ in range(n)]
             vappends = [b.append for b in vbuckets]
             kappends = [b.append for b in kbuckets]
-            # str keys only in str_cache: a hit needs no type check (only a str equals a str)
+            # str keys only in str_cache: a hit needs no type check (only a str equals a str);
+            # an exact int is its own identity in key_cache (1, True and 1.0 apart: key_identity)
             for v in values:
                 k = select(v)
                 try:
                     ch = str_get(k)
                     if ch is None:
-                        ch = new_key(k)
+                        ch = int_get(k) if type(k) is int else None
+                        if ch is None:
+                            ch = new_key(k)
                 except TypeError:  # an unhashable key: its channel without the caches
                     ch = self.partitioner.channel_of_key(k)  # type: ignore[attr-defined]
                 vappends[ch](v)
@@ -302,7 +306,10 @@ class ChannelSelector:
         try:
             return list(map(str_cache.__getitem__, keys))
         except KeyError:
-            if set(map(type, keys)) != {str}:
+            types = set(map(type, keys))
+            if types == {int}:  # exact ints: their own identity in key_cache (key_identity)
+                return self._channels_of_ints(keys)
+            if types != {str}:
                 return self._channels_one_by_one(keys)
         except TypeError:  # a list, dict or set key: keyed by its pickle (key_identity)
             return self._channels_one_by_one(keys)
@@ -312,6 +319,21 @@ class ChannelSelector:
         fresh = dict(zip(new, self.partitioner.channels_of_str_keys(new), strict=True))  # type: ignore[attr-defined]
         str_cache.update(fresh)
         return list(map(str_cache.__getitem__, keys))
+
+    def _channels_of_ints(self, keys: list[Any]) -> list[int]:
+        """The channel of each of ``keys``, all exact ``int``: looked up at once in
+        ``_key_cache``, the misses computed and cached."""
+        cache = self._key_cache
+        channels = list(map(cache.get, keys))
+        if None in channels:
+            channel_of = self.partitioner.channel_of_key  # type: ignore[attr-defined]
+            for i, (k, ch) in enumerate(zip(keys, channels, strict=True)):
+                if ch is None:
+                    ch = cache.get(k)
+                    if ch is None:
+                        ch = cache[k] = channel_of(k)
+                    channels[i] = ch
+        return channels  # type: ignore[return-value]
 
     def _trimmed_caches(self) -> tuple[dict[Any, int], dict[str, int]]:
         """The key → channel caches, each started over once past ``_KEY_CACHE_LIMIT``."""

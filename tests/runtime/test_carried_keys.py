@@ -117,6 +117,28 @@ def test_route_with_keys_agrees_with_route() -> None:
             assert sel.select_channel_and_key(v) == (sel.select_channel(v), first(v))
 
 
+def test_route_with_keys_int_keys_stay_apart_from_equal_keys_of_other_types() -> None:
+    """Exact int keys are looked up without a per-key call; a key equal to an int but of
+    another type (True, 1.0) still gets its own Java hash's channel, in either order."""
+
+    def first(v: Any) -> Any:
+        return v[0]
+
+    ints = [(i % 40, i) for i in range(200)]
+    others = [(True, 0), (1.0, 1), (False, 2), (0.0, 3), ("1", 4)]
+    for ts_of in (lambda vs: None, lambda vs: list(range(len(vs)))):
+        sel = ChannelSelector(KeyGroupStreamPartitioner(first), 4, 128)
+        fresh = ChannelSelector(KeyGroupStreamPartitioner(first), 4, 128)
+        for batch in (others, ints, others, ints[:50] + others):
+            routed = sel.route_with_keys(batch, ts_of(batch))
+            channels = {id(v): ch for ch, (vs, _, _) in enumerate(routed) for v in vs}
+            assert [channels[id(v)] for v in batch] == [fresh.select_channel(v) for v in batch]
+            assert [k for _, _, ks in routed for k in ks] == [
+                first(v) for vs, _, _ in routed for v in vs
+            ]
+    assert fresh.select_channel((0, 0)) != fresh.select_channel((False, 0))  # the case is live
+
+
 class Sizing:
     capacity = 4
 
