@@ -178,7 +178,10 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         map_of_new = self._str_loop_map
         key = None
         for key, v in zip(keys, values, strict=True):
-            m = key_map(key)
+            try:
+                m = key_map(key)
+            except TypeError:  # an unhashable key (a list): keyed by its pickle below
+                m = None
             if m is None:
                 key, m = map_of_new(key)
             current = m.get(key)
@@ -196,7 +199,7 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
     def _str_loop_map(self, key: Any) -> tuple[Any, dict[Any, Any]]:
         """``_reduce_str_keys``' lookup of a key it has no state map for yet: (the key as the
         state stores it, its key group's map); an exact ``str`` key's map is kept for it."""
-        kg = self._str_kgs.get(key)
+        kg = self._str_kgs.get(key) if isinstance(key, str) else None
         m = None if kg is None else self._maps[kg]
         if m is None:
             if type(key).__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
