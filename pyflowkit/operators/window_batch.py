@@ -105,7 +105,8 @@ class TumblingBatchProcessor:
                 ck = key if type(key) in SELF_IDENTIFYING_KEY_TYPES else key_identity(key)
                 g = window_groups.get(ck)
                 if g is None:
-                    if type(key).__hash__ is None:  # a list key: keyed by its pickle (PyFlink)
+                    # a list key: keyed by its pickle (PyFlink); a str or int key is its own ck
+                    if ck is not key and type(key).__hash__ is None:
                         key = pickled_key(key)
                     kg = cached_key_group(ck)
                     if kg is None:

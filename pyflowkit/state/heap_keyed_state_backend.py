@@ -517,6 +517,13 @@ class StateTable:
             self._unlogged()
         return self.logged_namespace_map(key_group, namespace)
 
+    def namespace_map_for_batch(self) -> Callable[[int, Any], dict[Any, Any]]:
+        """``namespace_map`` for a loop that takes no snapshot: the undo check done once for
+        the loop (only a mark starts undo logs again, and none comes while it runs)."""
+        if self.undo_mode:
+            self._unlogged()
+        return self.logged_namespace_map
+
     def logged_namespace_map(self, key_group: int, namespace: Any) -> dict[Any, Any]:
         """``namespace_map`` for the undo logs' writer (``log_writes``), who logs every key it
         writes there."""

@@ -107,7 +107,7 @@ class HeapListState(_HeapState, ListState):
         """A keyed fold over a batch: for each ``(key, key_group, namespace, values)`` in
         order, ``add`` every value (no nulls; the ``values`` list is taken over), without
         changing the key context."""
-        namespace_map = self.table.namespace_map
+        namespace_map = self.table.namespace_map_for_batch()
         for key, key_group, namespace, values in groups:
             if not values:
                 continue
@@ -200,7 +200,7 @@ class HeapReducingState(_HeapState, ReducingState):
         """A keyed fold over a batch: for each ``(key, key_group, namespace, values)`` in
         order, ``add`` every value (one state lookup per group), without changing the key
         context."""
-        namespace_map = self.table.namespace_map
+        namespace_map = self.table.namespace_map_for_batch()
         reduce = self._reduce
         for key, key_group, namespace, values in groups:
             if not values:
@@ -248,7 +248,7 @@ class HeapAggregatingState(_HeapState, AggregatingState):
         """A keyed fold over a batch: for each ``(key, key_group, namespace, values)`` in
         order, ``add`` every value to the accumulator (one state lookup per group), without
         changing the key context."""
-        namespace_map = self.table.namespace_map
+        namespace_map = self.table.namespace_map_for_batch()
         fn = self._fn
         for key, key_group, namespace, values in groups:
             if not values:
