@@ -13,6 +13,7 @@ from __future__ import annotations
 import pickle
 from array import array
 from collections.abc import Hashable
+from numbers import Number
 from struct import Struct
 from typing import Any
 
@@ -37,6 +38,8 @@ def key_identity(key: Any) -> Hashable:
     tk = type(key)
     if tk is str or tk is int:
         return key
+    if tk is TypedKey:
+        return key._identity
     if tk.__hash__ is None or tk in _PLAIN_OF:  # PyFlink keys it by its pickled bytes
         return (PickledKey, pickle.dumps(_plain(key)))
     return (_type_signature(key), key)
@@ -131,6 +134,82 @@ def pickled_key(key: Any) -> Any:
     ``PickledKey`` subclass, keyed by its pickled bytes as in PyFlink; anything else as it is."""
     wrapper = _PICKLED_OF.get(type(key))
     return key if wrapper is None else wrapper(key)
+
+
+# --- Keys as the keyed state tables hold them ------------------------------------------------
+# Flink's state tables find a key by ``equals``: Java's (``keyBy``, 1.11) or, for PyFlink 1.20's
+# undeclared key type, that of the pickled bytes (``Row(byte[])``). Both keep ``1``, ``True`` and
+# ``1.0`` apart, and ``(1, "a")`` from ``(True, "a")``, where a Python dict merges them; so a key
+# whose Python equality is wider than its identity is held as a ``TypedKey`` (``str`` and ``int``
+# keys, and tuples of them, are held as they are: the word count's path).
+
+
+class TypedKey:
+    """A key held in the state tables by ``key_identity``: equal only to a key of the same type
+    signature (``True`` is not ``1``); ``key`` is what the key selector returned."""
+
+    __slots__ = ("_hash", "_identity", "key")
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+        self._identity = key_identity(key)
+        self._hash = hash(self._identity)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is TypedKey and self._identity == other._identity
+
+    def __repr__(self) -> str:
+        return repr(self.key)
+
+    def __reduce__(self) -> Any:
+        return (TypedKey, (self.key,))
+
+
+def _wider_equality(key: Any, subclasses: bool) -> bool:
+    """Whether Python finds ``key`` equal to a key Flink tells apart: a number other than an
+    exact ``int`` (``True`` is not ``1``), with ``subclasses`` a ``str``/``int`` subclass too."""
+    tk = type(key)
+    if tk is str or tk is int or key is None or tk is bytes:
+        return False
+    if tk is tuple or tk is frozenset:
+        return any(_wider_equality(k, subclasses) for k in key)
+    if isinstance(key, (str, int)) and tk is not bool:
+        return subclasses
+    return isinstance(key, (int, float, complex, Number))  # bool, float, Decimal, Fraction
+
+
+def state_key(key: Any) -> Any:
+    """``key`` as the state tables hold a key of an undeclared key type under PyFlink 1.20 (its
+    pickled bytes): a list, dict or set as its ``PickledKey``; a number other than an exact
+    ``int``, a ``str``/``int`` subclass or a tuple holding one as a ``TypedKey``; anything else
+    (``str``, ``int``, tuples of them: the word count's keys) as it is."""
+    tk = type(key)
+    if tk is str or tk is int or tk is TypedKey:
+        return key
+    wrapper = _PICKLED_OF.get(tk)
+    if wrapper is not None:
+        return wrapper(key)
+    return TypedKey(key) if _wider_equality(key, True) else key
+
+
+def java_state_key(key: Any) -> Any:
+    """``key`` as the state tables hold a key of Java's ``keyBy`` (1.11: ``equals`` of the key's
+    Java value): as ``state_key``, but a ``str``/``int`` subclass is its String/Integer."""
+    tk = type(key)
+    if tk is str or tk is int or tk is TypedKey:
+        return key
+    wrapper = _PICKLED_OF.get(tk)
+    if wrapper is not None:
+        return wrapper(key)
+    return TypedKey(key) if _wider_equality(key, False) else key
+
+
+def plain_key(key: Any) -> Any:
+    """The key a ``TypedKey`` holds; any other key as it is."""
+    return key.key if type(key) is TypedKey else key
 
 
 # --- Numbers as PyFlink 1.20 serialises them ------------------------------------------------

@@ -21,7 +21,7 @@ from pyflowkit.operators.context import StreamConfig, TaskEnvironment
 from pyflowkit.operators.declared_types import key_check
 from pyflowkit.operators.output import Output
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
-from pyflowkit.state.java_hash import key_hash_function
+from pyflowkit.state.java_hash import key_hash_function, state_key_function
 from pyflowkit.state.operator_state_backend import OperatorStateBackend
 from pyflowkit.state.snapshot import OperatorSnapshot
 from pyflowkit.state.time import LONG_MIN_VALUE
@@ -83,8 +83,10 @@ class StreamOperator:
             self.keyed_state_backend.key_check = key_check(
                 self.config.key_type, self.config.operator_name
             )
-            self.keyed_state_backend.key_hash = key_hash_function(
-                profile_for(self.config.flink_version).key_by.keys_by_row, self.config.key_type
+            keys_by_row = profile_for(self.config.flink_version).key_by.keys_by_row
+            self.keyed_state_backend.key_hash = key_hash_function(keys_by_row, self.config.key_type)
+            self.keyed_state_backend.state_key = state_key_function(
+                keys_by_row, self.config.key_type
             )
             self.time_service_manager = InternalTimeServiceManager(
                 self.keyed_state_backend,

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from pyflowkit.datastream.functions import resolve_method
 from pyflowkit.datastream.state import ValueStateDescriptor
 from pyflowkit.errors import IllegalArgumentException
-from pyflowkit.java_semantics import pickled_key
+from pyflowkit.java_semantics import plain_key
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
@@ -130,15 +130,15 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         int_kg = self._int_kgs.get
         maps = self._maps
         map_for = self._map_for_key
+        held = self.keyed_state_backend.state_key  # type: ignore[union-attr]
         key = None
         for key, v in zip(keys, values, strict=True):
             tk = type(key)
             kg = str_kg(key) if tk is str else int_kg(key) if tk is int else None
             m = None if kg is None else maps[kg]
             if m is None:
-                if tk.__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
-                    key = pickled_key(key)
-                m = map_for(key)
+                key = held(key)  # a list by its pickle; 1, True and 1.0 apart
+                m = map_for(plain_key(key))
             current = m.get(key)
             if log is not None:  # the value at the last mark, on the first write after it
                 log(key, current)
@@ -202,9 +202,8 @@ class StreamGroupedReduce(AbstractUdfStreamOperator):
         kg = self._str_kgs.get(key) if isinstance(key, str) else None
         m = None if kg is None else self._maps[kg]
         if m is None:
-            if type(key).__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
-                key = pickled_key(key)
-            m = self._map_for_key(key)
+            key = self.keyed_state_backend.state_key(key)  # type: ignore[union-attr]
+            m = self._map_for_key(plain_key(key))  # (a list by its pickle; 1, True, 1.0 apart)
         if type(key) is str:
             cache = self._str_key_maps
             if len(cache) >= _KEY_CACHE_LIMIT:

@@ -17,7 +17,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.datastream.window import MAX_LONG_VALUE, MIN_LONG_VALUE, TimeWindow
-from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity, pickled_key
+from pyflowkit.java_semantics import (
+    SELF_IDENTIFYING_KEY_TYPES,
+    key_identity,
+    pickled_key,
+    plain_key,
+)
 from pyflowkit.operators.window_functions import InternalWindowFunction, PassThroughWindowFunction
 
 if TYPE_CHECKING:
@@ -111,7 +116,7 @@ class TumblingBatchProcessor:
                     kg = cached_key_group(ck)
                     if kg is None:
                         kg = backend.checked_key_group(key)
-                    g = window_groups[ck] = [key, kg, window, [v]]
+                    g = window_groups[ck] = [backend.state_key(key), kg, window, [v]]
                     groups.append(g)
                 else:
                     g[3].append(v)
@@ -197,6 +202,8 @@ class TumblingBatchProcessor:
                 )
                 if kg is None:
                     kg = backend.checked_key_group(key)
+                if type(key) not in SELF_IDENTIFYING_KEY_TYPES:
+                    key = backend.state_key(key)
                 acc = table.get(kg, window, key)
                 if acc is not None:
                     contents = acc if agg is None else agg.get_result(acc)
@@ -226,6 +233,7 @@ class TumblingBatchProcessor:
         op.process_context._window = window
         table = op.window_state.table
         kg = op.keyed_state_backend.current_key_group
+        key = op.keyed_state_backend.current_state_key  # (the timer's key, as the tables hold it)
         acc = table.get(kg, window, key)
         if acc is not None:
             contents = acc if self.agg is None else self.agg.get_result(acc)
@@ -251,12 +259,13 @@ class TumblingBatchProcessor:
         if op.allowed_lateness:
             timers = []
             for key, _, window, _ in groups:
+                key = plain_key(key)
                 timers.append((window.end - 1, key, window))
                 cleanup = op._cleanup_time(window)
                 if cleanup < MAX_LONG_VALUE:
                     timers.append((cleanup, key, window))
-        else:
-            timers = [(window.end - 1, key, window) for key, _, window, _ in groups]
+        else:  # the groups hold their keys as the state tables do (java_semantics.state_key)
+            timers = [(window.end - 1, plain_key(key), window) for key, _, window, _ in groups]
         op.timer_service.event_time_timers.add_all(timers)
         for v, ts in late:
             if op._is_element_late(ts):

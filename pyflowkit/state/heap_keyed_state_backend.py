@@ -14,7 +14,14 @@ from operator import is_, is_not, itemgetter
 from typing import Any
 
 from pyflowkit.errors import IllegalArgumentException, IllegalStateException
-from pyflowkit.java_semantics import SELF_IDENTIFYING_KEY_TYPES, key_identity, pickled_key
+from pyflowkit.java_semantics import (
+    SELF_IDENTIFYING_KEY_TYPES,
+    TypedKey,
+    key_identity,
+    pickled_key,
+    plain_key,
+    state_key,
+)
 from pyflowkit.state.heap_states import STATE_CLASSES
 from pyflowkit.state.java_hash import java_hash_code
 from pyflowkit.state.key_groups import (
@@ -664,6 +671,7 @@ def _materialize(
     out: dict[int, dict[str, dict[str, Any]]] = {}
     copy_ = snapshot_copy
     atoms = _ATOMS
+    plain = plain_key  # the state tables' TypedKey keys are snapshot as the keys they hold
     for table, _, key_groups in frozen:
         key_groups.resolve()
         name, kind = table.name, table.kind
@@ -673,13 +681,13 @@ def _materialize(
                 ns = copy_(ns)
                 if kind == "map":
                     entries.extend(
-                        [copy_(k), ns, [[copy_(mk), copy_(mv)] for mk, mv in v.items()]]
+                        [copy_(plain(k)), ns, [[copy_(mk), copy_(mv)] for mk, mv in v.items()]]
                         for k, v in by_key.items()
                     )
                 else:  # atoms as they are, without a call (most keys and many values)
                     entries.extend(
                         [
-                            k if type(k) in atoms else copy_(k),
+                            k if type(k) in atoms else copy_(plain(k)),
                             ns,
                             v if type(v) in atoms else copy_(v),
                         ]
@@ -700,13 +708,17 @@ class HeapKeyedStateBackend:
     def __init__(self, max_parallelism: int, key_group_range: KeyGroupRange) -> None:
         self.max_parallelism = max_parallelism
         self.key_group_range = key_group_range
-        self.current_key: Any = None
+        self.current_key: Any = None  # as the key selector returned it (getCurrentKey)
+        # the current key as the state tables hold it (java_semantics.state_key)
+        self.current_state_key: Any = None
         self.current_key_group: int = -1
         self.tables: dict[str, StateTable] = {}
         self._states: dict[str, Any] = {}
         self._kg_cache: dict[Any, int] = {}
         # the key's hashCode for key groups: the profile's key_by rule (java_hash.key_hash_function)
         self.key_hash: Callable[[Any], int] = java_hash_code
+        # how the state tables tell keys apart: the profile's rule (java_hash.state_key_function)
+        self.state_key: Callable[[Any], Any] = state_key
         # raises for a key that does not fit the declared key type; run once per new key
         self.key_check: Callable[[Any], None] | None = None
         # bumped by every snapshot: maps taken from StateTable.namespace_map must be re-fetched
@@ -784,11 +796,21 @@ class HeapKeyedStateBackend:
         """``setCurrentKey``: later state accesses read/write this key's entries."""
         kg = self._kg_cache.get(key) if type(key) in SELF_IDENTIFYING_KEY_TYPES else None
         if kg is None:
-            if type(key).__hash__ is None:  # a list key: keyed by its pickle, as in PyFlink
-                key = pickled_key(key)
-            kg = self.checked_key_group(key)
-        self.current_key = key
+            self._set_other_key(key)
+            return
+        self.current_key = self.current_state_key = key
         self.current_key_group = kg
+
+    def _set_other_key(self, key: Any) -> None:
+        """``set_current_key`` of a key not cached yet or not a ``str``/``int``: a list key is
+        keyed by its pickle, as in PyFlink; ``1``, ``True`` and ``1.0`` stay three keys."""
+        if type(key) is TypedKey:
+            key = key.key
+        elif type(key).__hash__ is None:
+            key = pickled_key(key)
+        self.current_key_group = self.checked_key_group(key)
+        self.current_key = key
+        self.current_state_key = self.state_key(key)
 
     def get_current_key(self) -> Any:
         return self.current_key
@@ -829,7 +851,7 @@ class HeapKeyedStateBackend:
     def get_keys(self, state_name: str, namespace: Any = VOID_NAMESPACE) -> Iterator[Any]:
         """``getKeys``: keys that have an entry in a state under a namespace."""
         table = self.tables.get(state_name)
-        return iter(()) if table is None else table.keys(namespace)
+        return iter(()) if table is None else map(plain_key, table.keys(namespace))
 
     def apply_to_all_keys(self, namespace: Any, descriptor: Any, function: Any) -> None:
         """``applyToAllKeys``: call ``function(key, state)`` with the key context set."""
@@ -863,7 +885,7 @@ class HeapKeyedStateBackend:
                 if table is None:
                     table = self.tables[name] = StateTable(name, kind)
                 for key, ns, value in copy.deepcopy(st["entries"]):
-                    key = _restore_key(key)
+                    key = self.state_key(_restore_key(key))
                     ns = _restore_key(ns)
                     if kind == "map":
                         value = {_restore_key(k): v for k, v in value}
@@ -875,7 +897,7 @@ class HeapKeyedStateBackend:
         for name, table in self.tables.items():
             for _kg, ns, key, value in table.entries():
                 if ns is VOID_NAMESPACE:
-                    out.setdefault(name, {})[key] = value
+                    out.setdefault(name, {})[key] = value  # (a TypedKey shows its key)
         return out
 
 

@@ -36,15 +36,15 @@ class _HeapState:
 
     def _get(self) -> Any:
         b = self.backend
-        return self.table.get(b.current_key_group, self.namespace, b.current_key)
+        return self.table.get(b.current_key_group, self.namespace, b.current_state_key)
 
     def _put(self, value: Any) -> None:
         b = self.backend
-        self.table.put(b.current_key_group, self.namespace, b.current_key, value)
+        self.table.put(b.current_key_group, self.namespace, b.current_state_key, value)
 
     def clear(self) -> None:
         b = self.backend
-        self.table.remove(b.current_key_group, self.namespace, b.current_key)
+        self.table.remove(b.current_key_group, self.namespace, b.current_state_key)
 
     def merge_namespaces(self, target: Any, sources: Iterable[Any]) -> None:
         """``InternalMergingState.mergeNamespaces`` (session windows): fold sources into target."""
@@ -122,13 +122,13 @@ class HeapListState(_HeapState, ListState):
         merged: list[Any] = []
         b = self.backend
         for ns in sources:
-            part = self.table.remove(b.current_key_group, ns, b.current_key)
+            part = self.table.remove(b.current_key_group, ns, b.current_state_key)
             if part:
                 merged.extend(part)
         if merged:
-            current = self.table.get(b.current_key_group, target, b.current_key)
+            current = self.table.get(b.current_key_group, target, b.current_state_key)
             if current is None:
-                self.table.put(b.current_key_group, target, b.current_key, merged)
+                self.table.put(b.current_key_group, target, b.current_state_key, merged)
             else:
                 current.extend(merged)
 
@@ -215,13 +215,13 @@ class HeapReducingState(_HeapState, ReducingState):
         b = self.backend
         acc = None
         for ns in sources:
-            part = self.table.remove(b.current_key_group, ns, b.current_key)
+            part = self.table.remove(b.current_key_group, ns, b.current_state_key)
             if part is not None:
                 acc = part if acc is None else self._reduce(acc, part)
         if acc is not None:
-            current = self.table.get(b.current_key_group, target, b.current_key)
+            current = self.table.get(b.current_key_group, target, b.current_state_key)
             merged = acc if current is None else self._reduce(current, acc)
-            self.table.put(b.current_key_group, target, b.current_key, merged)
+            self.table.put(b.current_key_group, target, b.current_state_key, merged)
 
 
 class HeapAggregatingState(_HeapState, AggregatingState):
@@ -265,13 +265,13 @@ class HeapAggregatingState(_HeapState, AggregatingState):
         b = self.backend
         acc = None
         for ns in sources:
-            part = self.table.remove(b.current_key_group, ns, b.current_key)
+            part = self.table.remove(b.current_key_group, ns, b.current_state_key)
             if part is not None:
                 acc = part if acc is None else self._fn.merge(acc, part)
         if acc is not None:
-            current = self.table.get(b.current_key_group, target, b.current_key)
+            current = self.table.get(b.current_key_group, target, b.current_state_key)
             merged = acc if current is None else self._fn.merge(current, acc)
-            self.table.put(b.current_key_group, target, b.current_key, merged)
+            self.table.put(b.current_key_group, target, b.current_state_key, merged)
 
 
 STATE_CLASSES: dict[str, type[_HeapState]] = {

@@ -13,7 +13,10 @@ from pyflowkit.java_semantics import (
     INT_MAX_VALUE,
     INT_MIN_VALUE,
     PickledKey,
+    java_state_key,
+    pickled_key,
     pickled_key_hash_code,
+    state_key,
 )
 
 _MASK = 0xFFFFFFFF
@@ -266,3 +269,19 @@ def key_hash_function(keys_by_row: bool, key_type: Any) -> Any:
         return to_int32(62 + typed_java_hash_code(key, key_type))
 
     return typed_row_hash
+
+
+def state_key_function(keys_by_row: bool, key_type: Any) -> Any:
+    """How the keyed state tables tell keys apart (``equals`` of the key as Flink holds it).
+
+    1.11 (Java keyBy): Java's ``equals`` of the key's Java value (``java_state_key``: ``1``,
+    ``True`` and ``1.0`` are three keys, a ``str`` subclass is its String). 1.20 (PyFlink
+    key_by): an undeclared key is its pickled bytes (``state_key``: a ``str`` subclass is apart
+    too); a declared ``key_type``'s coder makes Python-equal keys one value (``True`` as INT is
+    ``1``), so they are held as they are.
+    """
+    if not keys_by_row:
+        return java_state_key
+    if key_type is None or type(key_type).__name__ == "PickledBytesTypeInfo":
+        return state_key
+    return pickled_key

@@ -169,6 +169,12 @@ NOTES: dict[str, str] = {
     "program__batch_window_apply_backend_off": (
         "With execution.batch-state-backend.enabled: false PyFlink 1.20.3 prints all six windows in BATCH, as pyflowkit does."
     ),
+    "program__python_equal_keys": (
+        "PyFlink 1.20.3 keys 1, True and 1.0 by their pickled bytes, but its Python keyed state backend skips a key switch when the new key == the current one in Python (RemoteKeyedStateBackend.set_current_key), so consecutive Python-equal keys share the first one's state (a PyFlink defect pyflowkit does not copy: it keeps them apart, as program__python_equal_keys_apart shows PyFlink doing when they are not consecutive)."
+    ),
+    "program__python_equal_keys_apart": (
+        "No two Python-equal keys in a row: PyFlink 1.20.3 keeps 1, True, 1.0, 0, False, 0.0, (1, 'a') and (True, 'a') apart (their pickled bytes), each with its own state, in one key group."
+    ),
     "program__key_type_int_overflow": (
         "PyFlink's key_by encodes the key with the declared key_type's Cython coder: a float key out of INT's range fails the job: OverflowError: value too large to convert to int32_t (pyflowkit: the same error, naming the key_by)."
     ),

@@ -76,6 +76,15 @@ BATCH_STATE_LOST = (
     "every state whenever the current key changes while the Python operator switches keys a "
     "bundle behind its input (as BATCH_WINDOWS_LOST); pyflowkit keeps each key's state. "
 )
+PYTHON_EQUAL_KEY_SHORTCUT = (
+    "a PyFlink defect, not Flink's semantics: PyFlink 1.20.3's Python keyed state backend "
+    "(RemoteKeyedStateBackend.set_current_key) skips the key switch when the new key == the "
+    "current one in Python, so a record keyed True right after one keyed 1 (or 1.0 after True, "
+    "False after 0, (True, 'a') after (1, 'a')) reads and writes the previous key's state "
+    "(n> True:bool#2), while the same key after any other key has its own (n> True:bool#1: its "
+    "pickled bytes); pyflowkit keeps every such key apart, as PyFlink does when they are not "
+    "consecutive (program__python_equal_keys_apart). "
+)
 # (golden id, target) → the difference Flink 1.20 made, expected under the 1.11 profile. Target "*"
 # means every target the golden runs on.
 DIFFERENCES_1_11: dict[tuple[str, str], str] = {
@@ -134,15 +143,17 @@ DIFFERENCES_1_11: dict[tuple[str, str], str] = {
     ("program__row_print__STREAMING", "*"): ROW_TO_STRING_120 + ROW_NONE,
     ("program__batch_window_apply__BATCH", "*"): BATCH_WINDOWS_LOST,
     ("program__broadcast_rules_batch__BATCH", "*"): BATCH_BROADCAST_120,
+    ("program__python_equal_keys__STREAMING", "*"): PYTHON_EQUAL_KEY_SHORTCUT,
+    ("program__python_equal_keys__BATCH", "*"): PYTHON_EQUAL_KEY_SHORTCUT,
 }
 
 
 # (golden id, target) → what the 1.20 profile does not reproduce: PyFlink's BATCH state and window
-# loss (a defect pyflowkit does not copy).
+# loss and its Python-equal key shortcut (defects pyflowkit does not copy).
 KNOWN_DIFFERENCES_1_20: dict[tuple[str, str], str] = {
     key: reason
     for key, reason in DIFFERENCES_1_11.items()
-    if any(r in reason for r in (BATCH_WINDOWS_LOST, BATCH_STATE_LOST))
+    if any(r in reason for r in (BATCH_WINDOWS_LOST, BATCH_STATE_LOST, PYTHON_EQUAL_KEY_SHORTCUT))
 }
 VERSIONS = {"1.11": DIFFERENCES_1_11, "1.20": KNOWN_DIFFERENCES_1_20}
 

@@ -16,6 +16,7 @@ from pyflowkit.datastream.state import (
     ReducingStateDescriptor,
     ValueStateDescriptor,
 )
+from pyflowkit.java_semantics import plain_key, state_key
 from pyflowkit.state.heap_keyed_state_backend import HeapKeyedStateBackend
 from pyflowkit.state.key_groups import KeyGroupRange
 
@@ -35,7 +36,7 @@ def reference(b: HeapKeyedStateBackend) -> dict[int, dict[str, dict]]:
             if table.kind == "map":
                 value = [[k, v] for k, v in value.items()]
             per = out.setdefault(kg, {}).setdefault(name, {"kind": table.kind, "entries": []})
-            per["entries"].append(copy.deepcopy([key, ns, value]))
+            per["entries"].append(copy.deepcopy([plain_key(key), ns, value]))
     return {kg: out[kg] for kg in sorted(out)}
 
 
@@ -86,8 +87,9 @@ def apply(b: HeapKeyedStateBackend, op: str, key: Any, ns: Any, n: int) -> None:
             s.clear()
     elif op == "grouped":
         kg = b.checked_key_group(key)
-        reducing.add_grouped([(key, kg, ns, [n, n + 1])])
-        lists.add_grouped([(key, kg, ns, [n])])
+        held = state_key(key)  # the grouped fold takes keys as the state tables hold them
+        reducing.add_grouped([(held, kg, ns, [n, n + 1])])
+        lists.add_grouped([(held, kg, ns, [n])])
 
 
 @given(OPS)

@@ -152,11 +152,14 @@ def add(a: tuple, b: tuple) -> tuple:
     return (a[0], a[1] + b[1])
 
 
-# 1.11: the keys land in three key groups. Under 1.20 PyFlink keys by their pickled bytes, which
-# keeps 1, True and 1.0 apart even in one key group (the AdaptiveBatchScheduler gives this job max
-# parallelism 1); pyflowkit's state tables key by Python equality and merge them: not modelled yet.
-@pytest.mark.flink_version("1.11")
-def test_batch_mode_keyed_reduce_emits_one_value_per_mixed_key() -> None:
+# 1.11: the keys land in three key groups (Java's equals would keep them apart in one too); 1.20:
+# the AdaptiveBatchScheduler gives this job max parallelism 1, one key group, where PyFlink keys
+# by the pickled bytes (golden program__python_equal_keys_apart): the state tables hold 1, True and
+# 1.0 as three keys (java_semantics.state_key) under both profiles.
+@pytest.mark.parametrize(
+    "version", [pytest.param("1.11", marks=pytest.mark.flink_version("1.11")), "1.20"]
+)
+def test_batch_mode_keyed_reduce_emits_one_value_per_mixed_key(version: str) -> None:
     env = StreamExecutionEnvironment.get_execution_environment()
     env.set_parallelism(1)
     env.set_runtime_mode(RuntimeExecutionMode.BATCH)
@@ -229,9 +232,13 @@ def mixed_key_jobs(mode: str) -> StreamExecutionEnvironment:
 @pytest.mark.spark
 @pytest.mark.parametrize(
     # BATCH under 1.20: one subtask (the AdaptiveBatchScheduler), so the three keys share a key
-    # group, where PyFlink keeps them apart by their pickled bytes (see above): not modelled yet
+    # group, where PyFlink keeps them apart by their pickled bytes (see above)
     "mode",
-    ["STREAMING", pytest.param("BATCH", marks=pytest.mark.flink_version("1.11"))],
+    [
+        "STREAMING",
+        pytest.param("BATCH", id="BATCH-1.20"),
+        pytest.param("BATCH", marks=pytest.mark.flink_version("1.11"), id="BATCH-1.11"),
+    ],
 )
 def test_mixed_keys_on_spark_fire_and_reduce_per_key(spark: Any, mode: str) -> None:
     from pyflowkit.spark.executor import execute

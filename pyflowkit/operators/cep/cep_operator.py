@@ -162,16 +162,16 @@ class CepOperator(AbstractUdfStreamOperator):
     # ---- per-key state ----
     def _get(self, index: int) -> Any:
         b = self.keyed_state_backend
-        return self._tables[index].get(b.current_key_group, VOID_NAMESPACE, b.current_key)  # type: ignore[union-attr]
+        return self._tables[index].get(b.current_key_group, VOID_NAMESPACE, b.current_state_key)  # type: ignore[union-attr]
 
     def _set(self, index: int, value: Any) -> None:
         """Store ``value`` for the current key, or remove the entry when it is empty."""
         b = self.keyed_state_backend
         table = self._tables[index]
         if value:
-            table.put(b.current_key_group, VOID_NAMESPACE, b.current_key, value)  # type: ignore[union-attr]
+            table.put(b.current_key_group, VOID_NAMESPACE, b.current_state_key, value)  # type: ignore[union-attr]
         else:
-            table.remove(b.current_key_group, VOID_NAMESPACE, b.current_key)  # type: ignore[union-attr]
+            table.remove(b.current_key_group, VOID_NAMESPACE, b.current_state_key)  # type: ignore[union-attr]
 
     def _accessor(self) -> SharedBufferAccessor:
         """``SharedBuffer.getAccessor`` for the current key."""
@@ -229,6 +229,7 @@ class CepOperator(AbstractUdfStreamOperator):
         backend = self.keyed_state_backend
         cached_key_group = backend.key_group_lookup()  # type: ignore[union-attr]
         checked_key_group = backend.checked_key_group  # type: ignore[union-attr]
+        held = backend.state_key  # type: ignore[union-attr]
         select = self._key_selector1
         nfa = self.nfa
         if backend.snapshot_version != self._maps_version:  # type: ignore[union-attr]
@@ -274,6 +275,8 @@ class CepOperator(AbstractUdfStreamOperator):
                         maps = maps_of[kg] = self._key_group_maps(kg)
                     if self_identifying:
                         key_maps[key] = maps
+                    else:  # 1, True and 1.0 are three keys (java_semantics.state_key)
+                        key = held(key)
                 nfa_map, events_map, entries_map, counts_map = maps
                 # advanceTime's SharedBuffer part first (it touches only the event counters):
                 # forget counters older than now, in place (a map is never stored empty)
