@@ -29,7 +29,7 @@ from pyflowkit.task.chain import OperatorChain, non_chained_out_edges
 from pyflowkit.task.input_processor import StreamInputProcessor, input_channels
 from pyflowkit.task.record_writer_output import RecordWriterOutput
 
-_RECORD, _WATERMARK, _END = 0, 1, 2
+_RECORD, _WATERMARK, _END, _KEYED_RECORD = 0, 1, 2, 3
 
 
 @dataclass
@@ -74,6 +74,9 @@ class _RecordWriterOutput(RecordWriterOutput):
 
     def write(self, channel: int, value: Any, timestamp: int | None) -> None:
         self.driver.queue.append((_RECORD, self.targets[channel], value, timestamp))
+
+    def write_keyed(self, channel: int, value: Any, timestamp: int | None, key: Any) -> None:
+        self.driver.queue.append((_KEYED_RECORD, self.targets[channel], (value, key), timestamp))
 
     def emit_watermark(self, watermark: int) -> None:
         for target in self.targets:
@@ -262,6 +265,8 @@ class LocalDriver:
             inputs = sub.inputs
             if kind == _RECORD:
                 inputs.process_record(channel, payload, ts)
+            elif kind == _KEYED_RECORD:  # with the key its HASH edge selected
+                inputs.process_record(channel, payload[0], ts, (payload[1],))
             elif kind == _WATERMARK:
                 inputs.process_watermark(channel, payload)
             elif inputs.end_of_channel(channel) is not None and inputs.is_finished:

@@ -70,6 +70,10 @@ class RecordWriterOutput(TaskRecordWriterOutput):
         self.writer.records_out += 1
         self.writer._append(channel, (value, timestamp))
 
+    def write_keyed(self, channel: int, value: Any, timestamp: int | None, key: Any) -> None:
+        self.writer.records_out += 1
+        self.writer._append(channel, (value, timestamp), key, True)  # Buffer.keys
+
     def emit_watermark(self, watermark: int) -> None:
         self.writer.emit_watermark(watermark)
 

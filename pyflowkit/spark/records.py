@@ -45,6 +45,7 @@ METRICS = -4  # edge code of a subtask's final metric values ([task name with su
 RESULT_BYTES = -5
 CHUNK_RECORDS = 2048
 END_OF_PARTITION = b"E"  # payload of the end-of-partition marker row
+TYPED_KEYS = b"K"  # payload prefix of a typed chunk's carried keys (pickled: b"P"/b"C" + …)
 
 
 def spark_fields() -> list[Any]:
@@ -115,9 +116,12 @@ class RowSink:
         watermark: int | None,
         flags: int,
         seq: int | None = None,
+        keys: list[Any] | None = None,
     ) -> None:
-        """One chunk as a typed column value (``values`` already checked to round-trip)."""
-        self.emit(edge, target, None, seq)  # type: ignore[arg-type]
+        """One chunk as a typed column value (``values`` already checked to round-trip); its
+        records' ``keys`` (a HASH edge carries them) pickled in the payload column."""
+        payload = None if keys is None else TYPED_KEYS + dumps(keys)
+        self.emit(edge, target, payload, seq)  # type: ignore[arg-type]
         c = self.columns
         c["ts"][-1] = stamps
         c["wm"][-1] = watermark
@@ -162,10 +166,18 @@ class RecordWriterOutput(TaskRecordWriterOutput):
         self.output_tag = output_tag
         self.only_max_watermark = only_max_watermark  # BATCH: the watermark jumps to the end
         self.buffers: dict[int, tuple[list[Any], list[Any]]] = {}
+        self.keys: dict[int, list[Any]] = {}  # per target: the records' keys (a HASH edge)
         self.buffered = 0
 
     def write(self, channel: int, value: Any, timestamp: int | None) -> None:
         self._append(self.selector.consumers[channel], value, timestamp)
+        if self.buffered >= CHUNK_RECORDS:
+            self.flush()
+
+    def write_keyed(self, channel: int, value: Any, timestamp: int | None, key: Any) -> None:
+        target = self.selector.consumers[channel]
+        self._append(target, value, timestamp)
+        self.keys.setdefault(target, []).append(key)
         if self.buffered >= CHUNK_RECORDS:
             self.flush()
 
@@ -179,6 +191,7 @@ class RecordWriterOutput(TaskRecordWriterOutput):
             timestamps = list(timestamps)
         consumers = self.selector.consumers
         route = self.selector.route
+        route_with_keys = self.selector.route_with_keys
         buffers = self.buffers
         start, count = 0, len(values)
         while start < count:  # flush every CHUNK_RECORDS buffered records, as collect does
@@ -186,15 +199,28 @@ class RecordWriterOutput(TaskRecordWriterOutput):
             whole = start == 0 and end == count
             vals = values if whole else values[start:end]
             stamps = timestamps if timestamps is None or whole else timestamps[start:end]
-            for channel, (vs, ts) in enumerate(route(vals, stamps)):
-                if not vs:
-                    continue
-                target = consumers[channel]
-                buf = buffers.get(target)
-                if buf is None:
-                    buf = buffers[target] = ([], [])
-                buf[0].extend(vs)
-                buf[1].extend(ts if ts is not None else [None] * len(vs))
+            if self.carries_keys:  # each record's key, selected once, travels beside it
+                keys = self.keys
+                for channel, (vs, ts, ks) in enumerate(route_with_keys(vals, stamps)):
+                    if not vs:
+                        continue
+                    target = consumers[channel]
+                    buf = buffers.get(target)
+                    if buf is None:
+                        buf = buffers[target] = ([], [])
+                    buf[0].extend(vs)
+                    buf[1].extend(ts if ts is not None else [None] * len(vs))
+                    keys.setdefault(target, []).extend(ks)
+            else:
+                for channel, (vs, ts) in enumerate(route(vals, stamps)):
+                    if not vs:
+                        continue
+                    target = consumers[channel]
+                    buf = buffers.get(target)
+                    if buf is None:
+                        buf = buffers[target] = ([], [])
+                    buf[0].extend(vs)
+                    buf[1].extend(ts if ts is not None else [None] * len(vs))
             self.buffered += end - start
             start = end
             if self.buffered >= CHUNK_RECORDS:
@@ -218,12 +244,19 @@ class RecordWriterOutput(TaskRecordWriterOutput):
                 stamps = None
             if self.count_bytes:
                 self.bytes_written += records_bytes(values)
+            keys = self.keys.pop(target, None)
             typed = self.encode(values) if self.encode is not None else None
             if typed is not None:
-                self.sink.emit_typed(self.edge_index, target, typed[0], stamps, watermark, typed[1])
+                self.sink.emit_typed(
+                    self.edge_index, target, typed[0], stamps, watermark, typed[1], keys=keys
+                )
                 continue
-            self.sink.emit(self.edge_index, target, dumps((values, stamps, watermark)))
+            chunk = (
+                (values, stamps, watermark) if keys is None else (values, stamps, watermark, keys)
+            )
+            self.sink.emit(self.edge_index, target, dumps(chunk))
         self.buffers.clear()
+        self.keys.clear()
         self.buffered = 0
 
     def emit_watermark(self, watermark: int) -> None:
@@ -238,11 +271,20 @@ class RecordWriterOutput(TaskRecordWriterOutput):
             self.sink.emit(self.edge_index, target, END_OF_PARTITION)
 
 
-def decode_chunk(payload: bytes) -> tuple[list[Any], list[Any] | None, int | None]:
-    """(values, timestamps or None, watermark after the values or None)."""
+def decode_chunk(
+    payload: bytes,
+) -> tuple[list[Any], list[Any] | None, int | None, list[Any] | None]:
+    """(values, timestamps or None, watermark after the values or None, the values' keys
+    selected by the producer or None)."""
     if payload == END_OF_PARTITION:
-        return [], None, None
-    return loads(payload)
+        return [], None, None, None
+    chunk = loads(payload)
+    return chunk if len(chunk) == 4 else (*chunk, None)
+
+
+def typed_chunk_keys(payload: bytes | None) -> list[Any] | None:
+    """The keys a typed chunk's payload column carries (``emit_typed``), or None."""
+    return None if payload is None else loads(payload[len(TYPED_KEYS) :])
 
 
 def iter_rows(batches: Iterator[Any]) -> Iterator[tuple[Any, ...]]:
@@ -257,7 +299,7 @@ def iter_rows(batches: Iterator[Any]) -> Iterator[tuple[Any, ...]]:
             continue
         ts, wm, flags = (batch.column(names.index(f)) for f in TYPED_FIELDS)
         for i, row in enumerate(zip(*cols, strict=True)):
-            if row[4] is not None:
+            if row[4] is not None and row[4][:1] != TYPED_KEYS:
                 yield (*row, None)
             else:
                 items = batch.column(names.index(column_of(row[0])))[i]

@@ -307,12 +307,13 @@ class SubtaskRunner:
                     last_seq = seq
                 input_index = self.input_of_edge[edge]
                 if typed is None:
-                    values, stamps, watermark = records.decode_chunk(payload)
+                    values, stamps, watermark, keys = records.decode_chunk(payload)
                 else:
                     stamps, watermark, flags, items = typed
                     values = self.decoders[edge](items, flags)
-                if values:
-                    inputs.process_batch(input_index, values, stamps)
+                    keys = records.typed_chunk_keys(payload)
+                if values:  # with the keys a HASH edge selected for them, if it carried them
+                    inputs.process_batch(input_index, values, stamps, keys)
                 if watermark is not None:
                     inputs.process_watermark((edge, producer), watermark)
                 if self.tick and seq != last_tick:

@@ -293,9 +293,9 @@ class StreamingSubtask:
                 if inputs.is_finished:
                     self.finish()
                 continue
-            values, stamps, watermark = records.decode_chunk(payload)
-            if values:
-                inputs.process_batch(input_of_edge[edge], values, stamps)
+            values, stamps, watermark, keys = records.decode_chunk(payload)
+            if values:  # with the keys a HASH edge selected for them, if it carried them
+                inputs.process_batch(input_of_edge[edge], values, stamps, keys)
             if watermark is not None:
                 inputs.process_watermark((edge, producer), watermark)
 

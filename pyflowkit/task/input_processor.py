@@ -133,10 +133,21 @@ class StreamInputProcessor:
         else:
             self.chain.process_batch(values, timestamps, input_index, keys)
 
-    def process_record(self, channel: Hashable, value: Any, timestamp: int | None) -> None:
-        """One record of ``channel`` (a host that moves records one at a time)."""
+    def process_record(
+        self,
+        channel: Hashable,
+        value: Any,
+        timestamp: int | None,
+        key: tuple[Any] | None = None,
+    ) -> None:
+        """One record of ``channel`` (a host that moves records one at a time); ``key``: the
+        1-tuple of the key selected for it upstream, when the transport carried it."""
         input_index = self.channel_of[channel][0]
         if self._select is not None and self._hold(input_index, ("batch", [value], [timestamp])):
+            return
+        if key is not None and self._chain_takes_keys:
+            stamps = None if timestamp is None else [timestamp]
+            self.chain.process_batch([value], stamps, input_index, key)
             return
         self.chain.process_element(value, timestamp, input_index)
 

@@ -23,19 +23,31 @@ class RecordWriterOutput(Output):
         self.selector = selector
         self.is_broadcast = selector.is_broadcast
         self.channels = range(selector.number_of_channels)
+        # a HASH edge selects each record's key here; the key travels with its record
+        self.carries_keys = selector.carries_keys
 
     def collect(self, value: Any, timestamp: int | None) -> None:
-        """``RecordWriter.emit``: the record into its channel (every channel if BROADCAST)."""
+        """``RecordWriter.emit``: the record into its channel (every channel if BROADCAST); on a
+        HASH edge with the key selected for it (PyFlink's ``key_by`` ships ``Row(key, value)``:
+        the consumer's key context takes that key and does not select it again)."""
         if self.is_broadcast:
             write = self.write
             for channel in self.channels:
                 write(channel, value, timestamp)
+        elif self.carries_keys:
+            channel, key = self.selector.select_channel_and_key(value)
+            self.write_keyed(channel, value, timestamp, key)
         else:
             self.write(self.selector.select_channel(value), value, timestamp)
 
     @abstractmethod
     def write(self, channel: int, value: Any, timestamp: int | None) -> None:
         """The transport: one record into channel (subpartition) ``channel``."""
+
+    @abstractmethod
+    def write_keyed(self, channel: int, value: Any, timestamp: int | None, key: Any) -> None:
+        """The transport: one record with its selected ``key`` into channel ``channel``, for the
+        consumer's ``StreamInputProcessor`` (``keys``) to make current."""
 
     def consumer(self, channel: int) -> int:
         """The consumer subtask reading ``channel``."""

@@ -27,7 +27,7 @@ from pyflowkit.graph.routing import (
     subpartition_consumers,
 )
 from pyflowkit.operators.context import default_max_parallelism
-from pyflowkit.reference.local_driver import LocalDriver
+from pyflowkit.reference.local_driver import _KEYED_RECORD, LocalDriver
 from pyflowkit.runtime.network import ResultPartition
 from pyflowkit.runtime.record_writer import RecordWriter
 from pyflowkit.spark import records
@@ -149,8 +149,8 @@ def local_routing(graph: Any, producer: Any, edge: Any, values: list, seed: int)
         for v in values:
             writer.collect(v, None)
         got: dict[int, list[Any]] = defaultdict(list)
-        for _kind, (sub, _channel), value, _ts in driver.queue:
-            got[sub.index].append(value)
+        for kind, (sub, _channel), value, _ts in driver.queue:
+            got[sub.index].append(value[0] if kind == _KEYED_RECORD else value)  # (value, key)
         out[p] = dict(got)
     return out
 

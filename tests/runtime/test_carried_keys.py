@@ -164,3 +164,28 @@ def test_record_writer_buffers_carry_keys_aligned_with_records() -> None:
     b = Buffer.of_records([("a", 1)], keys=["a"])
     b.extend_records([("b", 2)], None, None)
     assert b.keys is None
+
+
+@pytest.mark.parametrize("process", [False, True], ids=["reduce", "process"])
+def test_the_reference_driver_selects_each_key_once(process: bool) -> None:
+    from pyflowkit.reference.local_driver import run_local
+
+    key = CountingKey()
+    out: list[Any] = []
+    env = env_p(2)
+    keyed = env.from_collection(WORDS).map(lambda w: (w, 1)).key_by(key)
+    if process:
+        keyed.process(CountPerKey()).add_sink(out.append)
+    else:
+        keyed.reduce(lambda a, b: (a[0], a[1] + b[1])).add_sink(out.append)
+    run_local(env)
+    assert key.calls == Counter(WORDS)  # routed once; the consumer took the carried key
+    if process:
+        expected = [(w, i) for w, n in Counter(WORDS).items() for i in range(1, n + 1)]
+    else:
+        seen: Counter[str] = Counter()
+        expected = []
+        for w in WORDS:
+            seen[w] += 1
+            expected.append((w, seen[w]))
+    assert sorted(out) == sorted(expected)

@@ -80,7 +80,7 @@ def _decoded(columns: dict[str, list]) -> list[tuple]:
     ):
         assert edge == 0
         if typed is None:
-            values, _, watermark = records.decode_chunk(payload)
+            values, _, watermark, _keys = records.decode_chunk(payload)
         else:
             _, watermark, flags, items = typed
             values = decode(items, flags)

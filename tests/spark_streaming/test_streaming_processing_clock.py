@@ -78,7 +78,7 @@ def _watermarks(rows: list[tuple]) -> list[int]:
         payload = row[4]
         if row[0] < 0 or payload == records.END_OF_PARTITION or marker_time(payload) is not None:
             continue
-        _values, _stamps, watermark = records.decode_chunk(payload)
+        _values, _stamps, watermark, _keys = records.decode_chunk(payload)
         if watermark is not None:
             out.append(watermark)
     return out
