@@ -359,6 +359,19 @@ class AbstractUdfStreamOperator(StreamOperator):
         opener = getattr(type(fn), "open", None)
         return opener is not None and opener is not Function.open
 
+    @property
+    def function_with_state(self) -> CheckpointedFunction | None:
+        """The user function if it is a ``CheckpointedFunction`` (``StreamingFunctionUtils``
+        snapshots and restores its state around the operator's)."""
+        fn = self.user_function
+        return fn if isinstance(fn, CheckpointedFunction) else None
+
+    def use_function(self, function: Any) -> None:
+        """Run ``function`` (this subtask's own copy of ``function_with_state``) from now on."""
+        self.user_function = function
+        if getattr(self, "_invoke", None) is not None:
+            self._invoke = function.invoke
+
     def close(self) -> None:
         self._functions_closed = True
         self._close_function()

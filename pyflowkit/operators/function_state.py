@@ -58,8 +58,9 @@ class FunctionInitializationContext:
 
 
 def checkpointed_function_of(operator: Any) -> CheckpointedFunction | None:
-    fn = getattr(operator, "user_function", None)
-    return fn if isinstance(fn, CheckpointedFunction) else None
+    """The operator's user function if it is a ``CheckpointedFunction`` (a ``StreamSource``'s
+    is the ``SourceFunction`` it runs: ``AbstractUdfStreamOperator.function_with_state``)."""
+    return getattr(operator, "function_with_state", None)
 
 
 def initialize_function_states(operators: list[Any]) -> None:
@@ -70,9 +71,7 @@ def initialize_function_states(operators: list[Any]) -> None:
             # Flink deserializes a function per subtask; here one instance is shared by the
             # subtasks, so each subtask gets its own shallow copy (initialize_state resets it).
             fn = copy.copy(fn)
-            op.user_function = fn
-            if getattr(op, "_invoke", None) is not None:
-                op._invoke = fn.invoke
+            op.use_function(fn)
             backend = op.operator_state_backend
             fn.initialize_state(
                 FunctionInitializationContext(

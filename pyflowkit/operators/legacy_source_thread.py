@@ -4,7 +4,7 @@
 Flink runs a legacy source's ``run(ctx)`` on a thread of its own, so a ``while running:
 ctx.collect(…)`` loop never blocks the task. Here the reader and that thread hand control to each
 other: the thread runs until the reader's buffer holds the records asked for (or ``run`` returns),
-then waits in ``ctx.collect`` for the next request. Only one of the two ever runs, so a run is
+then waits in its next ``ctx.collect`` for the next request. Only one of the two ever runs, so a run is
 as deterministic as a generator ``run``. Closing the thread calls the function's ``cancel()``
 (``StreamSource.cancel``) and unwinds a ``run`` still waiting in ``collect``; a reader dropped
 without closing (a lost TaskManager's, a rewound timeline's) unwinds it without user code.
@@ -26,7 +26,7 @@ class SourceCancelled(BaseException):
 
 class LegacySourceFunctionThread:
     """Runs ``function.run(ctx)`` on a daemon thread; ``resume(wanted)`` lets it run until
-    ``len(buffer) >= wanted`` or it ends. ``ctx`` must call ``checkpoint()`` after each append."""
+    ``len(buffer) >= wanted`` or it ends. ``ctx`` must call ``checkpoint()`` before each append."""
 
     def __init__(self, function: Any, ctx: Any, buffer: list[Any]) -> None:
         self.function = function
@@ -58,7 +58,7 @@ class LegacySourceFunctionThread:
             raise error
 
     def checkpoint(self) -> None:
-        """Called by the context after each record: wait here once the buffer is full enough."""
+        """Called by the context before each record: wait here once the buffer is full enough."""
         if len(self.buffer) >= self.wanted:
             self._parked.release()
             self._go.acquire()

@@ -15,9 +15,12 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from pyflowkit.datastream.functions import SourceFunction
+from pyflowkit.datastream.functions import CheckpointedFunction, SourceFunction
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.legacy_source_thread import LegacySourceFunctionThread
+
+# the list state of a CheckpointedFunction source: what its reader read ahead of the emitted records
+READ_AHEAD_STATE = "source-function-read-ahead"
 
 
 class SourceWatermark:
@@ -494,28 +497,30 @@ class _BufferingSourceContext(SourceFunction.SourceContext):
 
 
 class _ThreadedSourceContext(_BufferingSourceContext):
-    """The context of a plain ``run`` on its ``LegacySourceFunctionThread``: after each record,
-    watermark or pause the thread may wait for the reader's next poll."""
+    """The context of a plain ``run`` on its ``LegacySourceFunctionThread``: before each record,
+    watermark or pause (once the poll's records are in) the thread waits for the reader's next
+    poll. So ``collect`` returns as Flink's does, and what ``run`` does after it (e.g. advance
+    the offset a ``CheckpointedFunction`` snapshots) happens before the task can checkpoint."""
 
     def __init__(self, sink: list[tuple[Any, int | None]]) -> None:
         super().__init__(sink)
         self.thread: LegacySourceFunctionThread | None = None
 
     def collect(self, element: Any) -> None:
-        super().collect(element)
         self.thread.checkpoint()  # type: ignore[union-attr]
+        super().collect(element)
 
     def collect_with_timestamp(self, element: Any, timestamp: int) -> None:
-        super().collect_with_timestamp(element, timestamp)
         self.thread.checkpoint()  # type: ignore[union-attr]
+        super().collect_with_timestamp(element, timestamp)
 
     def emit_watermark(self, watermark: Any) -> None:
-        super().emit_watermark(watermark)
         self.thread.checkpoint()  # type: ignore[union-attr]
+        super().emit_watermark(watermark)
 
     def sleep(self, millis: int) -> None:
-        super().sleep(millis)
         self.thread.checkpoint()  # type: ignore[union-attr]
+        super().sleep(millis)
 
 
 class SourceFunctionReader(SourceReader):
@@ -533,6 +538,10 @@ class SourceFunctionReader(SourceReader):
 
     def __init__(self, function: SourceFunction) -> None:
         self.function = function
+        if isinstance(function, CheckpointedFunction):
+            # it keeps its own position (its state, restored before run starts): no replay;
+            # what was read ahead of the emitted records is the reader's list state
+            self.state_name = READ_AHEAD_STATE
         self.buffer: list[tuple[Any, int | None]] = []  # read ahead, starting at ``position``
         self._threaded = not inspect.isgeneratorfunction(getattr(function, "run", None))
         self.ctx = (_ThreadedSourceContext if self._threaded else _BufferingSourceContext)(
@@ -623,6 +632,28 @@ class SourceFunctionReader(SourceReader):
 
     def snapshot_position(self) -> int:
         return self.position
+
+    def use_function(self, function: SourceFunction) -> None:
+        """Run ``function`` instead (a subtask's copy of a ``CheckpointedFunction``; before
+        ``run`` starts)."""
+        self.function = function
+
+    def snapshot_state(self) -> list[list[Any]]:
+        """A ``CheckpointedFunction`` source's records and watermarks read ahead of what was
+        emitted (its own state covers them): ``["r", value, ts]`` / ``["w", ts]`` entries."""
+        out: list[list[Any]] = []
+        for value, ts in self.buffer:
+            if type(value) is SourceWatermark:
+                out.append(["w", value.timestamp])
+            elif type(value) is not SourcePause:  # a pause before the snapshot was taken
+                out.append(["r", value, ts])
+        return out
+
+    def restore_state(self, entries: list[list[Any]]) -> None:
+        """Put back what ``snapshot_state`` kept; they are emitted before ``run`` continues."""
+        self.buffer[:0] = [
+            (SourceWatermark(e[1]), None) if e[0] == "w" else (e[1], e[2]) for e in entries
+        ]
 
     def restore_position(self, position: int) -> None:
         """Skip the first ``position`` records (fewer if the function ends before); pauses

@@ -14,11 +14,17 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any, ClassVar
 
+from pyflowkit.datastream.functions import CheckpointedFunction
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.operators.base import AbstractUdfStreamOperator, StreamOperator
 from pyflowkit.operators.chaining_strategy import ChainingStrategy
 from pyflowkit.operators.registry import register_operator
-from pyflowkit.operators.sources import SourceReader, SourceWatermark, as_source
+from pyflowkit.operators.sources import (
+    SourceFunctionSource,
+    SourceReader,
+    SourceWatermark,
+    as_source,
+)
 from pyflowkit.state.time import MAX_WATERMARK
 
 POSITION_STATE = "reader-position"
@@ -89,6 +95,19 @@ class StreamSource(AbstractUdfStreamOperator):
                     f"Source '{self.config.operator_name}' cannot restore {len(positions)} reader "
                     "positions into one subtask (rescaling this source is not supported)."
                 )
+
+    @property
+    def function_with_state(self) -> CheckpointedFunction | None:
+        """A user ``SourceFunction`` that is a ``CheckpointedFunction``: its state is snapshotted
+        between two of its emits (the task holds the checkpoint lock: its ``run`` waits in
+        ``ctx.collect`` or between generator steps) and restored before its ``run`` starts."""
+        fn = getattr(self.source, "function", None)
+        return fn if isinstance(fn, CheckpointedFunction) else None
+
+    def use_function(self, function: Any) -> None:
+        self.source = self.user_function = SourceFunctionSource(function)
+        if self.reader is not None:
+            self.reader.use_function(function)  # type: ignore[attr-defined]
 
     def open(self) -> None:
         # a user SourceFunction is opened by the reader's first run; Sources have no open()
