@@ -116,7 +116,8 @@ class TumblingBatchProcessor:
                     kg = cached_key_group(ck)
                     if kg is None:
                         kg = backend.checked_key_group(key)
-                    g = window_groups[ck] = [backend.state_key(key), kg, window, [v]]
+                    held = key if ck is key else backend.state_key(key)  # 1, True apart
+                    g = window_groups[ck] = [held, kg, window, [v]]
                     groups.append(g)
                 else:
                     g[3].append(v)
