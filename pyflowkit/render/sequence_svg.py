@@ -216,12 +216,13 @@ def message_row(
     x1, x2 = x[m["from"]], x[m["to"]]
     marker = f'marker-end="url(#pfk-arrow-{kind})"'
     if x1 == x2:
-        room = width - x1 - 36
-        if room >= min(text_px(m["label"]), COLUMN * 1.6):  # the label right of the loop
-            text = _fit_method(m["label"], min(room, COLUMN * 2.4))
+        # a row holds one arrow: its label may cross the next lifelines, whole where the row has room
+        room, left = width - x1 - 36, x1 - LEFT - 8
+        if room >= min(text_px(m["label"]), max(left, COLUMN * 1.6)):  # right of the loop
+            text = _fit_method(m["label"], room)
             tx, anchor = x1 + 32, "start"
-        else:  # at the right edge: the label left of the lifeline
-            text = _fit_method(m["label"], min(x1 - LEFT - 8, COLUMN * 2.4))
+        else:  # nearer the right edge: the label left of the lifeline
+            text = _fit_method(m["label"], left)
             tx, anchor = x1 - 6, "end"
         parts.append(
             f'<path d="M{x1},{y - 9} h26 v11 h-24" fill="none" stroke="{colour}" '
@@ -229,8 +230,8 @@ def message_row(
             f'fill="{colour}">{escape(text)}</text>'
         )
     else:
-        mid, span = (x1 + x2) / 2, abs(x2 - x1)
-        text = _fit_method(m["label"], min(max(span - 10, COLUMN * 2.4), width - LEFT - 8))
+        mid = (x1 + x2) / 2
+        text = _fit_method(m["label"], width - LEFT - 8)
         parts.append(
             f'<line x1="{x1}" y1="{y + 2}" x2="{x2}" y2="{y + 2}" stroke="{colour}" stroke-width="2" '
             f'{marker}/><text x="{_inside(mid, text, width):g}" y="{y - 5}" '

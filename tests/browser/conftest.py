@@ -151,8 +151,8 @@ def run_all(p, lab: str, nb: str, udd: str, width: int = 1500, height: int = 100
 #: CSS ellipsises: cut when its box is narrower or shorter than its text (a hall cannot hover for
 #: the title), or, for the narration's flowing parts, when a line of it leaves the narration's box
 #: or the widget. SVG text of the sequence pane: a label outside the pane's sides, a lifeline name
-#: cut to "…", an arrow's label on its arrow's line (it sits above the line, a px clear at least). Screen
-#: boxes: a zoomed root (presenter mode, A+) is measured as drawn.
+#: or an arrow's label cut to "…", an arrow's label on its arrow's line (it sits above the line, a
+#: px clear at least). Screen boxes: a zoomed root (presenter mode, A+) is measured as drawn.
 TEXT_CUT = """
 root => {
   const problems = [];
@@ -187,6 +187,8 @@ root => {
     }
     for (const t of frame.querySelectorAll(".pfk-seq-headbox text"))
       if (t.textContent.trim().endsWith("…")) problems.push(`lifeline name cut: ${text(t)}`);
+    for (const t of frame.querySelectorAll("g.pfk-seq-msg text:not(.pfk-seq-stepno)"))
+      if (t.textContent.trim().endsWith("…")) problems.push(`arrow label cut: ${text(t)}`);
     if (frame.scrollWidth > frame.clientWidth + 1) problems.push(`the sequence pane scrolls sideways`);
     // an arrow's label above its line: the label's box clear of the line's stroke
     for (const g of frame.querySelectorAll("g.pfk-seq-msg")) {

@@ -289,3 +289,23 @@ def test_a_call_that_logs_several_lines_is_one_arrow_and_separate_calls_stay_apa
     (tasks,) = arrows("RestartPipelinedRegionFailoverStrategy.getTasksNeedingRestart")
     assert len(tasks["detail"].splitlines()) == 2
     assert len(arrows("SlotPool.requestNewAllocatedSlot")) >= 2
+
+
+def test_an_arrow_label_takes_its_row_not_a_few_columns() -> None:
+    """A row holds one arrow, so its label is drawn whole across the next lifelines (issue 23's
+    "transitionState RUNNING → RE…"): a self-call's label after the loop, a call's above its line;
+    cut only where even the whole row is too narrow."""
+    from pyflowkit.render.sequence_svg import message_row
+
+    lifelines = ["client", "Dispatcher", "JobMaster", "Scheduler", "Coordinator", "TE", "A", "B"]
+    x = {name: 52 + 129 * k + 64 for k, name in enumerate(lifelines)}
+    width = 52 + 129 * len(lifelines)
+    label = "transitionState RESTARTING → RUNNING"
+    base = {"i": 0, "step": 105, "method": "ExecutionGraph.transitionState", "detail": "d"}
+    self_call = {**base, "kind": "state", "from": "Scheduler", "to": "Scheduler", "label": label}
+    call = {**base, "kind": "rpc", "from": "Scheduler", "to": "Coordinator", "label": label}
+    for m in (self_call, call):
+        row = message_row(m, x, True, column=129, width=width)
+        assert f">{label}</text>" in row, row
+    narrow = message_row(self_call, {"Scheduler": 52 + 64}, True, column=129, width=52 + 129)
+    assert "…</text>" in narrow  # one lifeline's width cannot hold it
