@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pickle
 from array import array
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from numbers import Number
 from struct import Struct
 from typing import Any
@@ -181,30 +181,29 @@ def _wider_equality(key: Any, subclasses: bool) -> bool:
     return isinstance(key, (int, float, complex, Number))  # bool, float, Decimal, Fraction
 
 
-def state_key(key: Any) -> Any:
-    """``key`` as the state tables hold a key of an undeclared key type under PyFlink 1.20 (its
-    pickled bytes): a list, dict or set as its ``PickledKey``; a number other than an exact
-    ``int``, a ``str``/``int`` subclass or a tuple holding one as a ``TypedKey``; anything else
-    (``str``, ``int``, tuples of them: the word count's keys) as it is."""
-    tk = type(key)
-    if tk is str or tk is int or tk is TypedKey:
-        return key
-    wrapper = _PICKLED_OF.get(tk)
-    if wrapper is not None:
-        return wrapper(key)
-    return TypedKey(key) if _wider_equality(key, True) else key
+def _state_key_rule(subclasses: bool) -> Callable[[Any], Any]:
+    """The state tables' key rule; ``subclasses``: a ``str``/``int`` subclass is its own key."""
+
+    def rule(key: Any) -> Any:
+        tk = type(key)
+        if tk is str or tk is int or tk is TypedKey:
+            return key
+        wrapper = _PICKLED_OF.get(tk)
+        if wrapper is not None:
+            return wrapper(key)
+        return TypedKey(key) if _wider_equality(key, subclasses) else key
+
+    return rule
 
 
-def java_state_key(key: Any) -> Any:
-    """``key`` as the state tables hold a key of Java's ``keyBy`` (1.11: ``equals`` of the key's
-    Java value): as ``state_key``, but a ``str``/``int`` subclass is its String/Integer."""
-    tk = type(key)
-    if tk is str or tk is int or tk is TypedKey:
-        return key
-    wrapper = _PICKLED_OF.get(tk)
-    if wrapper is not None:
-        return wrapper(key)
-    return TypedKey(key) if _wider_equality(key, False) else key
+#: ``key`` as the state tables hold a key of an undeclared key type under PyFlink 1.20 (its
+#: pickled bytes): a list, dict or set as its ``PickledKey``; a number other than an exact
+#: ``int``, a ``str``/``int`` subclass or a tuple holding one as a ``TypedKey``; anything else
+#: (``str``, ``int``, tuples of them: the word count's keys) as it is.
+state_key = _state_key_rule(True)
+#: ``key`` as the state tables hold a key of Java's ``keyBy`` (1.11: ``equals`` of the key's
+#: Java value): as ``state_key``, but a ``str``/``int`` subclass is its String/Integer.
+java_state_key = _state_key_rule(False)
 
 
 def plain_key(key: Any) -> Any:

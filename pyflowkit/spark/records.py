@@ -199,28 +199,20 @@ class RecordWriterOutput(TaskRecordWriterOutput):
             whole = start == 0 and end == count
             vals = values if whole else values[start:end]
             stamps = timestamps if timestamps is None or whole else timestamps[start:end]
-            if self.carries_keys:  # each record's key, selected once, travels beside it
-                keys = self.keys
-                for channel, (vs, ts, ks) in enumerate(route_with_keys(vals, stamps)):
-                    if not vs:
-                        continue
-                    target = consumers[channel]
-                    buf = buffers.get(target)
-                    if buf is None:
-                        buf = buffers[target] = ([], [])
-                    buf[0].extend(vs)
-                    buf[1].extend(ts if ts is not None else [None] * len(vs))
-                    keys.setdefault(target, []).extend(ks)
-            else:
-                for channel, (vs, ts) in enumerate(route(vals, stamps)):
-                    if not vs:
-                        continue
-                    target = consumers[channel]
-                    buf = buffers.get(target)
-                    if buf is None:
-                        buf = buffers[target] = ([], [])
-                    buf[0].extend(vs)
-                    buf[1].extend(ts if ts is not None else [None] * len(vs))
+            carries = self.carries_keys  # each record's key, selected once, travels beside it
+            routed = route_with_keys(vals, stamps) if carries else route(vals, stamps)
+            for channel, part in enumerate(routed):
+                vs, ts = part[0], part[1]
+                if not vs:
+                    continue
+                target = consumers[channel]
+                buf = buffers.get(target)
+                if buf is None:
+                    buf = buffers[target] = ([], [])
+                buf[0].extend(vs)
+                buf[1].extend(ts if ts is not None else [None] * len(vs))
+                if carries:
+                    self.keys.setdefault(target, []).extend(part[2])
             self.buffered += end - start
             start = end
             if self.buffered >= CHUNK_RECORDS:
