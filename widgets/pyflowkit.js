@@ -766,18 +766,36 @@ function renderStepper(model, root) {
     storyLines = Math.max(storyLines, lines, scale > 1 ? 3 : 2);
     story.style.height = `${storyLines * 24}px`;
   };
-  // The status line's log text wraps at word boundaries over two lines (kept: nothing moves from
-  // one step to the next), more for a longer line than any before; never cut to "…".
-  let headLines = 0;
+  // The status line's log text, over two lines at every font scale (nothing moves from one step
+  // to the next): the whole line where it holds in them, else the kernel's abridged line
+  // (message_short: the subject and what happened, abridge_log_line), else that line's first
+  // words and "…"; the whole line in the title and the Event log.
+  const HEAD_LINES = 2;
   const fitHead = () => {
-    if (msg.clientWidth < LAID_OUT_PX) return;
     msgSlot.style.removeProperty("height");
     banner.style.removeProperty("line-height");
+    const full = model.get("message") || "";
+    msg.textContent = full;
     if (presenting) return; // (hidden there: the narration says the step)
     const lineH = parseFloat(getComputedStyle(msg).lineHeight) || 15;
-    headLines = Math.max(headLines, Math.ceil(msg.scrollHeight / lineH - 0.1), 2);
-    msgSlot.style.height = `${headLines * lineH}px`;
-    banner.style.lineHeight = `${headLines * lineH - 2}px`; // (its one line in the middle)
+    msgSlot.style.height = `${HEAD_LINES * lineH}px`;
+    banner.style.lineHeight = `${HEAD_LINES * lineH - 2}px`; // (its one line in the middle)
+    if (msg.clientWidth < LAID_OUT_PX) return;
+    const fits = () => msg.scrollHeight <= HEAD_LINES * lineH + 1;
+    if (fits()) return;
+    const short = model.get("message_short") || full;
+    msg.textContent = short;
+    if (fits()) return;
+    const words = short.split(" ");
+    let lo = 1;
+    let hi = words.length - 1; // the most words that hold with " …" (a binary search: few layouts)
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      msg.textContent = `${words.slice(0, mid).join(" ")} …`;
+      if (fits()) lo = mid;
+      else hi = mid - 1;
+    }
+    msg.textContent = `${words.slice(0, lo).join(" ")} …`;
   };
 
   const graphBox = el("div", "pfk-pane pfk-graph-pane");
@@ -846,7 +864,6 @@ function renderStepper(model, root) {
     status.style.background = (model.get("colours") || {})[s] || "#8c8c8c";
     status.style.color = (model.get("text_colours") || {})[s] || "#ffffff";
     stepNo.textContent = `step ${model.get("step_count")}`;
-    msg.textContent = model.get("message");
     msg.title = model.get("message");
     fitHead();
   };
@@ -987,18 +1004,22 @@ function renderStepper(model, root) {
   const graphNeed = (px) => cleanupGraph.need(px);
   let fitted = null;
   // The tab pane's least height for the sequence diagram: its pinned header (measured while the
-  // pane is shown, kept while another tab is) and a row, at the font scale, in root units; more
-  // rows at a larger font scale (not presenting): two at 1.5, three at 2 (the current step and the
-  // two before it), the graph giving way down to its 14 px floor and scrolling beyond it; `most`
-  // caps them (the graph whole at its floor comes before the third row).
+  // pane is shown, kept while another tab is) and a row, at the font scale, in root units; two
+  // rows at a larger font scale (not presenting: the current step and the one before it), the
+  // graph giving way down to its 14 px floor and scrolling beyond it; `most` caps them. (At 2,
+  // 1280 x 800, three rows under the full header left the graph a 120 px strip; the compact
+  // header, sequence_svg.compact_lines, and two rows leave it 210 px.)
   let seqHeadH = 0;
-  const seqNeed = (most = 3) => {
+  const seqNeed = (most = 2) => {
     const h = panes.sequence.querySelector(".pfk-seq-headbox");
     const z = pfkFontScale(model);
-    const rows = presenting ? 1 : Math.min(most, Math.floor(1 + 2 * (z - 1) + 1e-9));
+    const rows = presenting ? 1 : Math.min(most, z > 1 ? 2 : 1);
     const onScreen = h ? h.getBoundingClientRect().height / (root.currentCSSZoom || 1) : 0;
     if (onScreen) seqHeadH = onScreen;
-    return Math.ceil((seqHeadH || 46 * z) + rows * SEQ_ROW * z + 14);
+    // (+ the pane's padding, the frame's borders and a px; the body's blank bottom need not show)
+    const cs = getComputedStyle(panes.sequence);
+    const pad = (parseFloat(cs.paddingTop) || 0) + (parseFloat(cs.paddingBottom) || 0);
+    return Math.ceil((seqHeadH || 46 * z) + rows * SEQ_ROW * z + pad + 4);
   };
   const fitArea = () => {
     const a = presenting ? null : area();

@@ -55,10 +55,13 @@ class SequencePane:
         self.lifelines: list[dict[str, Any]] = []
         self.column = COLUMN
 
-    def update(self, run: Any, width: int | None = None, collapsed: Any = ()) -> tuple[str, str]:
+    def update(
+        self, run: Any, width: int | None = None, collapsed: Any = (), compact: bool = False
+    ) -> tuple[str, str]:
         """(header SVG, body SVG) after the run's newest events; each phase's run of arrows under
         a band header, the bands in ``collapsed`` (``SequenceModel.bands`` keys) one row only,
-        except the current step's."""
+        except the current step's; ``compact``: the short header of large font scales
+        (``header_svg``)."""
         trace = run.trace
         model = self.model
         if model is None or run is not self._run or len(trace) < model.events_seen:
@@ -76,10 +79,12 @@ class SequencePane:
             column = column_for(width, len(lifelines))
         else:
             lifelines, column = every, COLUMN
-        layout = (tuple(line["id"] for line in lifelines), column)
-        if layout != self._layout:  # columns moved: redraw every row
-            self._layout, self._rows = layout, {}
-            self._head = header_svg(lifelines, column)
+        layout = (tuple(line["id"] for line in lifelines), column, compact)
+        if layout[:2] != (self._layout or (None, None))[:2]:  # columns moved: redraw every row
+            self._rows = {}
+        if layout != self._layout:
+            self._layout = layout
+            self._head = header_svg(lifelines, column, compact)
         self.lifelines, self.column = lifelines, column
         body = body_svg(
             lifelines,

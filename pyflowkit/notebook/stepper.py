@@ -39,7 +39,7 @@ from pyflowkit.notebook.stepper_view_model import (
 )
 from pyflowkit.notebook.timeline_pane import TimelinePane
 from pyflowkit.render.palette import STATE_PALETTE, STATE_TEXT
-from pyflowkit.render.short_names import short_ids
+from pyflowkit.render.short_names import abridge_log_line, short_ids
 
 #: The Stepper's themes: "auto" follows the front end's light or dark theme.
 THEMES = ("auto", "light", "dark", "high-contrast")
@@ -66,6 +66,10 @@ __all__ = [
     "RUN_TO_TARGETS",
     "Stepper",
 ]
+
+
+#: From this font scale the widget's chrome and the sequence header are compact.
+COMPACT_FONT_SCALE = 1.5
 
 
 class Stepper(anywidget.AnyWidget):
@@ -101,6 +105,9 @@ class Stepper(anywidget.AnyWidget):
     checkpoints = t.Dict().tag(sync=True)
     keyed_state = t.Dict().tag(sync=True)
     message = t.Unicode("").tag(sync=True)
+    #: ``message`` abridged (``abridge_log_line``): what the status line shows where the whole
+    #: line would take more than its two lines (the whole one in its title and the Event log).
+    message_short = t.Unicode("").tag(sync=True)
     seed = t.Int(0).tag(sync=True)
     task_managers = t.Int(2).tag(sync=True)
     #: The current step in plain words (``stepper_narration.narrate``).
@@ -168,9 +175,13 @@ class Stepper(anywidget.AnyWidget):
         )
         self._unsent: set[str] = set()
         self.on_msg(self._on_command)
+        self._task_names = [v.name for v in execution_graph.job_vertices]
+        self.observe(self._abridge_message, names="message")
         self.observe(lambda _: self._send_tab(), names="tab")
         self.observe(lambda _: self._refresh_keyed_state(), names="selected")
-        self.observe(lambda _: self._refresh_sequence(), names=["seq_width", "seq_collapsed"])
+        self.observe(
+            lambda _: self._refresh_sequence(), names=["seq_width", "seq_collapsed", "font_scale"]
+        )
         self._svgs = {False: self.svg}
         self._execution_graph = execution_graph
         self.observe(lambda _: self._show_metrics(), names="show_metrics")
@@ -183,6 +194,16 @@ class Stepper(anywidget.AnyWidget):
         """Between 1 and 2 (below 1 a text would be under 14 px), in steps of 1/8."""
         low, high = FONT_SCALES
         return min(high, max(low, round(float(proposal["value"]) * 8) / 8))
+
+    def _abridge_message(self, change: Any) -> None:
+        self.message_short = abridge_log_line(change["new"], self._task_names)
+
+    @property
+    def compact_header(self) -> bool:
+        """The sequence diagram's short header (``header_svg(compact=True)``) from font scale 1.5,
+        where the widget's chrome turns compact too (``pfk-compact``): zoomed twice, the full
+        header was 128 px of a 1280 x 800 projector's height."""
+        return self.font_scale >= COMPACT_FONT_SCALE
 
     def __setattr__(self, name: str, value: Any) -> None:
         """``stepper.layout = "projector"`` (the name before 0.x) still picks the layout mode."""
@@ -432,7 +453,7 @@ class Stepper(anywidget.AnyWidget):
     def _refresh_sequence(self) -> None:
         if self.run is not None:
             self.seq_head, self.seq_body = self.sequence.update(
-                self.run, self.seq_width or None, self.seq_collapsed
+                self.run, self.seq_width or None, self.seq_collapsed, self.compact_header
             )
 
     def _refresh_checkpoint_progress(self) -> None:

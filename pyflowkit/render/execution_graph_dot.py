@@ -126,7 +126,10 @@ def execution_graph_to_dot(
 
 
 def execution_graph_svg_with_metrics(graph: Any) -> str:
-    """The ExecutionGraph laid out with room for a metrics strip in every subtask box."""
+    """The ExecutionGraph laid out with room for a metrics strip in every subtask box, each edge's
+    label clear of the edges."""
+    from pyflowkit.render.edge_labels import clear_edge_labels
     from pyflowkit.render.graphviz_backend import render
 
-    return render(execution_graph_to_dot(graph, metrics_rows=METRICS_ROWS), "svg").decode("utf-8")
+    dot = execution_graph_to_dot(graph, metrics_rows=METRICS_ROWS)
+    return clear_edge_labels(render(dot, "svg").decode("utf-8"))

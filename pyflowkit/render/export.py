@@ -46,10 +46,12 @@ def to_dot(graph: Any, states: Mapping[str, object] | None = None) -> str:
 
 
 def to_svg(graph: Any, states: Mapping[str, object] | None = None) -> str:
-    """The graph laid out by Graphviz (system ``dot`` or ``graphviz-pure``) as SVG text."""
+    """The graph laid out by Graphviz (system ``dot`` or ``graphviz-pure``) as SVG text, each
+    edge's label clear of the edges (``clear_edge_labels``)."""
+    from pyflowkit.render.edge_labels import clear_edge_labels
     from pyflowkit.render.graphviz_backend import render
 
-    return render(to_dot(graph, states), "svg").decode("utf-8")
+    return clear_edge_labels(render(to_dot(graph, states), "svg").decode("utf-8"))
 
 
 def to_png(graph: Any, states: Mapping[str, object] | None = None) -> bytes:

@@ -19,6 +19,11 @@ ROW = 26  # px per arrow
 CHAR = 7.6  # px per character of 14 px system-ui text (an upper estimate for cutting labels)
 HEAD = 64  # px of the header (group band + name boxes of one or two lines)
 HEAD3 = 84  # px of the header when a name needs three lines (a chained task at 8 lifelines)
+#: A compact header (large font scales: zoomed, every unit counts twice): no group band row, the
+#: names on one or two lines 16 px apart (a line's box is 16.3 px), 3 px around them: 22 px for
+#: one line, 38 for two.
+COMPACT_LINE = 16
+COMPACT_PAD = 3
 FONT = 14  # px, the smallest text drawn
 LEFT = 52  # px for the step numbers
 _SVG = (
@@ -130,10 +135,34 @@ def name_lines(label: str, px: float) -> list[str]:
     return lines
 
 
-def head_height(lifelines: list[dict[str, Any]], column: int = COLUMN) -> int:
-    """The header's height: ``HEAD``, or ``HEAD3`` when a name takes three lines."""
+def head_height(
+    lifelines: list[dict[str, Any]], column: int = COLUMN, compact: bool = False
+) -> int:
+    """The header's height: ``HEAD``, or ``HEAD3`` when a name takes three lines; compact: as
+    many 16 px lines as its longest name takes (one or two, rarely three)."""
+    if compact:
+        lines = max((len(compact_lines(line, column)) for line in lifelines), default=1)
+        return 2 * COMPACT_PAD + COMPACT_LINE * lines
     three = any(len(name_lines(line["label"], column - 20)) == 3 for line in lifelines)
     return HEAD3 if three else HEAD
+
+
+def compact_lines(line: dict[str, Any], column: int = COLUMN) -> list[str]:
+    """A lifeline's name in a compact header: one or two lines (a chained task's head operator
+    with its (i/n) where the whole chain needs three, the title keeps the full name; three
+    only where even that is cut, as ``name_lines`` has them); a part of
+    the JobMaster whose name takes one line says so on the line above it ("JobMaster" /
+    "Scheduler"), as the full header's group band does."""
+    room = column - 20
+    lines = _two_lines(line["label"], room)
+    chain = _CHAIN.match(line["label"])
+    if chain and any(text.endswith("…") for text in lines):
+        lines = _two_lines(chain.group(1) + chain.group(2), room)
+    if any(text.endswith("…") for text in lines):  # three whole lines, never a cut name
+        lines = name_lines(line["label"], room)
+    if line.get("group") == "JobMaster" and line["label"] != "JobMaster" and len(lines) == 1:
+        lines = ["JobMaster", *lines]
+    return lines
 
 
 def lifeline_x(lifelines: list[dict[str, Any]], column: int = COLUMN) -> dict[str, int]:
@@ -150,11 +179,12 @@ def column_for(width: int, lifelines: int) -> int:
     return max(1, min(COLUMN, (width - LEFT) // max(lifelines, 1)))
 
 
-def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN) -> str:
-    """The lifelines' name boxes, the JobMaster's parts in one labelled band."""
+def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN, compact: bool = False) -> str:
+    """The lifelines' name boxes, the JobMaster's parts in one labelled band (compact: the band
+    without its label row, each part's box naming the JobMaster, :func:`compact_lines`)."""
     COLUMN = column  # noqa: N806 - the same name as the module's default
     x, width = lifeline_x(lifelines, column), width_of(lifelines, column)
-    head = head_height(lifelines, column)
+    head = head_height(lifelines, column, compact)
     out = [_SVG.format(cls="pfk-seq-head", w=width, h=head, f=FONT)]
     out.append(f'<rect class="pfk-seq-bg" width="{width}" height="{head}" fill="#ffffff"/>')
     band = [x[line["id"]] for line in lifelines if line["group"] == "JobMaster"]
@@ -164,24 +194,37 @@ def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN) -> str:
         out.append(
             f'<rect class="pfk-seq-group" x="{left}" y="1" width="{right - left}" '
             f'height="{head - 2}" rx="6" fill="#eeeeee" stroke="#999999"/>'
-            f'<text class="pfk-seq-group-name" x="{left + 8}" y="16" font-weight="600">'
-            "JobMaster</text>"
         )
+        if not compact:
+            out.append(
+                f'<text class="pfk-seq-group-name" x="{left + 8}" y="16" font-weight="600">'
+                "JobMaster</text>"
+            )
+    top, box_h = (1, head - 2) if compact else (21, head - 24)
     for line in lifelines:
         cx = x[line["id"]]
         fill = "#ddeeff" if line["kind"] == "task" else "#ffffff"
         out.append(
             f'<g class="pfk-lifeline" data-id="{escape(line["id"])}"><title>'
             f'{escape(line["title"])}</title><rect class="pfk-seq-box pfk-seq-box-{line["kind"]}" '
-            f'x="{cx - COLUMN // 2 + 7}" y="21" '
-            f'width="{COLUMN - 14}" height="{head - 24}" rx="4" fill="{fill}" stroke="#333333"/>'
+            f'x="{cx - COLUMN // 2 + 7}" y="{top}" '
+            f'width="{COLUMN - 14}" height="{box_h}" rx="4" fill="{fill}" stroke="#333333"/>'
         )
-        lines = name_lines(line["label"], COLUMN - 20)
-        first_y = (head + 18) // 2 + 6 - (17 * (len(lines) - 1) + 1) // 2
-        out.extend(
-            f'<text x="{cx}" y="{first_y + 17 * k}" text-anchor="middle">{escape(text)}</text>'
-            for k, text in enumerate(lines)
-        )
+        if compact:
+            lines, step = compact_lines(line, column), COMPACT_LINE
+            # (centred in the box: a line's baseline 4 px above its bottom)
+            first_y = top + (box_h - step * len(lines)) / 2 + step - 4
+        else:
+            lines, step = name_lines(line["label"], COLUMN - 20), 17
+            first_y = (head + 18) // 2 + 6 - (17 * (len(lines) - 1) + 1) // 2
+        # (compact: a JobMaster part's first line names its group, in the group's style)
+        named = compact and line["group"] == "JobMaster" and lines[0] == "JobMaster"
+        for k, text in enumerate(lines):
+            cls = ' class="pfk-seq-group-name" font-weight="600"' if named and k == 0 else ""
+            out.append(
+                f'<text x="{cx}" y="{first_y + step * k:g}" text-anchor="middle"{cls}>'
+                f"{escape(text)}</text>"
+            )
         out.append("</g>")
     out.append("</svg>")
     return "".join(out)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _SUBTASK = re.compile(r"^(.*?)( \(\d+(?:/\d+)?\))$")
 _PREFIXES = ("Source: ", "Sink: ")
@@ -49,3 +50,31 @@ _HEX_ID = re.compile(r"\b([0-9a-f]{6})[0-9a-f]{26}\b")
 def short_ids(text: str) -> str:
     """Every 32-digit hex id in ``text`` cut to its first 6 digits (``4c1609c3f1…`` → ``4c1609``)."""
     return _HEX_ID.sub(r"\1", text)
+
+
+#: What a status line leaves out of a long log line (the whole line stays in its title and in the
+#: Event log): a class's package, a TaskManager's location, a nested object's fields but the last,
+#: a remark of three words or more in parentheses.
+_PACKAGE = re.compile(r"\b(?:[a-z][a-z0-9_]*\.){2,}(?=[A-Z])")
+_LOCATION = re.compile(r" @ [\w.-]+ \(dataPort=-?\d+\)")
+_NESTED = re.compile(r"\{(?:\w+=\w+\{[^{}]*\}, )+")
+_REMARK = re.compile(r" \([^()]*? [^()]*? [^()]*\)")
+
+
+def abridge_log_line(text: str, task_names: Iterable[str] = ()) -> str:
+    """``text`` shortened for a status line, its subject and what happened kept (a state
+    transition, a checkpoint id, a count): each of ``task_names`` (a job vertex's name, chained
+    operators) and each of its operators as :func:`short_task_name` has them, and the details
+    ``_PACKAGE``, ``_LOCATION``, ``_NESTED`` and ``_REMARK`` describe left out.
+
+    ``Keyed Reduce -> Sink: Print to Std. Out (1/2) (4c1609) switched from DEPLOYING to RUNNING.``
+    → ``Keyed Reduce → Print (1/2) (4c1609) switched from DEPLOYING to RUNNING.``
+    """
+    names = {n for name in task_names for n in (name, *name.split(" -> "))}
+    for name in sorted(names, key=len, reverse=True):  # (a chain before its operators)
+        if name in text:
+            text = text.replace(name, short_task_name(name))
+    text = _PACKAGE.sub("", text)
+    text = _LOCATION.sub("", text)
+    text = _NESTED.sub("{…, ", text)
+    return _REMARK.sub("", text)

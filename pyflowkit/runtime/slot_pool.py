@@ -30,7 +30,8 @@ class AllocatedSlot:
         return self.task_executor.location
 
     def __str__(self) -> str:
-        return f"{self.task_executor.name} slot {self.slot_index} ({self.allocation_id[:8]})"
+        # the whole AllocationID, as every other log line has it (a view abridges every id alike)
+        return f"{self.task_executor.name} slot {self.slot_index} ({self.allocation_id})"
 
 
 @dataclass

@@ -309,3 +309,57 @@ def test_an_arrow_label_takes_its_row_not_a_few_columns() -> None:
         assert f">{label}</text>" in row, row
     narrow = message_row(self_call, {"Scheduler": 52 + 64}, True, column=129, width=52 + 129)
     assert "…</text>" in narrow  # one lifeline's width cannot hold it
+
+
+def test_the_compact_header_of_large_font_scales():
+    """From font scale 1.5 (zoomed: every unit counts twice) the header drops the group band's
+    row: at 2, notebook 03's four lifelines in a 1,090 px pane (545 units) take 38 units (76 px)
+    instead of 64 (128 px); a JobMaster part's box names its group above its own name, a chained
+    task too long for two lines shows its head operator and (i/n) (the title keeps the chain);
+    the names on lines 16 units apart, inside their boxes."""
+    from pyflowkit.render.sequence_svg import (
+        HEAD,
+        column_for,
+        compact_lines,
+        head_height,
+        header_svg,
+    )
+
+    def line(id_, label, group="", kind="component"):
+        return {"id": id_, "label": label, "title": label, "group": group, "kind": kind}
+
+    chain = "Keyed Aggregation → Print (1/2)"
+    lifelines = [
+        line("client", "client", kind="fixed"),
+        line("Dispatcher", "Dispatcher"),
+        line("Scheduler", "Scheduler", group="JobMaster"),
+        line("TaskExecutor-0", "TaskExecutor-0"),
+    ]
+    column = column_for(545, 4)
+    assert head_height(lifelines, column) == HEAD
+    assert head_height(lifelines, column, compact=True) == 38
+    assert compact_lines(lifelines[2], column) == ["JobMaster", "Scheduler"]
+    assert compact_lines(line("JobMaster", "JobMaster", group="JobMaster"), column) == ["JobMaster"]
+    assert compact_lines(line("t", "Keyed Reduce → Print (1/2)", kind="task"), column) == [
+        "Keyed Reduce",
+        "→ Print (1/2)",
+    ]
+    long = line("t", "Keyed Reduce → Sink: Print to Std. Out → Map (1/2)", kind="task")
+    assert compact_lines(long, column) == ["Keyed Reduce", "(1/2)"]  # the chain's head
+    # (where even the head operator is cut on two lines: three whole ones)
+    assert compact_lines(line("t", chain, kind="task"), column) == [
+        "Keyed",
+        "Aggregation →",
+        "Print (1/2)",
+    ]
+    assert head_height(lifelines[:2], column, compact=True) == 22  # one line each
+    task = line("t", "Keyed Reduce → Sink: Print to Std. Out → Map (1/2)", kind="task")
+    head = header_svg([*lifelines[:3], task], column, True)
+    assert 'height="38"' in head and "…" not in head
+    assert "pfk-seq-group-name" in head and ">JobMaster</text>" in head
+    assert f"<title>{task['title']}</title>" in head
+    ys = [float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)"', head)]
+    assert min(ys) - 0.76 * 14 >= 1 and max(ys) + 0.24 * 14 <= 38 - 1  # inside the boxes
+    y = {t: float(v) for v, t in re.findall(r'<text x="[\d.]+" y="([\d.]+)"[^>]*>([^<]+)<', head)}
+    assert y["Scheduler"] - y["JobMaster"] == 16 and y["(1/2)"] - y["Keyed Reduce"] == 16
+    assert y["client"] == (y["JobMaster"] + y["Scheduler"]) / 2  # one line: in the middle
