@@ -218,7 +218,9 @@ def header_svg(lifelines: list[dict[str, Any]], column: int = COLUMN, compact: b
             lines, step = name_lines(line["label"], COLUMN - 20), 17
             first_y = (head + 18) // 2 + 6 - (17 * (len(lines) - 1) + 1) // 2
         # (compact: a JobMaster part's first line names its group, in the group's style)
-        named = compact and line["group"] == "JobMaster" and lines[0] == "JobMaster"
+        named = (
+            compact and line["group"] == "JobMaster" != line["label"] and lines[0] == "JobMaster"
+        )
         for k, text in enumerate(lines):
             cls = ' class="pfk-seq-group-name" font-weight="600"' if named and k == 0 else ""
             out.append(
