@@ -64,8 +64,9 @@ _REMARK = re.compile(r" \([^()]*? [^()]*? [^()]*\)")
 def abridge_log_line(text: str, task_names: Iterable[str] = ()) -> str:
     """``text`` shortened for a status line, its subject and what happened kept (a state
     transition, a checkpoint id, a count): each of ``task_names`` (a job vertex's name, chained
-    operators) and each of its operators as :func:`short_task_name` has them, and the details
-    ``_PACKAGE``, ``_LOCATION``, ``_NESTED`` and ``_REMARK`` describe left out.
+    operators) and each of its operators as :func:`short_task_name` has them, a bracketed list
+    the line already named before it, and the details ``_PACKAGE``, ``_LOCATION``, ``_NESTED``
+    and ``_REMARK`` describe left out.
 
     ``Keyed Reduce -> Sink: Print to Std. Out (1/2) (4c1609) switched from DEPLOYING to RUNNING.``
     → ``Keyed Reduce → Print (1/2) (4c1609) switched from DEPLOYING to RUNNING.``
@@ -74,6 +75,9 @@ def abridge_log_line(text: str, task_names: Iterable[str] = ()) -> str:
     for name in sorted(names, key=len, reverse=True):  # (a chain before its operators)
         if name in text:
             text = text.replace(name, short_task_name(name))
+    for listed in re.findall(r" \[([^\[\]]+)\]", text):  # a chain the subject already names
+        if text.find(listed) < text.find(f"[{listed}]"):
+            text = text.replace(f" [{listed}]", "", 1)
     text = _PACKAGE.sub("", text)
     text = _LOCATION.sub("", text)
     text = _NESTED.sub("{…, ", text)

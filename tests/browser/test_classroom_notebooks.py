@@ -96,6 +96,37 @@ GRAPH_CUT = """
 }
 """
 
+#: Edge labels on (or touching) an edge: each edge label's text box (screen px) against points
+#: along every edge line and arrowhead of the graph; those closer than 2 px (Graphviz drew 03's and
+#: 09's ALL_TO_ALL on its line; pyflowkit.render.edge_labels leaves 2.5 pt, 3 px at 14 px text).
+EDGE_LABELS_ON_EDGES = """
+root => {
+  const svg = root.querySelector(".pfk-graph-canvas svg");
+  if (!svg) return [];
+  const pts = [];
+  for (const e of svg.querySelectorAll("g.edge path, g.edge polygon")) {
+    const m = e.getScreenCTM();
+    const at = (x, y) => ({ x: m.a * x + m.c * y + m.e, y: m.b * x + m.d * y + m.f });
+    if (e.tagName === "path") {
+      const n = e.getTotalLength();
+      for (let k = 0; k <= 40; k++) { const q = e.getPointAtLength(n * k / 40); pts.push(at(q.x, q.y)); }
+    } else for (const q of e.points) pts.push(at(q.x, q.y));
+  }
+  const near = [];
+  for (const t of svg.querySelectorAll("g.edge > text")) {
+    const r = t.getBoundingClientRect();
+    if (!r.width || !t.textContent.trim()) continue;
+    let best = Infinity;
+    for (const p of pts) {
+      const dx = Math.max(r.left - p.x, 0, p.x - r.right), dy = Math.max(r.top - p.y, 0, p.y - r.bottom);
+      best = Math.min(best, Math.hypot(dx, dy));
+    }
+    if (best < 2) near.push(`edge label on an edge: ${t.textContent} (${best.toFixed(1)} px)`);
+  }
+  return near;
+}
+"""
+
 #: Whether the graph frame scrolls (its drawing larger than the frame): [sideways, down].
 GRAPH_SCROLLS = """
 root => { const f = root.querySelector(".pfk-graph-frame");
@@ -103,7 +134,8 @@ root => { const f = root.querySelector(".pfk-graph-frame");
 """
 
 #: Every check of the issue, after one step, in one round trip: the problems found (empty: none).
-CHECK = """
+CHECK = (
+    """
 (root, boxes) => {
   const problems = [];
   const area = root.closest(".jp-WindowedPanel-outer") || root.closest(".jp-Notebook");
@@ -160,6 +192,7 @@ CHECK = """
   // graph labels cut by the graph pane's edges (a drawing that cannot fit at 14 px scrolls: its
   // labels then lie in the frame's scrolled content, none beyond it)
   problems.push(...(GRAPH_CUT)(root).map(t => `graph label cut: ${t}`));
+  problems.push(...(EDGE_LABELS_ON_EDGES)(root));
   const g = root.querySelector(".pfk-graph-frame").getBoundingClientRect();
   // the zoom buttons cover no graph text; the restart / restore banner covers no subtask
   const hit = (p, q) => p.left < q.right - 1 && q.left < p.right - 1 && p.top < q.bottom - 1 && q.top < p.bottom - 1;
@@ -206,7 +239,10 @@ CHECK = """
   }
   return { problems, current: current.length, step: Number(step), tall: span > bottom - top, grew };
 }
-""".replace("GRAPH_CUT", GRAPH_CUT).replace("TEXT_CUT", TEXT_CUT)
+""".replace("GRAPH_CUT", GRAPH_CUT)
+    .replace("TEXT_CUT", TEXT_CUT)
+    .replace("EDGE_LABELS_ON_EDGES", EDGE_LABELS_ON_EDGES)
+)
 
 
 #: The checks of one step in one round trip, once the answer's panes are drawn and scrolled (on

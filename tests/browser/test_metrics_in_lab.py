@@ -16,6 +16,7 @@ import pytest
 from tests.browser.conftest import ARGS, CHROMIUM, SHOTS
 from tests.browser.test_classroom_in_lab import SMALLEST_FONT
 from tests.browser.test_classroom_notebooks import (
+    EDGE_LABELS_ON_EDGES,
     GRAPH_CUT,
     GRAPH_SCROLLS,
     _notebook7_own,
@@ -90,6 +91,7 @@ def _readable(page, stepper, where: str, presenting: bool = False) -> list[dict]
     if presenting:  # the rest of the window
         cut += page.evaluate(f"({PRESENTER_CUT})", root)
     assert cut == [], (where, cut)
+    assert page.evaluate(f"({EDGE_LABELS_ON_EDGES})", root) == [], where
     gauges = page.evaluate(f"({GAUGES})", root)
     # six channels: Source -> Map (REBALANCE, 1 x 2), Map -> Keyed Reduce (HASH, 2 x 2)
     assert len(gauges) == 6, gauges

@@ -60,6 +60,16 @@ def test_the_longest_lines_lose_their_details_only():
         )
         == "Starting scheduling with scheduling strategy [EagerSchedulingStrategy]"
     )
+    window = "Window(GlobalWindows(), CountTrigger, CountEvictor, GprsDelta)"
+    invoke = (
+        f"{window} (1/1): OneInputStreamTask.beforeInvoke built the OperatorChain [{window}] and "
+        "opened its operators tail to head."
+    )
+    assert len(invoke) == 229
+    assert abridge_log_line(invoke, [window]) == (  # (the chain its subject names: once)
+        "Window(…, GprsDelta) (1/1): OneInputStreamTask.beforeInvoke built the OperatorChain and "
+        "opened its operators tail to head."
+    )
     short = "Offer reserved slots to the leader of job e84e3a."
     assert abridge_log_line(short, NAMES) == short
 
