@@ -8,6 +8,7 @@ No Flink counterpart. It reads the laid-out SVG's geometry only (the wiring stay
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 #: The least gap between a label's text and any edge line or arrowhead (SVG units, points: 2.5 pt
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 GAP = 2.5
 #: The most a label is moved (points): further, it would leave its edge (then it stays).
 MOST = 8.0
+#: The moves tried, the least first (half a point apart, up before down).
+MOVES = sorted((k / 2 for k in range(-int(2 * MOST), int(2 * MOST) + 1)), key=lambda d: (abs(d), d))
 
 _EDGE = re.compile(r'<g id="[^"]*" class="edge[^"]*">.*?</g>\n(?:<text[^>]*>[^<]*</text>\n)*', re.S)
 _TEXT = re.compile(r'<text([^>]*?) y="(-?[\d.]+)"([^>]*)>([^<]*)</text>')
@@ -59,7 +62,11 @@ def text_box(x: float, y: float, anchor: str, size: float, text: str) -> Box:
     return Box(left, y - 0.76 * size, left + w, y + 0.24 * size)
 
 
-def _cubic(p0, p1, p2, p3, steps: int = 24) -> list[tuple[float, float]]:
+Point = tuple[float, float]
+Segment = tuple[Point, Point]
+
+
+def _cubic(p0: Point, p1: Point, p2: Point, p3: Point, steps: int = 12) -> list[Point]:
     out = []
     for k in range(steps + 1):
         t = k / steps
@@ -73,8 +80,9 @@ def _cubic(p0, p1, p2, p3, steps: int = 24) -> list[tuple[float, float]]:
     return out
 
 
-def path_points(d: str) -> list[tuple[float, float]]:
-    """Points along a Graphviz edge path (``M x,y C x,y x,y x,y …``, absolute coordinates)."""
+def path_points(d: str) -> list[Point]:
+    """Points along a Graphviz edge path (``M x,y C x,y x,y x,y …``, absolute coordinates): the
+    ends of short straight pieces that follow each curve to a fraction of a point."""
     nums = [float(n) for n in _NUM.findall(d)]
     pts = list(zip(nums[0::2], nums[1::2], strict=False))
     if len(pts) < 4:
@@ -85,26 +93,23 @@ def path_points(d: str) -> list[tuple[float, float]]:
     return out
 
 
-def polygon_points(points: str) -> list[tuple[float, float]]:
-    """An arrowhead's corners and points along its sides."""
+def polygon_points(points: str) -> list[Point]:
+    """An arrowhead's corners, closed (its last corner back to the first)."""
     nums = [float(n) for n in _NUM.findall(points)]
     corners = list(zip(nums[0::2], nums[1::2], strict=False))
-    out = []
-    for a, b in zip(corners, corners[1:] + corners[:1], strict=False):
-        out.extend((a[0] + (b[0] - a[0]) * k / 8, a[1] + (b[1] - a[1]) * k / 8) for k in range(8))
-    return out
+    return corners + corners[:1]
 
 
-def edge_points(svg: str) -> list[tuple[float, float]]:
-    """Points along every edge's line and arrowhead in ``svg``."""
-    points: list[tuple[float, float]] = []
+def edge_segments(svg: str) -> list[Segment]:
+    """The straight pieces of every edge's line and arrowhead in ``svg``."""
+    segments: list[Segment] = []
     for edge in _EDGE.finditer(svg):
         block = edge.group(0)
-        for d in _PATH.findall(block):
-            points.extend(path_points(d))
-        for p in _POLY.findall(block):
-            points.extend(polygon_points(p))
-    return points
+        lines = [path_points(d) for d in _PATH.findall(block)]
+        lines += [polygon_points(p) for p in _POLY.findall(block)]
+        for line in lines:
+            segments.extend(zip(line, line[1:], strict=False))
+    return segments
 
 
 def label_boxes(svg: str) -> list[tuple[str, Box]]:
@@ -122,14 +127,56 @@ def _box(attrs: str, y: float, text: str) -> Box:
     return text_box(float(a.get("x", "0")), y, a.get("text-anchor", "start"), size, text)
 
 
-def clearance(box: Box, points: list[tuple[float, float]]) -> float:
-    """The distance from ``box`` to the nearest of ``points`` (0: a point inside it)."""
-    best = float("inf")
-    for x, y in points:
-        dx = max(box.left - x, 0.0, x - box.right)
-        dy = max(box.top - y, 0.0, y - box.bottom)
-        best = min(best, (dx * dx + dy * dy) ** 0.5)
-    return best
+def _point_box(p: Point, box: Box) -> float:
+    dx = max(box.left - p[0], 0.0, p[0] - box.right)
+    dy = max(box.top - p[1], 0.0, p[1] - box.bottom)
+    return (dx * dx + dy * dy) ** 0.5
+
+
+def _point_segment(p: Point, a: Point, b: Point) -> float:
+    vx, vy = b[0] - a[0], b[1] - a[1]
+    n = vx * vx + vy * vy
+    t = 0.0 if n == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * vx + (p[1] - a[1]) * vy) / n))
+    return ((a[0] + t * vx - p[0]) ** 2 + (a[1] + t * vy - p[1]) ** 2) ** 0.5
+
+
+def _crosses(a: Point, b: Point, box: Box) -> bool:
+    """Whether the segment a–b enters the box (Liang–Barsky clipping)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    for p, q in (
+        (-dx, a[0] - box.left),
+        (dx, box.right - a[0]),
+        (-dy, a[1] - box.top),
+        (dy, box.bottom - a[1]),
+    ):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    return t0 <= t1
+
+
+def segment_distance(segment: Segment, box: Box) -> float:
+    """The distance between a straight piece and a box (0: it enters the box)."""
+    a, b = segment
+    if _crosses(a, b, box):
+        return 0.0
+    corners = (
+        (box.left, box.top),
+        (box.right, box.top),
+        (box.left, box.bottom),
+        (box.right, box.bottom),
+    )
+    return min(_point_box(a, box), _point_box(b, box), *(_point_segment(c, a, b) for c in corners))
+
+
+def clearance(box: Box, segments: list[Segment]) -> float:
+    """The distance from ``box`` to the nearest of ``segments``."""
+    return min((segment_distance(s, box) for s in segments), default=float("inf"))
 
 
 def _shifted(box: Box, dy: float) -> Box:
@@ -139,9 +186,25 @@ def _shifted(box: Box, dy: float) -> Box:
 def clear_edge_labels(svg: str, gap: float = GAP) -> str:
     """``svg`` with each edge label moved up or down (the least of the two, at most ``MOST``) so
     that ``gap`` at least lies between its text and every edge; labels already clear stay."""
-    points = edge_points(svg)
-    if not points:
+    segments = sorted(edge_segments(svg), key=lambda s: min(s[0][0], s[1][0]))
+    if not segments:
         return svg
+    lefts = [min(a[0], b[0]) for a, b in segments]
+    widest = max(abs(a[0] - b[0]) for a, b in segments)
+
+    def near(box: Box) -> list[Segment]:
+        """The pieces a move of the box up to ``MOST`` could come within ``gap`` of (by x, then y:
+        a large graph has thousands)."""
+        lo = bisect_left(lefts, box.left - gap - widest)
+        hi = bisect_right(lefts, box.right + gap)
+        top, bottom = box.top - MOST - gap, box.bottom + MOST + gap
+        return [
+            s
+            for s in segments[lo:hi]
+            if max(s[0][0], s[1][0]) >= box.left - gap
+            and max(s[0][1], s[1][1]) >= top
+            and min(s[0][1], s[1][1]) <= bottom
+        ]
 
     def fix(edge: re.Match[str]) -> str:
         block = edge.group(0)
@@ -155,10 +218,11 @@ def clear_edge_labels(svg: str, gap: float = GAP) -> str:
             max(b.right for b in boxes),
             max(b.bottom for b in boxes),
         )
-        if clearance(whole, points) >= gap:
+        around = near(whole)
+        clear = lambda box: all(segment_distance(s, box) >= gap for s in around)  # noqa: E731
+        if clear(whole):
             return block
-        moves = sorted((abs(k * 0.5), k * 0.5) for k in range(-int(2 * MOST), int(2 * MOST) + 1))
-        dy = next((d for _, d in moves if clearance(_shifted(whole, d), points) >= gap), None)
+        dy = next((d for d in MOVES if clear(_shifted(whole, d))), None)
         if dy is None:
             return block
         return _TEXT.sub(

@@ -14,9 +14,10 @@ from pyflowkit.render.edge_labels import (
     Box,
     clear_edge_labels,
     clearance,
-    edge_points,
+    edge_segments,
     label_boxes,
     path_points,
+    segment_distance,
 )
 from pyflowkit.render.execution_graph_dot import execution_graph_svg_with_metrics
 from pyflowkit.render.graphviz_backend import render
@@ -53,10 +54,10 @@ def slow_sink():
 
 
 def _nearest(svg: str) -> dict[str, float]:
-    points = edge_points(svg)
+    segments = edge_segments(svg)
     near: dict[str, float] = {}
     for text, box in label_boxes(svg):
-        near[text] = min(near.get(text, float("inf")), clearance(box, points))
+        near[text] = min(near.get(text, float("inf")), clearance(box, segments))
     return near
 
 
@@ -105,7 +106,11 @@ def test_a_label_on_its_line_moves_the_least_and_a_clear_one_stays():
 
 def test_geometry_helpers():
     assert path_points("M0,0C0,0 10,0 10,0")[-1] == (10.0, 0.0)
-    assert len(path_points("M0,0C1,1 2,2 3,3 4,4 5,5 6,6")) == 49
+    assert len(path_points("M0,0C1,1 2,2 3,3 4,4 5,5 6,6")) == 25  # 12 pieces a curve
     box = Box(0, 0, 10, 10)
-    assert clearance(box, [(5, 5)]) == 0
-    assert clearance(box, [(13, 14)]) == 5
+    assert segment_distance(((5, 5), (50, 50)), box) == 0  # from inside
+    assert segment_distance(((-5, 5), (15, 5)), box) == 0  # across
+    assert segment_distance(((13, 14), (13, 30)), box) == 5  # an end nearest
+    assert segment_distance(((-10, 12), (20, 12)), box) == 2  # along a side, ends far
+    assert segment_distance(((12, 0), (22, -10)), box) == 2  # a corner nearest the end
+    assert clearance(box, []) == float("inf")
