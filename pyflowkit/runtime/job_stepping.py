@@ -331,18 +331,31 @@ class SteppedRun:
         self._set_fast(True)
         steps = 0
         start = self.number_of_restarts
-        env = self.bus.env
+        bus, commands = self.bus, self.commands
+        peek, next_event, deliver = bus.env.peek, bus.env.next_event, self._deliver
         infinity = float("inf")
+        scheduler = None  # the job's restart counter, once its JobMaster exists
+        # the loop of step(), _next_event inlined: one event per iteration
         with raised_gc_thresholds(FAST_MODE_GEN0_THRESHOLD):
-            while env.peek() != infinity or self._commands_pending():
-                ev = self._next_event()
-                if ev is not None:
-                    self._deliver(ev)
+            while peek() != infinity or self._commands_pending():
+                if commands.replaying:
+                    self._apply_commands_due()
+                try:
+                    ev = next_event()
+                except EmptySchedule:
+                    pass
+                else:
+                    bus.step += 1
+                    deliver(ev)
                 steps += 1
                 if max_steps is not None and steps >= max_steps:
                     break
-                if guard is not None and self.number_of_restarts - start > guard:
-                    raise keeps_failing(self, self.number_of_restarts - start)
+                if guard is not None:
+                    if scheduler is None:
+                        jm = self.job_master
+                        scheduler = None if jm is None else jm.scheduler
+                    if scheduler is not None and scheduler.number_of_restarts - start > guard:
+                        raise keeps_failing(self, self.number_of_restarts - start)
         return self
 
     def _set_fast(self, fast: bool) -> None:

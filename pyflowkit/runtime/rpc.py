@@ -49,12 +49,40 @@ class RpcBus:
         self.config = config
         self.env = SimEnvironment(config.seed)
         self.ids = random.Random(f"ids-{config.seed}")
-        self.trace: list[TraceEvent] = []
+        # the events in order; a checkpoint-protocol event recorded in fast mode may still be its
+        # compact tuple (``_LazyEvent``), made a TraceEvent when the trace is read (``trace``)
+        self._trace: list[TraceEvent | _LazyEvent] = []
+        self._lazy_from: int | None = None  # index of the first compact tuple, None: none
         self.step = 0
         self.fast = False
         # checkpoint-protocol events recorded in fast mode, oldest first (forget_checkpoint_events)
-        self.fast_checkpoint_events: list[TraceEvent] = []
+        self.fast_checkpoint_events: list[TraceEvent | _LazyEvent] = []
         self.state_listeners: list[Callable[[TraceEvent], None]] = []
+
+    @property
+    def trace(self) -> list[TraceEvent]:
+        """Every event recorded so far, oldest first."""
+        if self._lazy_from is not None:
+            self._materialise()
+        return self._trace  # type: ignore[return-value]
+
+    def _materialise(self) -> None:
+        """Turn the compact tuples of fast mode into their TraceEvents (same fields)."""
+        trace, start = self._trace, self._lazy_from
+        assert start is not None
+        made: dict[int, TraceEvent] = {}
+        for i in range(start, len(trace)):
+            entry = trace[i]
+            if type(entry) is tuple:
+                ev = checkpoint_event_from_template(*entry)
+                made[id(entry)] = ev
+                trace[i] = ev
+        if made:
+            self.fast_checkpoint_events = [
+                made.get(id(e), e)  # type: ignore[misc]
+                for e in self.fast_checkpoint_events
+            ]
+        self._lazy_from = None
 
     @property
     def now(self) -> int:
@@ -95,23 +123,31 @@ class RpcBus:
 
     def emit_about_checkpoint(
         self, template: dict[str, Any], method: str, message: str, checkpoint: int
-    ) -> TraceEvent:
+    ) -> None:
         """``emit_from(template, method, message, {"checkpoint": checkpoint})``: an event of the
-        checkpoint protocol (made without the extra dict; ``_record`` inlined)."""
+        checkpoint protocol. In fast mode it is kept as a compact tuple until the trace is read
+        (most fall out of the bounded history unread: ``forget_checkpoint_events``)."""
+        if self.fast and template["new_state"] is None:
+            entry = (template, self.step, self.env.now, method, message, checkpoint)
+            trace = self._trace
+            if self._lazy_from is None:
+                self._lazy_from = len(trace)
+            trace.append(entry)  # type: ignore[arg-type]
+            self.fast_checkpoint_events.append(entry)  # type: ignore[arg-type]
+            return
         ev = checkpoint_event_from_template(
             template, self.step, self.env.now, method, message, checkpoint
         )
-        self.trace.append(ev)
+        self._trace.append(ev)
         if ev.new_state is not None:
             for listener in self.state_listeners:
                 listener(ev)
         elif self.fast:
             self.fast_checkpoint_events.append(ev)
-        return ev
 
     def _record(self, ev: TraceEvent) -> TraceEvent:
         """Append ``ev`` to the trace; a state transition goes to the state listeners too."""
-        self.trace.append(ev)
+        self._trace.append(ev)
         if ev.new_state is not None:
             for listener in self.state_listeners:
                 listener(ev)
@@ -125,17 +161,31 @@ class RpcBus:
         ``web.checkpoints.history``); events recorded while stepping, and those of
         ``kept_methods`` (the job's own history, such as a restore), stay. Returns how many."""
         old = self.fast_checkpoint_events
-        if not old or old[0].checkpoint >= before:  # type: ignore[operator]
+        if not old or _checkpoint_of(old[0]) >= before:
             return 0
         dropped = {
             id(ev)
             for ev in old
-            if ev.checkpoint < before and ev.method not in kept_methods  # type: ignore[operator]
+            if _checkpoint_of(ev) < before and _method_of(ev) not in kept_methods
         }
         self.fast_checkpoint_events = [
-            ev
-            for ev in old
-            if id(ev) not in dropped and ev.checkpoint >= before  # type: ignore[operator]
+            ev for ev in old if id(ev) not in dropped and _checkpoint_of(ev) >= before
         ]
-        self.trace[:] = [ev for ev in self.trace if id(ev) not in dropped]
+        trace = self._trace
+        trace[:] = [ev for ev in trace if id(ev) not in dropped]
+        if self._lazy_from is not None:
+            self._lazy_from = next((i for i, ev in enumerate(trace) if type(ev) is tuple), None)
         return len(dropped)
+
+
+# a checkpoint-protocol event recorded in fast mode, not made yet: the arguments of
+# ``checkpoint_event_from_template`` (template, step, time, method, message, checkpoint)
+_LazyEvent = tuple[dict[str, Any], int, int, str, str, int]
+
+
+def _checkpoint_of(ev: TraceEvent | _LazyEvent) -> int:
+    return ev[5] if type(ev) is tuple else ev.checkpoint  # type: ignore[return-value,union-attr]
+
+
+def _method_of(ev: TraceEvent | _LazyEvent) -> str:
+    return ev[3] if type(ev) is tuple else ev.method  # type: ignore[return-value,union-attr]

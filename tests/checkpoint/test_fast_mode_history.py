@@ -104,3 +104,23 @@ def test_a_bounded_history_keeps_the_jobs_restores() -> None:
     assert newest > restored + 6
     # the checkpoints taken in fast mode after the restore have had their events forgotten
     assert not [e for e in run.trace if restored + 2 <= (e.checkpoint or 0) <= newest - 4]
+
+
+def test_a_trace_read_at_every_step_equals_one_read_at_the_end() -> None:
+    """Fast mode keeps the checkpoint protocol's events compact until the trace is read: read
+    after every step or once at the end, the same events (every field), bounded alike."""
+    at_end = _submit(history=3, n_words=N_WORDS).run()
+    each_step = _submit(history=3, n_words=N_WORDS)
+    reads = 0
+    while each_step.has_next():
+        each_step.run(max_steps=1)
+        reads += len(each_step.trace) > 0
+    assert reads > 100
+    assert at_end.checkpoints_overview()["counts"]["completed"] >= 6  # bounded twice
+
+    def fields(run: Any) -> list[dict[str, Any]]:  # each submission has its own job id
+        rows = [e.to_dict() for e in run.trace]
+        return [{k: str(v).replace(run.job_id, "JOB") for k, v in row.items()} for row in rows]
+
+    assert fields(each_step) == fields(at_end)
+    assert all(type(e).__name__ == "TraceEvent" for e in at_end.trace)
