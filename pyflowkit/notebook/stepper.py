@@ -136,8 +136,8 @@ class Stepper(anywidget.AnyWidget):
     def __init__(
         self,
         env_or_job_graph: Any,
-        task_managers: int = 2,
-        slots: int = 2,
+        task_managers: int | None = None,
+        slots: int | None = None,
         seed: int = 0,
         submit: bool = False,
         savepoint_path: str | None = None,
@@ -146,10 +146,15 @@ class Stepper(anywidget.AnyWidget):
         show_metrics: bool = False,
     ) -> None:
         """``record_cost_ms``: operator name → simulated ms each record costs its task (a slow
-        sink); ``show_metrics``: the metrics strip under each subtask from the start."""
+        sink); ``show_metrics``: the metrics strip under each subtask from the start.
+        ``task_managers`` / ``slots`` left ``None`` are sized to the job as ``MiniCluster()`` does
+        (``cluster_size.classroom_size``: 2 x 2, or 2 x the job's slots when it needs more)."""
+        from pyflowkit.runtime.cluster_size import classroom_size
         from pyflowkit.runtime.mini_cluster import to_job_graph
 
         job_graph = to_job_graph(env_or_job_graph)
+        size = classroom_size(job_graph, task_managers, slots)
+        task_managers, slots = size.task_managers, size.slots_per_task_manager
         execution_graph = job_graph.to_execution_graph()
         super().__init__(
             svg=execution_graph.to_svg(),

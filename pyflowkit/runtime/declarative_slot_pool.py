@@ -28,6 +28,10 @@ class DeclarativeSlotPoolBridge(SlotPool):
     ``DeclarativeSlotPoolService``'s ResourceManager connection)."""
 
     connect_method = "DeclarativeSlotPoolService.connectToResourceManager"
+    #: ``DeclarativeSlotPoolBridge.failPendingRequests`` once the standalone ResourceManager's
+    #: start-up period (slot.request.timeout) is over and it reports the requirements unfulfillable
+    no_resource_message = "Could not acquire the minimum required resources."
+    no_resource_cause_is_timeout = False
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -218,7 +222,7 @@ class DeclarativeSlotPoolBridge(SlotPool):
         """The job is over: ``DeclarativeSlotPoolService.close`` frees every slot at its
         TaskExecutor; the ResourceManager drops the job's requirements (disconnectJobManager)."""
         self.cancel_pending()
-        self.rm.fine_grained.clear_resource_requirements(self.job_id)
+        self.rm.disconnect_job_manager(self.job_id)
         self._free_at_task_executors(list(self.offered.values()))
         self.offered.clear()
         self.free.clear()

@@ -33,10 +33,6 @@ if TYPE_CHECKING:
     from pyflowkit.runtime.job_master import JobMaster
 
 S = ExecutionState
-NO_RESOURCE_MESSAGE = (
-    "Could not allocate the required slot within slot request timeout. Please make sure that the "
-    "cluster has enough resources."
-)
 
 
 class EagerSchedulingStrategy:
@@ -437,11 +433,13 @@ class DefaultScheduler:
         victims = [e for e in self.waiting if self.slot_key(e.vertex) == req.key]
         if not victims:
             return
-        err = NoResourceAvailableException(NO_RESOURCE_MESSAGE)
-        err.__cause__ = TimeoutError(
-            f"Slot request {req.allocation_id} timed out after "
-            f"{self.bus.config.slot_request_timeout} ms."
-        )
+        pool = self.jm.slot_pool
+        err = NoResourceAvailableException(pool.no_resource_message)
+        if pool.no_resource_cause_is_timeout:
+            err.__cause__ = TimeoutError(
+                f"Slot request {req.allocation_id} timed out after "
+                f"{self.bus.config.slot_request_timeout} ms."
+            )
         self.mark_failed(victims[0], err, None)
         self.jm.check_job_progress()
 

@@ -1,7 +1,8 @@
 """``execution.target = local``: run a job to the end on a simulated MiniCluster (fast mode).
 
-Stands for Flink's ``LocalExecutor`` + ``PerJobMiniClusterFactory`` (one TaskManager whose slot
-count is the job's maximum parallelism per slot sharing group).
+Stands for Flink's ``LocalExecutor`` + ``PerJobMiniClusterFactory``: ``local.number-taskmanager``
+TaskManagers (default 1) with ``taskmanager.numberOfTaskSlots`` slots, or by default the job's
+required slots divided among them (``cluster_size.local_execution_size``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 from pyflowkit.common.job_execution_result import JobExecutionResult
 from pyflowkit.errors import RestartGuardException
-from pyflowkit.graph.job_graph import JobGraph
+from pyflowkit.runtime.cluster_size import local_execution_size
 from pyflowkit.runtime.job_run import JobRun
 from pyflowkit.runtime.job_status import JobStatus
 from pyflowkit.runtime.mini_cluster import MiniCluster, _configuration, to_job_graph
@@ -19,15 +20,6 @@ from pyflowkit.runtime.restart_guard import (
     MAX_RESTARTS_KEY,
     check_max_restarts,
 )
-
-
-def required_slots(job_graph: JobGraph) -> int:
-    """Slots a job needs with slot sharing: the max parallelism of each group, summed."""
-    groups: dict[str, int] = {}
-    for v in job_graph.vertices:
-        g = v.slot_sharing_group or "default"
-        groups[g] = max(groups.get(g, 0), v.parallelism)
-    return sum(groups.values())
 
 
 def job_execution_result(run: JobRun) -> JobExecutionResult:
@@ -87,7 +79,11 @@ def _submit(
 ) -> tuple[JobRun, int | None]:
     """The job on its own MiniCluster (nothing has run yet) and its restart guard."""
     job_graph = to_job_graph(env_or_job_graph, job_name, seed=cluster_options.get("seed", 0))
-    options = {"task_managers": 1, "slots_per_task_manager": required_slots(job_graph)}
+    size = local_execution_size(job_graph)
+    options = {
+        "task_managers": size.task_managers,
+        "slots_per_task_manager": size.slots_per_task_manager,
+    }
     options.update(cluster_options)
     configured = _configuration(job_graph).get(MAX_RESTARTS_KEY, DEFAULT_MAX_RESTARTS)
     max_restarts = check_max_restarts(configured, MAX_RESTARTS_KEY)

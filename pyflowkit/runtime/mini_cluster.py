@@ -10,6 +10,8 @@ from typing import Any
 from pyflowkit.common.python_dependencies import PYTHON_EXECUTABLE, LocalDependencies
 from pyflowkit.errors import IllegalArgumentException
 from pyflowkit.graph.job_graph import JobGraph
+from pyflowkit.runtime.cluster_size import classroom_size
+from pyflowkit.runtime.cluster_size import job_configuration as _configuration
 from pyflowkit.runtime.rpc import ClusterConfig
 from pyflowkit.runtime.stream_task import ChainFactory, default_chain_factory
 
@@ -18,13 +20,16 @@ class MiniCluster:
     """Flink's ``MiniCluster``: a Dispatcher, a ResourceManager and N TaskExecutors with M slots.
 
     ``submit`` returns a ``JobRun`` that owns its own simulated world (clock, RPC bus, TaskExecutors),
-    so that every run can be replayed deterministically from its seed.
+    so that every run can be replayed deterministically from its seed. TaskManagers or slots left
+    ``None`` are sized per job (``cluster_size.classroom_size``): the job's configured
+    ``local.number-taskmanager`` / ``taskmanager.numberOfTaskSlots``, else 2 x 2, or 2 x the job's
+    required slots when it does not fit.
     """
 
     def __init__(
         self,
-        task_managers: int = 2,
-        slots_per_task_manager: int = 2,
+        task_managers: int | None = None,
+        slots_per_task_manager: int | None = None,
         seed: int = 0,
         chain_factory: ChainFactory | None = None,
         **options: Any,
@@ -33,6 +38,8 @@ class MiniCluster:
             ("task_managers", task_managers),
             ("slots_per_task_manager", slots_per_task_manager),
         ):
+            if value is None:
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise IllegalArgumentException(
                     f"MiniCluster: {name} must be an int >= 1, got {value!r}."
@@ -51,13 +58,9 @@ class MiniCluster:
                 "MiniCluster: printed_window (lines run.printed() keeps) must be an int >= 0 or "
                 f"None to keep every line, got {window!r}."
             )
-        self.config = replace(
-            ClusterConfig(),
-            task_managers=task_managers,
-            slots_per_task_manager=slots_per_task_manager,
-            seed=seed,
-            **options,
-        )
+        self.task_managers = task_managers
+        self.slots_per_task_manager = slots_per_task_manager
+        self.config = replace(ClusterConfig(), seed=seed, **options)
         self.chain_factory = chain_factory or default_chain_factory
 
     def submit(
@@ -85,7 +88,16 @@ class MiniCluster:
                 allow_non_restored_state = allow_non_restored_state or _configured_allow(job_graph)
         if savepoint_path is not None:
             job_graph = with_savepoint(job_graph, savepoint_path, allow_non_restored_state)
-        return JobRun(self.config, job_graph, self.chain_factory)
+        return JobRun(self.config_for(job_graph), job_graph, self.chain_factory)
+
+    def config_for(self, job_graph: JobGraph) -> ClusterConfig:
+        """The cluster's configuration with the TaskManagers and slots it starts for this job."""
+        size = classroom_size(job_graph, self.task_managers, self.slots_per_task_manager)
+        return replace(
+            self.config,
+            task_managers=size.task_managers,
+            slots_per_task_manager=size.slots_per_task_manager,
+        )
 
 
 def to_job_graph(env_or_job_graph: Any, job_name: str | None = None, seed: int = 0) -> JobGraph:
@@ -106,11 +118,6 @@ def to_job_graph(env_or_job_graph: Any, job_name: str | None = None, seed: int =
     stream_graph = get_stream_graph(job_name) if job_name is not None else get_stream_graph()
     rng = random.Random(f"job-id|{seed}|{stream_graph.job_name}")
     return create_job_graph(stream_graph, job_id=f"{rng.getrandbits(128):032x}")
-
-
-def _configuration(job_graph: JobGraph) -> dict[str, str]:
-    config = getattr(job_graph.stream_graph, "execution_config", None)
-    return dict(getattr(config, "configuration", {}) or {})
 
 
 def configured_savepoint_path(job_graph: JobGraph) -> str | None:

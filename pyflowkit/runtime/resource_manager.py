@@ -66,9 +66,11 @@ class ResourceManager:
             self.slot_manager.register_task_executor(te)
         # FLIP-138 (jobs under the 1.20 profile): declared requirements on the same slots
         self.fine_grained = FineGrainedSlotManager(bus, self.slot_manager, task_executors)
+        self.job_managers: set[str] = set()  # jobManagerRegistrations (by job id)
 
     def register_job_manager(self, job_master: JobMaster) -> None:
         """``ResourceManager.registerJobManager``: the JobMaster is now known; reply."""
+        self.job_managers.add(job_master.job_id)
         self.bus.emit(
             self.name,
             "ResourceManager.registerJobManager",
@@ -92,7 +94,17 @@ class ResourceManager:
             f"{requirement_text(requirements.number_of_required_slots)}",
             job=requirements.job_id,
         )
+        if requirements.job_id not in self.job_managers:
+            # "Could not find registered job manager for job …": a declaration still in flight
+            # when the job's JobMaster disconnected is refused, not served
+            return
         self.fine_grained.process_resource_requirements(requirements)
+
+    def disconnect_job_manager(self, job_id: str) -> None:
+        """``ResourceManager.disconnectJobManager`` → ``closeJobManagerConnection``: the
+        registration goes and the SlotManager clears the job's requirements."""
+        self.job_managers.discard(job_id)
+        self.fine_grained.clear_resource_requirements(job_id)
 
     def request_slot(self, request: SlotRequest) -> None:
         """``ResourceManager.requestSlot`` → ``SlotManagerImpl.registerSlotRequest``."""

@@ -46,6 +46,13 @@ class SlotPool:
     """Flink's ``SlotPoolImpl``; one physical slot per slot-sharing key (group, subtask index)."""
 
     connect_method = "SlotPool.connectToResourceManager"  # the RM's reply, as traced
+    #: NoResourceAvailableException's text when a slot request is not served in time
+    #: (``SchedulerImpl`` / ``SlotPoolImpl`` of Flink 1.11; its cause is the request's timeout)
+    no_resource_message = (
+        "Could not allocate the required slot within slot request timeout. Please make sure "
+        "that the cluster has enough resources."
+    )
+    no_resource_cause_is_timeout = True
 
     def __init__(
         self, job_master: JobMaster, bus: RpcBus, resource_manager: ResourceManager

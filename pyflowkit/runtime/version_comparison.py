@@ -164,8 +164,8 @@ def compare_versions(
     env: Any,
     job_name: str | None = None,
     *,
-    task_managers: int = 2,
-    slots_per_task_manager: int = 2,
+    task_managers: int | None = None,
+    slots_per_task_manager: int | None = None,
     seed: int = 42,
     max_steps: int = DEFAULT_MAX_STEPS,
 ) -> VersionComparison:

@@ -148,20 +148,38 @@ def test_cancel_job() -> None:
     assert {e.state for e in run.executions()} <= {ExecutionState.CANCELED, ExecutionState.FINISHED}
 
 
-def test_slot_shortage_fails_with_no_resource_available() -> None:
+def slot_shortage_run():
     src = source(range(10))
     jg = job_graph([collect_sink(map_(src, lambda x: x, 3), 3)], parallelism=3)
     run = cluster(task_managers=1, slots_per_task_manager=2).submit(jg)
     run.run_until(job_finished())
     assert run.job_status is JobStatus.FAILED
     assert run.now >= 300_000  # slot.request.timeout
-    cause = run.failure_cause.__cause__
+    assert any("Pending slot request [default#2] timed out." == m for m in messages(run))
+    return run
+
+
+@pytest.mark.flink_version("1.11")
+def test_slot_shortage_fails_with_no_resource_available() -> None:
+    cause = slot_shortage_run().failure_cause.__cause__
     assert type(cause).__name__ == "NoResourceAvailableException"
     assert str(cause) == (
         "Could not allocate the required slot within slot request timeout. "
         "Please make sure that the cluster has enough resources."
     )
-    assert any("Pending slot request [default#2] timed out." == m for m in messages(run))
+    assert isinstance(cause.__cause__, TimeoutError)
+
+
+def test_slot_shortage_fails_with_1_20s_message() -> None:
+    """Flink 1.20: ``DeclarativeSlotPoolBridge.failPendingRequests`` (PyFlink 1.20.3 printed it for
+    the golden ``program__notebook02_slots``)."""
+    run = slot_shortage_run()
+    cause = run.failure_cause.__cause__
+    assert type(cause).__name__ == "NoResourceAvailableException"
+    assert str(cause) == "Could not acquire the minimum required resources."
+    assert cause.__cause__ is None
+    run.step(200)  # the RM refuses the declarations still in flight: nothing more is allocated
+    assert not run.has_next()
 
 
 def test_task_manager_loss_restarts_on_remaining_slots() -> None:

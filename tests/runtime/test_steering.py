@@ -11,7 +11,8 @@ from pyflowkit.datastream import StreamExecutionEnvironment
 from pyflowkit.datastream.functions import KeyedProcessFunction
 from pyflowkit.errors import JobExecutionException
 from pyflowkit.runtime import ExecutionState, JobStatus, MiniCluster
-from pyflowkit.runtime.local_executor import execute, required_slots
+from pyflowkit.runtime.cluster_size import required_slots
+from pyflowkit.runtime.local_executor import execute
 from pyflowkit.runtime.network import Buffer, ResultPartition, ShuffleEnvironment, SingleInputGate
 from pyflowkit.runtime.predicates import (
     job_finished,
