@@ -136,6 +136,37 @@ def test_step_and_local_run_subcommands(ip):
     assert res.error_in_exec is None and "--master only applies" in cap.stdout
 
 
+P8_CELL = """%%pipeline p8
+env.set_parallelism(8)
+(env.from_collection(list(range(40))).map(lambda x: (x % 5, x)).key_by(lambda t: t[0])
+    .reduce(lambda a, b: (a[0], a[1] + b[1])).print())
+"""
+
+
+def test_a_parallelism_8_pipeline_steps_and_runs_on_a_cluster_sized_to_it(ip):
+    """``%pipeline step`` without counts sizes the cluster (2 x 8); given counts are kept, and a
+    2 x 2 cluster fails the job; ``%pipeline run --target local`` finishes it."""
+    res, _ = run(ip, P8_CELL, "p8")
+    assert res.error_in_exec is None
+    stepper = ip.run_line_magic("pipeline", "step p8 --seed 3")
+    assert (stepper.task_managers, stepper.slots_per_task_manager) == (2, 8)
+    stepper.submit()
+    stepper.run_to("end")
+    assert stepper.job_status == "FINISHED" and len(stepper.slots) == 16
+    small = ip.run_line_magic("pipeline", "step p8 --task-managers 2 --slots 2")
+    small.submit()
+    small.run_to("end")
+    assert small.job_status == "FAILED" and len(small.slots) == 4
+    res, cap = run(ip, "%pipeline run p8 --target local")
+    assert res.error_in_exec is None
+    lines = ip.user_ns["p8_result"].frames["Sink: Print to Std. Out"]["value"]
+    last = {}
+    for line in lines:
+        record = eval(line.split("> ", 1)[1])  # noqa: S307 - our own printed tuples
+        last[record[0]] = record[1]
+    assert last == {k: sum(v for v in range(40) if v % 5 == k) for k in range(5)}
+
+
 def test_stepper_runs_to_each_job_status_change_through_a_restart():
     from pyflowkit.common import RestartStrategies
     from pyflowkit.notebook.stepper import Stepper
