@@ -136,3 +136,75 @@ def test_a_savepoint_resumes_the_source_function_in_a_new_job(tmp_path: Path) ->
     kind, (restored, offset) = events2[0]
     assert kind == "init" and restored and offset >= stopped_at  # (and what it read ahead)
     assert [v for kind, v in events2 if kind == "run"] == [offset]  # resumed, not replayed
+
+
+@pytest.mark.spark
+def test_spark_streaming_restores_the_source_functions_offset_exactly_once(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The same on Spark Structured Streaming: a map fails once mid-stream, the query restarts
+    from its checkpoint, and the two-phase-commit sink commits every event once."""
+    import os
+
+    from pyflowkit.common import Types
+    from pyflowkit.datastream.functions import MapFunction
+    from pyflowkit.spark.executor import execute
+    from tests.spark_streaming.test_streaming_exactly_once import (
+        FileTransactionSink,
+        _committed,
+    )
+
+    class Offsets(SourceFunction, CheckpointedFunction):  # local: Spark's workers get it by value
+        positional_replay = False  # an external log: its offset is all it resumes from
+
+        def __init__(self, log: list[str], runs: str) -> None:
+            self.log, self.runs, self.offset = log, runs, 0
+
+        def initialize_state(self, context: Any) -> None:
+            self.state = context.get_operator_state_store().get_list_state("offset")
+            restored = list(self.state.get()) if context.is_restored() else []
+            self.offset = restored[0] if restored else 0
+
+        def snapshot_state(self, context: Any) -> None:
+            self.state.update([self.offset])
+
+        def run(self, ctx: Any) -> Any:
+            with open(self.runs, "a") as f:
+                f.write(f"{self.offset}\n")
+            while self.offset < len(self.log):
+                ctx.collect(self.log[self.offset])
+                self.offset += 1
+
+    class FailOnce(MapFunction):
+        def __init__(self, marker: str) -> None:
+            self.marker = marker
+
+        def map(self, value: str) -> str:
+            if value == "e31" and not os.path.exists(self.marker):
+                Path(self.marker).write_text("failed once")
+                raise RuntimeError("injected failure")
+            return value.upper()
+
+    env = StreamExecutionEnvironment.get_execution_environment()
+    env.set_parallelism(1)
+    configuration = Configuration()
+    for key, value in {
+        "pyflowkit.spark.streaming-query": "always",
+        "pyflowkit.spark.streaming.trigger": "available-now",
+        "pyflowkit.spark.streaming.max-records-per-batch": "8",
+        "state.checkpoints.dir": str(tmp_path / "chk"),
+    }.items():
+        configuration.set_string(key, value)
+    env.configure(configuration)
+    env.set_restart_strategy(RestartStrategies.fixed_delay_restart(2, 100))
+    runs = tmp_path / "runs"
+    (
+        env.add_source(Offsets(LOG, str(runs)), "Offsets", Types.STRING())
+        .map(FailOnce(str(tmp_path / "marker")), output_type=Types.STRING())
+        .add_sink(FileTransactionSink(str(tmp_path / "txn")))
+    )
+    result = execute(env, spark=spark, print_output=False)
+    assert (tmp_path / "marker").exists() and result.job_status == "FINISHED"
+    assert _committed(tmp_path / "txn") == Counter(e.upper() for e in LOG)
+    starts = [int(x) for x in runs.read_text().split()]
+    assert starts[0] == 0 and max(starts) > 0  # a restored run began at its checkpoint's offset
