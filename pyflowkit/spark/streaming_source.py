@@ -125,7 +125,7 @@ class FlinkSourceStreamReader:
         deadline = time.monotonic() + self.max_millis / 1000
         drain = bool(self.drain_marker) and os.path.exists(self.drain_marker)
         rows, end = self._run(start, None, deadline, drain)
-        if not rows:
+        if not rows and not _moved(start, end):
             self.at = key
             return iter(()), start
         self.at = json.dumps(end, sort_keys=True)
@@ -187,6 +187,17 @@ class FlinkSourceStreamReader:
         for task in self.tasks:
             if task is not None and not task.finished:
                 task.runner.chain.notify_checkpoint_complete(end["batch"])
+
+
+def _moved(start: dict, end: dict) -> bool:
+    """Whether a read took its sources further: a position moved or a source ended. A batch
+    can read records and hand Spark no rows (a chain that ends in a sink inside the source
+    subtask); its offset must still move on, or the next read would start from where the live
+    subtasks already are and read nothing, for ever."""
+    return any(
+        a["pos"] != b["pos"] or a["ended"] != b["ended"]
+        for a, b in zip(start["subtasks"], end["subtasks"], strict=True)
+    )
 
 
 def _dispose_all(tasks: list[StreamingSubtask | None], after_failure: bool = False) -> None:
