@@ -61,7 +61,7 @@ class StreamInputProcessor:
         self.ended_inputs: set[int] = set()
         # InputSelectable heads: what arrived for an input not selected yet, in arrival order
         self._select = getattr(getattr(chain, "head", None), "next_selection", None)
-        self._held: dict[int, list[tuple[str, Any, Any]]] = {}
+        self._held: dict[int, list[tuple[str, Any, Any, Any]]] = {}
 
     @property
     def selective(self) -> bool:
@@ -77,7 +77,7 @@ class StreamInputProcessor:
         selected = self._select()
         return selected == input_index or selected in self.ended_inputs
 
-    def _hold(self, input_index: int, item: tuple[str, Any, Any]) -> bool:
+    def _hold(self, input_index: int, item: tuple[str, Any, Any, Any]) -> bool:
         """Keep ``item`` for later if ``input_index`` is not selected; True if held."""
         if self._select is None or self.is_selected(input_index):
             return False
@@ -89,9 +89,9 @@ class StreamInputProcessor:
         for input_index in list(self._held):
             if not self.is_selected(input_index):
                 continue
-            for kind, a, b in self._held.pop(input_index):
+            for kind, a, b, keys in self._held.pop(input_index):
                 if kind == "batch":
-                    self.chain.process_batch(a, b, input_index)
+                    self._process(input_index, a, b, keys)
                 elif kind == "watermark":
                     self.process_watermark(a, b)
                 else:  # "end": the channel's end of partition
@@ -124,10 +124,25 @@ class StreamInputProcessor:
         keys: Sequence[Any] | None = None,
     ) -> None:
         """Records of one buffer/chunk of ``input_index``, each under its key (``keys``: the
-        keys selected for them upstream, when the transport carried them; a held batch is
-        keyed again when it is released)."""
-        if self._select is not None and self._hold(input_index, ("batch", values, timestamps)):
+        keys selected for them upstream, when the transport carried them; a batch held for
+        another input keeps them)."""
+        if self._select is not None and self._hold(
+            input_index, ("batch", values, timestamps, keys)
+        ):
             return
+        if keys is None or not self._chain_takes_keys:
+            self.chain.process_batch(values, timestamps, input_index)
+        else:
+            self.chain.process_batch(values, timestamps, input_index, keys)
+
+    def _process(
+        self,
+        input_index: int,
+        values: Sequence[Any],
+        timestamps: Sequence[int | None] | None,
+        keys: Sequence[Any] | None,
+    ) -> None:
+        """A held batch, released (as ``process_batch`` hands it over)."""
         if keys is None or not self._chain_takes_keys:
             self.chain.process_batch(values, timestamps, input_index)
         else:
@@ -143,7 +158,9 @@ class StreamInputProcessor:
         """One record of ``channel`` (a host that moves records one at a time); ``key``: the
         1-tuple of the key selected for it upstream, when the transport carried it."""
         input_index = self.channel_of[channel][0]
-        if self._select is not None and self._hold(input_index, ("batch", [value], [timestamp])):
+        if self._select is not None and self._hold(
+            input_index, ("batch", [value], [timestamp], key)
+        ):
             return
         if key is not None and self._chain_takes_keys:
             stamps = None if timestamp is None else [timestamp]
@@ -155,7 +172,9 @@ class StreamInputProcessor:
         """A watermark of ``channel``; the valve's new aligned watermark (forwarded to the head)
         or None when it did not advance."""
         input_index, number = self.channel_of[channel]
-        if self._select is not None and self._hold(input_index, ("watermark", channel, watermark)):
+        if self._select is not None and self._hold(
+            input_index, ("watermark", channel, watermark, None)
+        ):
             return None
         new = self.valves[input_index].input_watermark(watermark, number)
         if new is not None:
@@ -166,7 +185,7 @@ class StreamInputProcessor:
         """``EndOfPartitionEvent`` on ``channel``: the input number that has now ended (its head
         input got ``endInput``), else None."""
         input_index, number = self.channel_of[channel]
-        if self._select is not None and self._hold(input_index, ("end", channel, None)):
+        if self._select is not None and self._hold(input_index, ("end", channel, None, None)):
             return None
         remaining = self.open_channels[input_index]
         if number not in remaining:

@@ -95,3 +95,62 @@ def test_spark_streaming_subtasks_select_each_key_once(spark: Any, tmp_path: Pat
     got = sorted(line.split("> ", 1)[1] for line in job.print_lines)
     assert got == expected_lines()
     assert Counter(calls.read_text().split()) == Counter(WORDS)  # once per record
+
+
+@pytest.mark.parametrize("typed", [False, True], ids=["pickled", "typed"])
+def test_spark_batch_keyed_broadcast_side_held_keeps_its_carried_keys(
+    spark: Any, tmp_path: Path, typed: bool
+) -> None:
+    """BATCH broadcast-first on a Spark stage: the keyed events that arrive before the broadcast
+    side has ended wait, and keep the keys their HASH edge selected (once per record); each
+    event then sees the rule and its own key's state."""
+    from pyflowkit.datastream.functions import KeyedBroadcastProcessFunction
+    from pyflowkit.datastream.state import MapStateDescriptor, ValueStateDescriptor
+    from pyflowkit.spark.executor import execute
+
+    rules = MapStateDescriptor("rules", Types.STRING(), Types.INT())
+
+    class LoggingKey:
+        def __init__(self, path: str) -> None:
+            self.path = path
+
+        def __call__(self, value: Any) -> Any:
+            with open(self.path, "a") as f:
+                f.write(value[0] + "\n")
+            return value[0]
+
+    class CountWithRule(KeyedBroadcastProcessFunction):
+        def open(self, ctx: Any) -> None:
+            self.n = ctx.get_state(ValueStateDescriptor("n", Types.INT()))
+
+        def process_element(self, value: Any, ctx: Any) -> Any:
+            n = (self.n.value() or 0) + 1
+            self.n.update(n)
+            yield f"{ctx.get_current_key()}#{n}/{ctx.get_broadcast_state(rules).get('limit')}"
+
+        def process_broadcast_element(self, value: Any, ctx: Any) -> None:
+            ctx.get_broadcast_state(rules).put(value[0], value[1])
+
+    calls = tmp_path / "calls"
+    conf = Configuration()
+    conf.set_string("execution.batch.adaptive.auto-parallelism.enabled", "false")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    pairs = Types.TUPLE([Types.STRING(), Types.INT()]) if typed else None
+    events = env.from_collection(WORDS, type_info=Types.STRING()).map(
+        lambda w: (w, 1), output_type=pairs
+    )
+    broadcast = env.from_collection(
+        [("limit", 3)], type_info=Types.TUPLE([Types.STRING(), Types.INT()])
+    ).broadcast(rules)
+    (
+        events.key_by(LoggingKey(str(calls)))
+        .connect(broadcast)
+        .process(CountWithRule(), output_type=Types.STRING())
+        .print("n")
+    )
+    lines = execute(env.get_job_graph(), spark=spark, print_output=False).print_lines
+    got = sorted(line.split("> ", 1)[1] for line in lines)
+    assert got == sorted(f"{w}#{i}/3" for w, n in Counter(WORDS).items() for i in range(1, n + 1))
+    assert Counter(calls.read_text().split()) == Counter(WORDS)  # once per record
