@@ -42,13 +42,37 @@ def key_identity(key: Any) -> Hashable:
         return key._identity
     if tk.__hash__ is None or tk in _PLAIN_OF:  # PyFlink keys it by its pickled bytes
         return (PickledKey, pickle.dumps(_plain(key)))
-    return (_type_signature(key), key)
+    return (_type_signature(key), _value_identity(key))
 
 
 def _type_signature(key: Any) -> Any:
     if isinstance(key, tuple):
         return (type(key), *(_type_signature(k) for k in key))
     return type(key)
+
+
+_DOUBLE_BITS = Struct(">d")
+
+
+def _value_identity(key: Any) -> Any:
+    """``key`` with each float as its 8 bytes: ``0.0`` and ``-0.0`` are two keys and every NaN
+    of the same bits is one (as their pickles, and Java's ``Double.equals``: Python's ``==``
+    merges the zeros and never finds a NaN equal)."""
+    if isinstance(key, float):
+        return _DOUBLE_BITS.pack(key)
+    if isinstance(key, tuple):
+        return tuple(_value_identity(k) for k in key)
+    return key
+
+
+def has_signed_zero_or_nan(key: Any) -> bool:
+    """A float key (or a tuple holding one) that Python's equality gets wrong: ``-0.0`` (equal
+    to ``0.0``) or NaN (equal to nothing)."""
+    if isinstance(key, float):
+        return key != key or (key == 0.0 and _DOUBLE_BITS.pack(key)[0] == 0x80)
+    if isinstance(key, tuple):
+        return any(has_signed_zero_or_nan(k) for k in key)
+    return False
 
 
 # --- Keys of an undeclared key type, as PyFlink 1.20 keys them -------------------------------
@@ -204,6 +228,20 @@ state_key = _state_key_rule(True)
 #: ``key`` as the state tables hold a key of Java's ``keyBy`` (1.11: ``equals`` of the key's
 #: Java value): as ``state_key``, but a ``str``/``int`` subclass is its String/Integer.
 java_state_key = _state_key_rule(False)
+
+
+def declared_state_key(key: Any) -> Any:
+    """``key`` as the state tables hold a key of a declared ``key_type`` (PyFlink 1.20: the key
+    coder's bytes): Python-equal keys are one key (``True`` as INT is ``1``), but ``-0.0`` is
+    not ``0.0`` and every NaN is one key (the DOUBLE coder's bytes, Java's ``Double.equals``);
+    a list, dict or set as its ``PickledKey``."""
+    tk = type(key)
+    if tk is str or tk is int or tk is TypedKey:
+        return key
+    wrapper = _PICKLED_OF.get(tk)
+    if wrapper is not None:
+        return wrapper(key)
+    return TypedKey(key) if has_signed_zero_or_nan(key) else key
 
 
 def plain_key(key: Any) -> Any:

@@ -13,8 +13,8 @@ from pyflowkit.java_semantics import (
     INT_MAX_VALUE,
     INT_MIN_VALUE,
     PickledKey,
+    declared_state_key,
     java_state_key,
-    pickled_key,
     pickled_key_hash_code,
     state_key,
 )
@@ -278,10 +278,10 @@ def state_key_function(keys_by_row: bool, key_type: Any) -> Any:
     ``True`` and ``1.0`` are three keys, a ``str`` subclass is its String). 1.20 (PyFlink
     key_by): an undeclared key is its pickled bytes (``state_key``: a ``str`` subclass is apart
     too); a declared ``key_type``'s coder makes Python-equal keys one value (``True`` as INT is
-    ``1``), so they are held as they are.
+    ``1``), so they are held as they are, save ``-0.0`` and NaN (``declared_state_key``).
     """
     if not keys_by_row:
         return java_state_key
     if key_type is None or type(key_type).__name__ == "PickledBytesTypeInfo":
         return state_key
-    return pickled_key
+    return declared_state_key

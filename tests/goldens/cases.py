@@ -172,6 +172,9 @@ NOTES: dict[str, str] = {
     "program__python_equal_keys": (
         "PyFlink 1.20.3 keys 1, True and 1.0 by their pickled bytes, but its Python keyed state backend skips a key switch when the new key == the current one in Python (RemoteKeyedStateBackend.set_current_key), so consecutive Python-equal keys share the first one's state (a PyFlink defect pyflowkit does not copy: it keeps them apart, as program__python_equal_keys_apart shows PyFlink doing when they are not consecutive)."
     ),
+    "program__float_zero_nan_keys": (
+        "PyFlink 1.20.3 keeps 0.0 and -0.0 apart as keys (their pickled bytes; with key_type=DOUBLE the DOUBLE coder's bytes) and makes every NaN one key (same bytes; Python finds no NaN equal), also inside tuple keys; Java's Double.equals agrees (1.11 keyBy). pyflowkit follows on every host."
+    ),
     "program__python_equal_keys_apart": (
         "No two Python-equal keys in a row: PyFlink 1.20.3 keeps 1, True, 1.0, 0, False, 0.0, (1, 'a') and (True, 'a') apart (their pickled bytes), each with its own state, in one key group."
     ),
