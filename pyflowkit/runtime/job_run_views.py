@@ -14,6 +14,7 @@ from pyflowkit.runtime.checkpoint.stats import HISTORY_COLUMNS
 from pyflowkit.runtime.job_stepping import SteppedRun
 from pyflowkit.runtime.task_executor import TaskExecutor
 from pyflowkit.runtime.trace import TraceEvent
+from pyflowkit.state.keyed_values import KeyedValues
 
 TASK_COLUMNS = [
     "vertex",
@@ -216,13 +217,16 @@ def keyed_state_at(coord: Any, checkpoint_id: int, jv: JobVertex) -> dict[str, A
         name = names.get(op_id) or uids.get(op_id)
         if name is None:
             continue
-        per_op: dict[str, dict[Any, Any]] = {}
+        per_op: dict[str, KeyedValues] = {}  # the user's keys, 1 / True / 1.0 apart
         for _i, snap in sorted(op_state.subtask_states.items()):
             for _kg, states in sorted(snap.keyed_state.items()):
                 for state_name, st in states.items():
                     for key, namespace, value in st["entries"]:
                         if namespace is None:
-                            per_op.setdefault(state_name, {})[_hashable(key)] = value
+                            values = per_op.get(state_name)
+                            if values is None:
+                                values = per_op[state_name] = KeyedValues()
+                            values[_hashable(key)] = value
         if per_op:
             out[name] = per_op
     return out
@@ -234,4 +238,5 @@ def _operators(jv: JobVertex) -> list[tuple[Any, Any]]:
 
 
 def _hashable(key: Any) -> Any:
-    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
+    """A tuple key that JSON made a list, a tuple again (a list key stays a ``PickledList``)."""
+    return tuple(_hashable(k) for k in key) if type(key) is list else key

@@ -13,13 +13,15 @@ from typing import Any
 
 from pyflowkit.spark.state_files import decode_state
 from pyflowkit.spark.streaming_processor import KEYED_STATE
+from pyflowkit.state.keyed_values import KeyedValues
 from pyflowkit.state.time import VOID_NAMESPACE
 from pyflowkit.state.user_types import vertex_state_classes
 from pyflowkit.task.chain import operator_ids
 
 
 def _hashable(key: Any) -> Any:
-    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
+    """A tuple key that JSON made a list, a tuple again (a list key stays a ``PickledList``)."""
+    return tuple(_hashable(k) for k in key) if type(key) is list else key
 
 
 def _field(row: Any, name: str, position: int) -> Any:
@@ -64,7 +66,10 @@ def read_keyed_state(
                 for state_name, st in states.items():
                     for key, namespace, value in st["entries"]:
                         if namespace is VOID_NAMESPACE or namespace is None:
-                            per_op.setdefault(state_name, {})[_hashable(key)] = value
+                            values = per_op.get(state_name)
+                            if values is None:  # the user's keys, 1 / True / 1.0 apart
+                                values = per_op[state_name] = KeyedValues()
+                            values[_hashable(key)] = value
         if matched:
             break
     return out

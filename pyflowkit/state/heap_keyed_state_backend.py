@@ -30,6 +30,7 @@ from pyflowkit.state.key_groups import (
     memo_key_group,
     shared_key_groups,
 )
+from pyflowkit.state.keyed_values import KeyedValues
 from pyflowkit.state.time import VOID_NAMESPACE
 
 _KEY_GROUP_CACHE_LIMIT = 1 << 16
@@ -891,13 +892,17 @@ class HeapKeyedStateBackend:
                         value = {_restore_key(k): v for k, v in value}
                     table.put(kg, ns, key, value)
 
-    def dump(self) -> dict[str, dict[Any, Any]]:
-        """State name → {key: value} for the void namespace (for inspection)."""
-        out: dict[str, dict[Any, Any]] = {}
+    def dump(self) -> dict[str, KeyedValues]:
+        """State name → {key: value} for the void namespace (for inspection): the keys as the
+        key selector returned them, told apart as the tables tell them (``KeyedValues``)."""
+        out: dict[str, KeyedValues] = {}
         for name, table in self.tables.items():
             for _kg, ns, key, value in table.entries():
                 if ns is VOID_NAMESPACE:
-                    out.setdefault(name, {})[key] = value  # (a TypedKey shows its key)
+                    values = out.get(name)
+                    if values is None:
+                        values = out[name] = KeyedValues(rule=self.state_key)
+                    values[key] = value
         return out
 
 
