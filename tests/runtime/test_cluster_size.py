@@ -178,13 +178,18 @@ def test_stepper_with_explicit_2_by_2_fails_a_p8_job() -> None:
     assert str(stepper.run.failure_cause.__cause__) == NO_SLOT
 
 
-def test_stepper_p8_with_checkpoints_recovers_from_fail_tm() -> None:
+@pytest.mark.parametrize(
+    "version", ["1.20", pytest.param("1.11", marks=pytest.mark.flink_version("1.11"))]
+)
+def test_stepper_p8_with_checkpoints_recovers_from_fail_tm(version: str) -> None:
     """The restart after ``Fail TM`` gets its 8 slots on the other TaskManager; the committed
     output is exactly once."""
     from pyflowkit.notebook.stepper import Stepper
 
     store = TransactionStore()
-    stepper = Stepper(word_count(store, parallelism=8, interval=30), seed=1)
+    env = word_count(store, parallelism=8, interval=30)
+    assert env.get_flink_version_profile().version == version
+    stepper = Stepper(env, seed=1)
     stepper.submit()
     stepper.run.run_until(checkpoint_completed(1))
     on_tm = Counter(stepper.run.tasks_frame().task_executor)
