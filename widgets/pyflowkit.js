@@ -1008,7 +1008,7 @@ function renderStepper(model, root) {
   // rows at a larger font scale (not presenting: the current step and the one before it), the
   // graph giving way down to its 14 px floor and scrolling beyond it; `most` caps them. (At 2,
   // 1280 x 800, three rows under the full header left the graph a 120 px strip; the compact
-  // header, sequence_svg.compact_lines, and two rows leave it 210 px.)
+  // header, sequence_svg.compact_lines, and two rows leave it 231-239 px: 03-05 whole.)
   let seqHeadH = 0;
   const seqNeed = (most = 2) => {
     const h = panes.sequence.querySelector(".pfk-seq-headbox");
