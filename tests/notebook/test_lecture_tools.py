@@ -57,6 +57,29 @@ def test_font_scale_and_theme_are_synced_traits_with_their_ranges():
     assert (stepper.font_scale, stepper.theme) == (1.25, "high-contrast")
 
 
+def test_the_sequence_header_is_compact_from_font_scale_one_and_a_half():
+    """A+ to 1.5 and up redraws the sequence header compact (no group band row: 38 units for
+    two-line names instead of 64; zoomed twice at 2 it was 128 px of a 1280 x 800 projector),
+    A− under 1.5 brings the full header back; the rows stay the same."""
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(checkpointed_env(), seed=3, submit=True)
+    stepper.seq_width = 545  # a 1,090 px pane at font scale 2
+    all_running(stepper)
+    height = lambda: int(re.search(r'height="(\d+)"', stepper.seq_head).group(1))  # noqa: E731
+    full, body = height(), stepper.seq_body
+    assert full == 64 and ">JobMaster</text>" in stepper.seq_head
+    for scale, compact in ((1.375, False), (1.5, True), (2.0, True), (1.25, False)):
+        stepper.font_scale = scale
+        assert stepper.compact_header is compact
+        assert (height() < full) is compact, (scale, height())
+    stepper.font_scale = 2.0
+    assert height() in (22, 38)
+    assert 'class="pfk-seq-group-name"' not in stepper.seq_head.split("<g ")[0]  # no band label
+    stepper.font_scale = 1.0
+    assert (height(), stepper.seq_body) == (full, body)
+
+
 def test_the_scrubber_goes_to_a_step_and_a_bookmark_with_the_back_machinery(lectured):
     stepper = lectured
     end = stepper.step_count
