@@ -542,6 +542,10 @@ _PROFILES = {v: FlinkVersionProfile(v) for v in SUPPORTED_VERSIONS}
 
 def profile_for(version: str) -> FlinkVersionProfile:
     """The (shared, immutable) profile of ``version``."""
+    try:
+        return _PROFILES[version]
+    except (KeyError, TypeError):  # not a supported version: check_version says which
+        pass
     return _PROFILES[check_version(version)]
 
 

@@ -173,7 +173,7 @@ class StreamExecutionEnvironment:
     def _apply_time_defaults(self) -> None:
         """The profile's time characteristic and auto-watermark interval (FLINK-19317)."""
         defaults = self._profile.time_defaults
-        self._time_characteristic = TimeCharacteristic[defaults.time_characteristic]
+        self._time_characteristic = getattr(TimeCharacteristic, defaults.time_characteristic)
         self._config.set_auto_watermark_interval(defaults.auto_watermark_interval)
 
     def set_buffer_timeout(self, timeout_millis: int) -> StreamExecutionEnvironment:

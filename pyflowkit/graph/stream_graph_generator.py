@@ -275,13 +275,15 @@ class StreamGraphGenerator:
 
     def _batch(self) -> bool:
         """``shouldExecuteInBatchMode``: BATCH, or AUTOMATIC with every source bounded."""
-        boundedness = (
+        return resolve_runtime_mode(self.settings.runtime_mode, self._source_boundedness) == BATCH
+
+    def _source_boundedness(self) -> Iterable[Any]:
+        return (
             getattr(s, "boundedness", None)
             for t in self.transformations
             for s in t.transitive_predecessors()
             if isinstance(s, (LegacySourceTransformation, SourceTransformation))
         )
-        return resolve_runtime_mode(self.settings.runtime_mode, boundedness) == BATCH
 
     def _transform_two_input(self, t: TwoInputTransformation) -> Step:
         input_ids1 = yield self._transform(t.input1)

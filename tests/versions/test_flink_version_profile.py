@@ -99,6 +99,10 @@ def test_an_unknown_version_is_refused_naming_the_option() -> None:
     assert str(err.value) == (
         "Configuration 'pyflowkit.flink-version' must be one of ['1.11', '1.20'], got '1.14'."
     )
+    with pytest.raises(IllegalArgumentException) as err:
+        profile_for(["1.20"])  # unhashable: the same error, no TypeError
+    assert str(err.value).endswith("got ['1.20'].")
+    assert err.value.__context__ is None  # not raised while handling the lookup's KeyError
     with pytest.raises(IllegalArgumentException):
         _env("2.0")
     assert version_of({}) == DEFAULT_VERSION
