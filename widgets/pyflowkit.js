@@ -164,8 +164,13 @@ function graphPane(model, root, opts) {
     const units = minFontUnits(svg);
     const floor = (MIN_FONT_PX + 0.05) / units;
     const w = frame.clientWidth || 800;
-    if (vb.width * floor > w) return Math.ceil(vb.height * floor) + 4 + 16;
     const ctl = controlsBox();
+    if (vb.width * floor > w && shownWhole(svg)) {
+      // a large job shown whole (see fit): as tall as it is at the pane's width beside the buttons
+      const room = ctl ? w - ctl.w : w;
+      return Math.ceil(vb.height * Math.min((want + 0.05) / units, room / vb.width)) + 4;
+    }
+    if (vb.width * floor > w) return Math.ceil(vb.height * floor) + 4 + 16;
     const room = ctl ? w - ctl.w : w;
     let scale = Math.max(Math.min((want + 0.05) / units, room / vb.width), floor);
     let below = 0;
@@ -175,7 +180,31 @@ function graphPane(model, root, opts) {
     }
     return Math.ceil(vb.height * scale) + 4 + below;
   };
-  const fit = () => {
+  // A large job (subtasks in grids, edges bundled: pyflowkit.render.subtask_grid) too wide for the
+  // pane at 14 px text: the Stepper shows it whole first, the reader zooms in (+) to read it.
+  const shownWhole = (svg) => !!options.stepper && !!svg.querySelector("g.edge.bundled");
+  let home = 1; // px per SVG unit of the readable view (its zoom level: 100 %)
+  const showScale = () => (zoomLabel.textContent = `${Math.round((100 * base * view.z) / home)}%`);
+  // The whole drawing inside the frame (the "fit" button, at every size): beside the zoom
+  // buttons or below them, whichever draws it larger; its text may be under 14 px (the scale shown).
+  const wholeView = (svg, vb, w, h) => {
+    const ctl = controlsBox();
+    const plain = Math.min(w / vb.width, h / vb.height);
+    const beside = ctl ? Math.min((w - ctl.w) / vb.width, h / vb.height) : plain;
+    const below = ctl ? Math.min(w / vb.width, (h - ctl.h) / vb.height) : plain;
+    base = Math.max(beside, below) * 0.999;
+    const right = ctl && beside >= below ? ctl.w : 0;
+    const x = Math.max(0, (w - right - vb.width * base) / 2);
+    const y = ctl && beside < below ? ctl.h : 0;
+    svg.style.width = `${Math.floor(vb.width * base)}px`;
+    svg.style.height = `${Math.floor(vb.height * base)}px`;
+    frame.scrollLeft = 0;
+    frame.scrollTop = 0;
+    view = { x, y, z: 1 };
+    applyView();
+    showScale();
+  };
+  const fit = (whole) => {
     const svg = canvas.querySelector("svg");
     if (!svg || !svg.viewBox || !svg.viewBox.baseVal) return;
     const vb = svg.viewBox.baseVal;
@@ -217,6 +246,9 @@ function graphPane(model, root, opts) {
     // whole px, rounded down: a drawing that fits never makes the frame scroll by a fraction; up
     // at the 14 px floor (a drawing that scrolls anyway: rounded down, a short one's text would be
     // drawn at 13.97 px)
+    home = base;
+    if (whole || (vb.width * floor > w && shownWhole(svg)))
+      return wholeView(svg, vb, w, standalone ? frame.clientHeight || h : h);
     const px = base > floor + 1e-9 ? Math.floor : Math.ceil;
     svg.style.width = `${px(vb.width * base)}px`;
     svg.style.height = `${px(vb.height * base)}px`;
@@ -226,7 +258,7 @@ function graphPane(model, root, opts) {
     }
     view = { x, y, z: 1 };
     applyView();
-    zoomLabel.textContent = `${Math.round(100 * view.z)}%`;
+    showScale();
   };
 
   const paintStates = () => {
@@ -467,12 +499,12 @@ function graphPane(model, root, opts) {
   const zoomBy = (f) => {
     view = { ...view, z: Math.min(6, Math.max(0.3, view.z * f)) };
     applyView();
-    zoomLabel.textContent = `${Math.round(100 * view.z)}%`;
+    showScale();
   };
-  for (const [label, title, f] of [["+", "zoom in", 1.25], ["−", "zoom out", 0.8], ["fit", "fit the graph (text at least 14 px)", 0]]) {
+  for (const [label, title, f] of [["+", "zoom in", 1.25], ["−", "zoom out", 0.8], ["fit", "the whole graph in the pane (100 %: text at 14 px)", 0]]) {
     const b = el("button", "pfk-btn pfk-zoom-btn", label);
     b.title = title;
-    b.onclick = () => (f ? zoomBy(f) : fit());
+    b.onclick = () => (f ? zoomBy(f) : fit(true));
     controls.appendChild(b);
   }
   const hint = options.stepper

@@ -148,6 +148,7 @@ class StepperController:
         start = len(self.run.trace)
         try:
             self.run.run_until(predicate)
+            freed = self._run_to_slots_freed() if target == "end" else 0
         except IllegalArgumentException as exc:  # the simulation ran out of events first
             self.message = f"no {RUN_TO_LABELS[target]}: {exc}"
             return
@@ -160,6 +161,32 @@ class StepperController:
             f"ran to {target} ({RUN_TO_LABELS[target]}), {len(new)} events, now at step "
             f"{self.run.steps_taken}: {stop.message if stop is not None else ''}"
         )
+        if freed:
+            self.message += f" Then {freed} slots freed (TaskExecutor.freeSlot)."
+
+    def _run_to_slots_freed(self) -> int:
+        """The job's end as the cluster has it: once the job is globally terminal the JobMaster
+        gives its slots back (``TaskExecutor.freeSlot``, then the ResourceManager sees them free);
+        step until no live TaskExecutor holds a slot of this job, or nothing is left to deliver;
+        the number of slots freed."""
+        run = self.run
+        job = run.job_master.job_id if run.job_master is not None else None
+
+        def held(r: Any) -> bool:
+            return any(
+                s.job_id == job and s.allocation_id is not None
+                for te in r.task_executors
+                if te.alive
+                for s in te.task_slot_table.slots
+            )
+
+        freed = 0
+        while held(run):
+            events = run.step(1)
+            if not events:
+                break
+            freed += sum(e.method == "TaskExecutor.freeSlot" for e in events)
+        return freed
 
     def trigger_checkpoint(self) -> None:
         """``CheckpointCoordinator.triggerCheckpoint`` (when the runtime has checkpoints)."""

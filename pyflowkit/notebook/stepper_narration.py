@@ -130,6 +130,16 @@ NARRATION: dict[str, tuple[str, str]] = {
         "The SlotPool reserves a free slot it already holds for a slot request",
         "a slot the job already holds serves the request without asking the ResourceManager",
     ),
+    "TaskExecutor.freeSlot": (
+        "{receiver} frees a slot the JobMaster gave back",
+        "the JobMaster no longer needs the slot (its job ended, or it did not want the offer); "
+        "the ResourceManager then sees it free for another job",
+    ),
+    "Dispatcher.jobReachedGloballyTerminalState": (
+        "The JobMaster tells the Dispatcher that the job reached its final state",
+        "FINISHED, FAILED or CANCELED is final: the Dispatcher archives the job and stops its "
+        "JobManagerRunner",
+    ),
     "SlotPool.offerSlot": (
         "The JobMaster's SlotPool accepts the slot",
         "an offered slot fulfils a pending slot request of the scheduler",

@@ -1,7 +1,9 @@
 """DOT for an ExecutionGraph: subtasks ``name (i/n)`` grouped by vertex, wired by ExecutionEdges.
 
 Draws Flink's ``ExecutionGraph`` (ExecutionJobVertex → ExecutionVertex, POINTWISE/ALL_TO_ALL
-ExecutionEdges) exactly as built; it reads the wiring, never recomputes it.
+ExecutionEdges) exactly as built; it reads the wiring, never recomputes it. A vertex of more than 4
+subtasks is drawn as a grid and its JobEdges as one labelled bundle each
+(``pyflowkit.render.subtask_grid``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pyflowkit.render.states import (
     state_fill,
     vertex_cluster,
 )
+from pyflowkit.render.subtask_grid import bundle_label, grid_columns, is_grid
 
 SUBTASK_FILL = "#ffffff"
 
@@ -83,6 +86,12 @@ def execution_graph_to_dot(
             painted.get(cid),
         )
         dot.open_cluster(cid, cluster)
+        if is_grid(len(ejv.task_vertices)):
+            # columns of subtasks: unseen edges put each column one rank right of the last
+            columns = grid_columns([execution_vertex_id(ev) for ev in ejv.task_vertices])
+            for left, right in zip(columns, columns[1:], strict=False):
+                for tail, head in zip(left, right, strict=False):
+                    dot.line(f'"{tail}" -> "{head}" [style=invis];')
         for ev in ejv.task_vertices:
             nid = execution_vertex_id(ev)
             values: dict[str, object | None] = {
@@ -102,10 +111,18 @@ def execution_graph_to_dot(
             values["class"] = " ".join(ev_classes)
             dot.node(nid, values)
         dot.close_cluster()
+    bundled = False
     for ejv in graph.job_vertices:
+        for input_number, job_edge in enumerate(ejv.job_vertex.inputs):
+            producers = _producer_vertex(ejv, input_number)
+            if _bundled(producers, ejv):
+                _bundled_edge(dot, producers, ejv, input_number, job_edge)
+                bundled = True
         for ev in ejv.task_vertices:
             for input_number, group in enumerate(ev.input_edges):
                 job_edge = ejv.job_vertex.inputs[input_number]
+                if _bundled(_producer_vertex(ejv, input_number), ejv):
+                    continue
                 ship = job_edge.ship_strategy.name
                 pattern = job_edge.distribution_pattern.name
                 for k, edge in enumerate(group):
@@ -122,7 +139,52 @@ def execution_graph_to_dot(
                         },
                     )
     spacing = f" ranksep={METRICS_RANKSEP};" if metrics_rows else ""
+    if bundled:  # a bundle ends at its clusters' borders
+        spacing += " compound=true;"
     return dot.source(spacing + legend_graph_attrs(painted))
+
+
+def _producer_vertex(ejv: Any, input_number: int) -> Any:
+    """The ExecutionJobVertex feeding ``ejv``'s input ``input_number`` (read off its edges), or
+    None while that input is not connected yet (a dynamic graph's undecided vertex)."""
+    first = ejv.task_vertices[0].input_edges if ejv.task_vertices else []
+    if len(first) <= input_number or not first[input_number]:
+        return None
+    return first[input_number][0].source.producer.job_vertex
+
+
+def _bundled(producers: Any, consumers: Any) -> bool:
+    """Whether a JobEdge is drawn as one bundle: either end is a grid."""
+    return producers is not None and (
+        is_grid(len(producers.task_vertices)) or is_grid(len(consumers.task_vertices))
+    )
+
+
+def _bundled_edge(
+    dot: DotBuilder, producers: Any, consumers: Any, number: int, job_edge: Any
+) -> None:
+    """One arrow for a JobEdge's ExecutionEdges, cluster to cluster, labelled with their count:
+    from the producer grid's last column to the consumer grid's first, mid-height."""
+    ship = job_edge.ship_strategy.name
+    pattern = job_edge.distribution_pattern.name
+    count = sum(len(ev.input_edges[number]) for ev in consumers.task_vertices)
+    tails = grid_columns([execution_vertex_id(ev) for ev in producers.task_vertices])[-1]
+    heads = grid_columns([execution_vertex_id(ev) for ev in consumers.task_vertices])[0]
+    dot.edge(
+        tails[(len(tails) - 1) // 2],
+        heads[(len(heads) - 1) // 2],
+        f"je_{consumers.id}_{number}",
+        {
+            "label": bundle_label(
+                ship, pattern, len(producers.task_vertices), len(consumers.task_vertices), count
+            ),
+            "tooltip": f"{producers.name} → {consumers.name} ({ship}, {pattern}): {count} ExecutionEdges",
+            "ltail": f"cluster_{execution_job_vertex_id(producers)}",
+            "lhead": f"cluster_{execution_job_vertex_id(consumers)}",
+            "penwidth": 2.5,
+            "class": f"execution-edge bundled ship-{css_token(ship)} pattern-{pattern}",
+        },
+    )
 
 
 def execution_graph_svg_with_metrics(graph: Any) -> str:

@@ -1,6 +1,7 @@
 """JupyterLab + Debian chromium + Playwright: a new user's parallelism-8 job in ``Stepper(env)``
 FINISHES on a cluster sized to it, and the widget shows that cluster (2 TaskManagers in the Fail TM
-menu, 16 slots in the Slots pane) at 1280x800."""
+menu, 16 slots in the Slots pane) at 1280x800, its ExecutionGraph whole in the graph pane (subtasks in
+grids, ALL_TO_ALL edges bundled) by default and after "fit"."""
 
 from __future__ import annotations
 
@@ -30,6 +31,20 @@ CELLS = [
     "stepper.run_to('end')\n"
     "stepper",
 ]
+
+
+#: Ids of the graph's vertex clusters and subtask boxes not wholly inside the graph pane's visible
+#: area (the frame's client box: a scrolled-away or cut box is not seen).
+OUTSIDE_PANE = """
+root => {
+  const f = root.querySelector(".pfk-graph-frame"), r = f.getBoundingClientRect();
+  const right = r.left + f.clientLeft + f.clientWidth, bottom = r.top + f.clientTop + f.clientHeight;
+  return [...root.querySelectorAll(".pfk-graph-canvas g.cluster, .pfk-graph-canvas g.node")]
+    .filter((g) => { const b = g.getBoundingClientRect();
+      return b.left < r.left - 1 || b.top < r.top - 1 || b.right > right + 1 || b.bottom > bottom + 1; })
+    .map((g) => g.id);
+}
+"""
 
 
 def put_notebook(lab: str, name: str) -> None:
@@ -82,11 +97,42 @@ def test_a_parallelism_8_job_finishes_on_its_sized_cluster(lab):
             assert rows.count() == 16
             cells = [rows.nth(i).locator("td").first.inner_text() for i in range(16)]
             assert cells.count("TaskExecutor-0") == 8 and cells.count("TaskExecutor-1") == 8
+            # "Run to end": the job's end as the cluster has it, its slots given back (freeSlot)
+            states = [rows.nth(i).locator("td").nth(3).inner_text() for i in range(16)]
+            assert states == ["FREE"] * 16
+            assert "slots freed (TaskExecutor.freeSlot)" in stepper.locator(
+                ".pfk-message"
+            ).get_attribute("title")
             assert stepper.evaluate(TEXT_CUT) == []
             stepper.screenshot(path=str(SHOTS / "stepper_p8_slots.png"))
-            stepper.locator("button", has_text="fit").first.click()
-            page.wait_for_timeout(500)
+            # the graph whole by default: 3 vertices, 17 subtasks, the 1x8 and 8x8 edges bundled
+            assert stepper.locator(".pfk-graph-canvas g.cluster").count() == 3
+            assert stepper.locator(".pfk-graph-canvas g.node").count() == 17
+            labels = stepper.evaluate(
+                "r => [...r.querySelectorAll('.pfk-graph-canvas g.edge.bundled text')]"
+                ".map((t) => t.textContent)"
+            )
+            assert "(8×8)" in labels and "(1×8)" in labels
+            assert stepper.evaluate(OUTSIDE_PANE) == []
+            zoom = stepper.locator(".pfk-zoom-level")
+            whole = int(zoom.inner_text().rstrip("%"))
+            assert 30 < whole < 100  # the scale shown: under the readable 14 px view
+            for _ in range(3):
+                stepper.locator("button.pfk-zoom-btn", has_text="+").click()
+            assert stepper.evaluate(OUTSIDE_PANE) != []
+            stepper.locator("button.pfk-zoom-btn", has_text="fit").click()
+            page.wait_for_timeout(300)
+            assert stepper.evaluate(OUTSIDE_PANE) == []
+            assert int(zoom.inner_text().rstrip("%")) == whole
+            assert stepper.evaluate(TEXT_CUT) == []
             stepper.screenshot(path=str(SHOTS / "stepper_p8_fit.png"))
+            # "fit" at every size: a narrower window, the whole graph again
+            page.set_viewport_size({"width": 900, "height": 800})
+            page.wait_for_timeout(800)
+            stepper.locator("button.pfk-zoom-btn", has_text="fit").click()
+            page.wait_for_timeout(300)
+            assert stepper.evaluate(OUTSIDE_PANE) == []
+            stepper.screenshot(path=str(SHOTS / "stepper_p8_fit_900.png"))
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
