@@ -3,9 +3,11 @@ graph states, tasks, sequence diagram, timeline, checkpoints, exceptions), first
 200-vertex JobGraph. Ratios are against baselines measured in the same run; printed as a table.
 
 Times are CPU time, the best of ``--rounds`` rounds after one warm-up round (the first steps of a
-process import the runtime's modules lazily). The stepped job gets a slot per subtask of a vertex
-(4 TaskManagers x 4 slots for parallelism 16, as Flink's local MiniCluster gives a job as many
-slots as its parallelism); the benchmark refuses to report steps of a job that is not RUNNING.
+process import the runtime's modules lazily); steps are timed from a fresh run over a collected,
+frozen heap (gc.freeze), so what ran before them does not move them. The stepped job gets a slot
+per subtask of a vertex (4 TaskManagers x 4 slots for parallelism 16, as Flink's local MiniCluster
+gives a job as many slots as its parallelism); the benchmark refuses to report steps of a job that
+is not RUNNING.
 
     .venv/bin/python benchmarks/bench_widgets.py [--rounds N] [--steps N]
 """
@@ -13,6 +15,7 @@ slots as its parallelism); the benchmark refuses to report steps of a job that i
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 
 from pyflowkit.datastream import StreamExecutionEnvironment
@@ -47,14 +50,21 @@ def long_env(vertices: int = 200):
 
 
 def per_step(stepper: Stepper, steps: int, with_widget: bool) -> float:
-    """CPU seconds per step over the first ``steps`` steps of a fresh run of the job."""
+    """CPU seconds per step over the first ``steps`` steps of a fresh run of the job. The heap
+    that earlier rounds left is collected and frozen first, so the collector's passes during the
+    steps see only what the steps allocate, whatever ran before in the process."""
     stepper.submit()
     run = stepper.run
     step = stepper.step if with_widget else run.step
-    start = time.process_time()
-    for _ in range(steps):
-        step()
-    elapsed = time.process_time() - start
+    gc.collect()
+    gc.freeze()
+    try:
+        start = time.process_time()
+        for _ in range(steps):
+            step()
+        elapsed = time.process_time() - start
+    finally:
+        gc.unfreeze()
     if run.job_status.name != "RUNNING":
         raise SystemExit(
             f"the stepped job is {run.job_status.name} after {steps} steps, not RUNNING "

@@ -3,13 +3,18 @@
 Drives one ``WindowOperator`` subtask directly (``process_batch`` in batches, then the final
 watermark) with ~1M events over 1,000 keys and prints a table with the ratio against a plain loop
 computing the same window sums in the same run (issue 5 §5: the operator's per-record cost).
+Times are CPU time, the best of ``--repeat`` runs, the cases interleaved, each over a collected
+and frozen heap.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from pyflowkit.datastream.window import TumblingEventTimeWindows
@@ -100,14 +105,29 @@ def run_plain(values: list[Any], stamps: list[int]) -> list[Any]:
     return [panes[k] for k in sorted(panes)]
 
 
-def timed(fn: Any, *args: Any, repeat: int = 3) -> tuple[float, Any]:
-    """The best of ``repeat`` runs (the machine may be shared) and the last result."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def timed_once(fn: Any, *args: Any) -> tuple[float, Any]:
+    """CPU seconds of one run over a collected, frozen heap (gc.freeze: the collector's passes
+    during the run see only what the run allocates, not the events or earlier runs' leftovers)."""
+    gc.collect()
+    gc.freeze()
+    try:
+        t0 = time.process_time()
         result = fn(*args)
-        best = min(best, time.perf_counter() - t0)
-    return best, result
+        return time.process_time() - t0, result
+    finally:
+        gc.unfreeze()
+
+
+def best_interleaved(cases: dict[str, Callable[[], Any]], repeat: int) -> dict[str, tuple]:
+    """Per case the best of ``repeat`` runs and its result; the cases alternate round by round
+    (the order reversed every other round), so a load burst on a shared machine hits all alike."""
+    best: dict[str, tuple[float, Any]] = {name: (float("inf"), None) for name in cases}
+    names = list(cases)
+    for r in range(repeat):
+        for name in names if r % 2 == 0 else reversed(names):
+            secs, result = timed_once(cases[name])
+            best[name] = (min(best[name][0], secs), result)
+    return best
 
 
 def main() -> None:
@@ -125,11 +145,15 @@ def main() -> None:
     print(f"{'case':<52} {'seconds':>8} {'events/s':>12} {'× baseline':>11}")
     for keys, per_pane, kinds in shapes:
         values, stamps = make_events(args.events, keys, per_pane)
-        base, expected = timed(run_plain, values, stamps, repeat=args.repeat)
+        cases: dict[str, Callable[[], Any]] = {"plain": partial(run_plain, values, stamps)}
+        for kind in kinds:
+            cases[kind] = partial(run_operator, kind, values, stamps, args.batch)
+        best = best_interleaved(cases, args.repeat)
+        base, expected = best["plain"]
         shape = f"{keys} keys, {per_pane:.1f}/pane"
         rows = [(f"plain Python loop ({shape})", base, 1.0)]
         for kind in kinds:
-            secs, got = timed(run_operator, kind, values, stamps, args.batch, repeat=args.repeat)
+            secs, got = best[kind]
             if sorted(got) != sorted(expected):
                 raise SystemExit(f"{kind}: the operator's window sums differ from the plain loop's")
             rows.append((f"WindowOperator {kind} ({shape})", secs, secs / base))
