@@ -13,6 +13,7 @@ import urllib.request
 import pytest
 
 from tests.browser.conftest import SHOTS, TEXT_CUT, TOKEN, run_all
+from tests.browser.test_classroom_notebooks import LOW_CONTRAST, _lab_theme
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -133,6 +134,16 @@ def test_a_parallelism_8_job_finishes_on_its_sized_cluster(lab):
             page.wait_for_timeout(300)
             assert stepper.evaluate(OUTSIDE_PANE) == []
             stepper.screenshot(path=str(SHOTS / "stepper_p8_fit_900.png"))
+            # Lab's dark theme: the bundles and their labels readable (4.5:1), still whole
+            page.set_viewport_size({"width": 1280, "height": 800})
+            _lab_theme(page, "JupyterLab Dark")
+            page.wait_for_timeout(500)
+            stepper.locator("button.pfk-zoom-btn", has_text="fit").click()
+            page.wait_for_timeout(300)
+            assert stepper.evaluate(OUTSIDE_PANE) == []
+            seen = stepper.locator(".pfk-graph-pane, .pfk-graph-frame").first.evaluate(LOW_CONTRAST)
+            assert seen["low"] == [] and seen["checked"] >= 17
+            stepper.screenshot(path=str(SHOTS / "stepper_p8_fit_dark.png"))
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
