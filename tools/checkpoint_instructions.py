@@ -21,10 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-_HELPER = """#include <valgrind/callgrind.h>
-void cg_start(void) { CALLGRIND_ZERO_STATS; }
-void cg_stop(void) { CALLGRIND_DUMP_STATS_AT("counted"); }
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from callgrind_counts import build_helper, instructions  # noqa: E402
+
 SOURCE_BATCH = 100  # as bench_checkpoint's keys table
 INTERVAL_MS = 10
 
@@ -64,14 +63,6 @@ def child(keys: int, records: int, checkpoints: bool, helper_path: str | None) -
     print(f"{completed} {seconds:.3f}")
 
 
-def _instructions(out_file: Path) -> int:
-    for dump in sorted(out_file.parent.glob(out_file.name + ".*")):
-        for line in dump.read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError(f"no callgrind dump for {out_file}")
-
-
 def measure(keys: int, records: int, checkpoints: bool, data: Path) -> tuple[int, int]:
     out = data / f"cg-{keys}-{'on' if checkpoints else 'off'}.out"
     for old in data.glob(out.name + "*"):
@@ -84,7 +75,7 @@ def measure(keys: int, records: int, checkpoints: bool, data: Path) -> tuple[int
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip()[-2000:])
     completed = int(proc.stdout.split()[0])
-    return _instructions(out), completed
+    return instructions(out), completed
 
 
 def main() -> None:
@@ -102,12 +93,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="checkpoint-instructions-") as tmp:
         data = Path(opts.keep or tmp)
         data.mkdir(parents=True, exist_ok=True)
-        (data / "cg_helper.c").write_text(_HELPER)
-        subprocess.run(
-            ["gcc", "-O1", "-shared", "-fPIC", "-o", str(data / "cg_helper.so")]
-            + [str(data / "cg_helper.c")],
-            check=True,
-        )
+        build_helper(data)
         print(
             f"{opts.records:,} records, p=2, a checkpoint every {INTERVAL_MS} ms "
             f"(source batch {SOURCE_BATCH}); instructions (callgrind) of one warm run()"

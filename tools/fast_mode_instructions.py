@@ -23,11 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from callgrind_counts import build_helper, export, instructions  # noqa: E402
+
 PARALLELISM = 2
-_HELPER = """#include <valgrind/callgrind.h>
-void cg_start(void) { CALLGRIND_ZERO_STATS; }
-void cg_stop(void) { CALLGRIND_DUMP_STATS_AT("counted"); }
-"""
 
 
 def child(what: str, size: int, words: int, data: Path, callgrind: bool) -> Any:
@@ -75,24 +74,7 @@ def _side(repo: Path, rev: str, root: Path) -> tuple[Path, str]:
     """(directory to run, label): a directory as it is, or a commit exported into ``root``."""
     if Path(rev).is_dir():
         return Path(rev), rev
-    root.mkdir(parents=True)
-    sha = subprocess.run(
-        ["git", "-C", str(repo), "rev-parse", rev], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    archive = subprocess.run(
-        ["git", "-C", str(repo), "archive", sha], capture_output=True, check=True
-    )
-    subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
-    return root, f"{rev} ({sha[:8]})"
-
-
-def _instructions(out_file: Path) -> int:
-    """The counted part's total from callgrind's dump (``*.N`` beside ``out_file``)."""
-    for dump in sorted(out_file.parent.glob(out_file.name + ".*")):
-        for line in dump.read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError(f"no callgrind dump for {out_file}")
+    return root, f"{rev} ({export(repo, rev, root)[:8]})"
 
 
 def _measure(python: str, root: Path, data: Path, what: str, size: int, words: int) -> int:
@@ -103,7 +85,7 @@ def _measure(python: str, root: Path, data: Path, what: str, size: int, words: i
     proc = subprocess.run([*valgrind, *cmd], cwd=root, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1])
-    return _instructions(out)
+    return instructions(out)
 
 
 def main() -> None:
@@ -125,12 +107,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fast-mode-instructions-") as tmp:
         data = Path(tmp) / "data"
         data.mkdir()
-        (data / "cg_helper.c").write_text(_HELPER)
-        helper = data / "cg_helper.so"
-        subprocess.run(
-            ["gcc", "-O1", "-shared", "-fPIC", "-o", str(helper), str(data / "cg_helper.c")],
-            check=True,
-        )
+        build_helper(data)
         old, old_label = _side(Path(opts.repo), opts.old, Path(tmp) / "old")
         new, new_label = _side(Path(opts.repo), opts.new, Path(tmp) / "new")
         print(

@@ -26,12 +26,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from callgrind_counts import build_helper, export, instructions  # noqa: E402
+
 SHAPES = ("reduce", "sum_fold", "sum_pushdown", "sum_untyped", "reduce_untyped")
 PARALLELISM = 2
-_HELPER = """#include <valgrind/callgrind.h>
-void cg_start(void) { CALLGRIND_ZERO_STATS; }
-void cg_stop(void) { CALLGRIND_DUMP_STATS_AT("counted"); }
-"""
 
 
 # --- child: runs inside the exported commit (its code first on the path) ----------------------
@@ -129,27 +128,6 @@ def child(shape: str, words: int, phase: str, data: Path, callgrind: bool) -> No
 
 
 # --- driver ------------------------------------------------------------------------------------
-def _export(repo: Path, rev: str, root: Path) -> str:
-    root.mkdir(parents=True)
-    sha = subprocess.run(
-        ["git", "-C", str(repo), "rev-parse", rev], capture_output=True, text=True, check=True
-    ).stdout.strip()
-    archive = subprocess.run(
-        ["git", "-C", str(repo), "archive", sha], capture_output=True, check=True
-    )
-    subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
-    return sha
-
-
-def _instructions(out_file: Path) -> int:
-    """The counted part's total from callgrind's dump (``*.N`` beside ``out_file``)."""
-    for dump in sorted(out_file.parent.glob(out_file.name + ".*")):
-        for line in dump.read_text().splitlines():
-            if line.startswith(("summary:", "totals:")):
-                return int(line.split()[1])
-    raise RuntimeError(f"no callgrind dump for {out_file}")
-
-
 def _measure(python: str, root: Path, data: Path, shape: str, words: int, phase: str) -> int:
     out = data / f"cg-{shape}-{phase}.out"
     env = dict(os.environ, PYTHONPATH=str(root), PYTHONHASHSEED="0")
@@ -158,7 +136,7 @@ def _measure(python: str, root: Path, data: Path, shape: str, words: int, phase:
     proc = subprocess.run([*valgrind, *cmd], cwd=root, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr.strip().splitlines()[-1])
-    return _instructions(out)
+    return instructions(out)
 
 
 def main() -> None:
@@ -180,21 +158,9 @@ def main() -> None:
         sides = {}
         for label, rev in (("old", opts.old), ("new", opts.new)):
             root, data = Path(tmp) / label, Path(tmp) / f"{label}-data"
-            sha = _export(Path(opts.repo), rev, root)
+            sha = export(Path(opts.repo), rev, root)
             data.mkdir()
-            (data / "cg_helper.c").write_text(_HELPER)
-            subprocess.run(
-                [
-                    "gcc",
-                    "-O1",
-                    "-shared",
-                    "-fPIC",
-                    "-o",
-                    str(data / "cg_helper.so"),
-                    str(data / "cg_helper.c"),
-                ],
-                check=True,
-            )
+            build_helper(data)
             for shape in opts.shapes:
                 env = dict(os.environ, PYTHONPATH=str(root), PYTHONHASHSEED="0")
                 cmd = [
