@@ -136,14 +136,19 @@ def test_a_parallelism_8_job_finishes_on_its_sized_cluster(lab):
             stepper.screenshot(path=str(SHOTS / "stepper_p8_fit_900.png"))
             # Lab's dark theme: the bundles and their labels readable (4.5:1), still whole
             page.set_viewport_size({"width": 1280, "height": 800})
-            _lab_theme(page, "JupyterLab Dark")
-            page.wait_for_timeout(500)
-            stepper.locator("button.pfk-zoom-btn", has_text="fit").click()
-            page.wait_for_timeout(300)
-            assert stepper.evaluate(OUTSIDE_PANE) == []
-            seen = stepper.locator(".pfk-graph-pane, .pfk-graph-frame").first.evaluate(LOW_CONTRAST)
-            assert seen["low"] == [] and seen["checked"] >= 17
-            stepper.screenshot(path=str(SHOTS / "stepper_p8_fit_dark.png"))
+            _lab_theme(page, "JupyterLab Dark")  # (a user setting: Light again below)
+            try:
+                page.wait_for_timeout(500)
+                stepper.locator("button.pfk-zoom-btn", has_text="fit").click()
+                page.wait_for_timeout(300)
+                assert stepper.evaluate(OUTSIDE_PANE) == []
+                seen = stepper.locator(".pfk-graph-pane, .pfk-graph-frame").first.evaluate(
+                    LOW_CONTRAST
+                )
+                assert seen["low"] == [] and seen["checked"] >= 17
+                stepper.screenshot(path=str(SHOTS / "stepper_p8_fit_dark.png"))
+            finally:
+                _lab_theme(page, "JupyterLab Light")
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
