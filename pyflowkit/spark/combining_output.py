@@ -101,22 +101,47 @@ class CombiningRecordWriterOutput(RecordWriterOutput):
         taken = self.combiner.drain() + self.passed
         taken.sort(key=itemgetter(0))
         self.passed = []
-        ends, seqs, select = self.ends, self.seqs, self.selector.select
-        chunks: dict[tuple[int, int], list[Any]] = {}
+        ends, seqs = self.ends, self.seqs
+        # each record's key, selected once here, travels beside it (as RecordWriterOutput's
+        # write_keyed): the consumer's fold takes it instead of selecting it again
+        selector = self.selector
+        carries = selector.carries_keys  # (one consumer: no key selected, none carried)
+        select = selector.select_channel_and_key if carries else _channel_and_no_key(selector)
+        consumers = selector.consumers
+        chunks: dict[tuple[int, int], tuple[list[Any], list[Any]]] = {}
         for position, value in taken:
             seq = seqs[bisect_right(ends, position)]
-            chunks.setdefault((select(value), seq), []).append(value)
+            channel, key = select(value)
+            chunk = chunks.get((consumers[channel], seq))
+            if chunk is None:
+                chunk = chunks[(consumers[channel], seq)] = ([], [])
+            chunk[0].append(value)
+            chunk[1].append(key)
         self.ends, self.seqs = [], []
         current = self.sink.seq
         if watermark is not None:
             for target in self.selector.targets:
-                chunks.setdefault((target, current), [])
-        for (target, seq), values in chunks.items():
+                chunks.setdefault((target, current), ([], []))
+        for (target, seq), (values, keys) in chunks.items():
             wm = watermark if seq == current else None
             if self.count_bytes:
                 self.bytes_written += records_bytes(values)
+            carried = keys if values and carries else None
             typed = self.encode(values) if self.encode is not None else None
             if typed is not None:
-                self.sink.emit_typed(self.edge_index, target, typed[0], None, wm, typed[1], seq)
-            else:
+                self.sink.emit_typed(
+                    self.edge_index, target, typed[0], None, wm, typed[1], seq, carried
+                )
+            elif carried is None:
                 self.sink.emit(self.edge_index, target, dumps((values, None, wm)), seq)
+            else:
+                self.sink.emit(self.edge_index, target, dumps((values, None, wm, carried)), seq)
+
+
+def _channel_and_no_key(selector: Any) -> Any:
+    select_channel = selector.select_channel
+
+    def select(value: Any) -> tuple[int, None]:
+        return select_channel(value), None
+
+    return select

@@ -154,3 +154,43 @@ def test_spark_batch_keyed_broadcast_side_held_keeps_its_carried_keys(
     got = sorted(line.split("> ", 1)[1] for line in lines)
     assert got == sorted(f"{w}#{i}/3" for w, n in Counter(WORDS).items() for i in range(1, n + 1))
     assert Counter(calls.read_text().split()) == Counter(WORDS)  # once per record
+
+
+def test_a_pushed_down_sum_ships_its_partial_records_with_their_keys(
+    spark: Any, tmp_path: Path
+) -> None:
+    """The producer selects each record's key once to combine it, and once per partial record
+    to route it; the partial record carries that key, so the consumer's fold selects none
+    (was: once more per partial record)."""
+    from pyflowkit.spark.executor import execute
+
+    calls = tmp_path / "calls"
+
+    class LoggingKey:
+        def __init__(self, path: str) -> None:
+            self.path = path
+
+        def __call__(self, value: Any) -> Any:
+            with open(self.path, "a") as f:
+                f.write(value[0] + "\n")
+            return value[0]
+
+    conf = Configuration()
+    conf.set_string("execution.batch.adaptive.auto-parallelism.enabled", "false")
+    env = StreamExecutionEnvironment.get_execution_environment(conf)
+    env.set_parallelism(2)
+    env.set_runtime_mode(RuntimeExecutionMode.BATCH)
+    (
+        env.from_collection(WORDS, type_info=Types.STRING())
+        .map(lambda w: (w, 1), output_type=Types.TUPLE([Types.STRING(), Types.INT()]))
+        .set_parallelism(1)  # one producer: one partial record per key
+        .key_by(LoggingKey(str(calls)), key_type=Types.STRING())
+        .sum(1)
+        .print("n")
+    )
+    lines = execute(env.get_job_graph(), spark=spark, print_output=False).print_lines
+    assert sorted(line.split("> ", 1)[1] for line in lines) == sorted(
+        f"({w},{n})" for w, n in Counter(WORDS).items()
+    )
+    # each record once (combine), each key once more (its partial record's route)
+    assert Counter(calls.read_text().split()) == Counter(WORDS) + Counter(set(WORDS))

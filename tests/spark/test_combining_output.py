@@ -230,3 +230,39 @@ def test_untyped_bool_and_int_keys_stay_apart() -> None:
         ("int", (0, 5, "b")),
         ("int", (1, 5, "a")),
     ]
+
+
+@pytest.mark.parametrize("key_type", ["String", None], ids=["declared", "inferred"])
+def test_shipped_records_carry_their_keys(key_type: str | None) -> None:
+    """Each partial or passed record ships with the key its routing selected (a HASH edge's
+    carried keys), so the consumer's fold does not select it again; a chunk of a pickled
+    payload carries them as a plain writer's chunk does."""
+    import pyarrow as pa
+
+    batches = _batches(3_000, seed=11)
+    schema = pa.schema([*records.arrow_fields(), (LAYOUT.column, LAYOUT.arrow_type())])
+    shipped = 0
+    for producer in range(PRODUCERS):
+        sink = records.RowSink(producer, (LAYOUT.column,))
+        selector = ChannelSelector.for_subtask(
+            KeyGroupStreamPartitioner(_key), producer, PRODUCERS, CONSUMERS, 128
+        )
+        pushdown = Pushdown("agg", 0, "sum", 1, "Integer", key_type, LAYOUT)
+        writer = CombiningRecordWriterOutput(0, selector, sink, pushdown, None, encoder(LAYOUT))
+        for batch in batches[producer::PRODUCERS]:
+            sink.advance()
+            writer.collect_batch(batch, None)
+        writer.emit_watermark(MAX_WATERMARK)
+        writer.close()
+        decode = decoder(LAYOUT)
+        for _edge, _target, _p, _seq, payload, typed in records.iter_rows(
+            [pa.RecordBatch.from_pydict(sink.drain(), schema=schema)]
+        ):
+            if typed is None:
+                values, _, _, keys = records.decode_chunk(payload)
+            else:
+                values, keys = decode(typed[3], typed[2]), records.typed_chunk_keys(payload)
+            if values:
+                assert keys == [_key(v) for v in values]
+                shipped += len(values)
+    assert 0 < shipped < (3_000 // 4 if key_type else 3_000)  # fewer than the records
