@@ -108,6 +108,7 @@ class DefaultScheduler:
         self.execution_graph = self.create_execution_graph()
         self.execution_vertices: list[ExecutionVertex] = []
         self.by_key: dict[tuple[str, int], ExecutionVertex] = {}
+        self._executions_by_attempt: dict[str, Execution] = {}  # find_execution's index
         for ejv in self.execution_graph.job_vertices:
             self.register_execution_vertices(ejv)
         self.regions: list[list[ExecutionVertex]] = []
@@ -281,11 +282,15 @@ class DefaultScheduler:
 
     # -- state updates from TaskExecutors -------------------------------------------------------
     def find_execution(self, attempt_id: str) -> Execution | None:
-        for ev in self.execution_vertices:
-            for e in ev.executions:
-                if e.attempt_id == attempt_id:
-                    return e
-        return None
+        """The attempt with ``attempt_id`` (``ExecutionGraph.currentExecutions`` by attempt id):
+        attempts are only ever added (ids unique), so an index filled on a miss stays right."""
+        found = self._executions_by_attempt.get(attempt_id)
+        if found is None:
+            self._executions_by_attempt = {
+                e.attempt_id: e for ev in self.execution_vertices for e in ev.executions
+            }
+            found = self._executions_by_attempt.get(attempt_id)
+        return found
 
     def update_task_execution_state(
         self, attempt_id: str, state: ExecutionState, cause: BaseException | None, tb: str | None
