@@ -75,10 +75,19 @@ function drawMetricStrips(svg, metrics, show) {
   }
   for (const [id, c] of Object.entries(metrics.channels || {})) {
     if (!c.full) continue;
-    const edge = svg.querySelector(`g[id="${CSS.escape(id)}"]`);
+    const edge = svg.querySelector(`g[id="${CSS.escape(edgeOnScreen(svg, id))}"]`);
     if (edge) edge.classList.add("pfk-full");
   }
   drawChannelGauges(svg, top, metrics.channels || {}, font);
+}
+
+// A large job's JobEdges are drawn as bundles (pyflowkit.render.subtask_grid): the id of the
+// ExecutionEdge ee_<consumer vertex>_<subtask>_<input>_<producer subtask> is then drawn as
+// je_<consumer vertex>_<input>; an id drawn as itself stays.
+function edgeOnScreen(svg, id) {
+  if (svg.querySelector(`g[id="${CSS.escape(id)}"]`)) return id;
+  const m = /^ee_([0-9a-f]+)_\d+_(\d+)_\d+$/.exec(id);
+  return m ? `je_${m[1]}_${m[2]}` : id;
 }
 
 // Buffer fill per input channel, on its edge near the consumer: one cell per exclusive buffer
@@ -309,7 +318,14 @@ function graphPane(model, root, opts) {
     canvas.querySelectorAll("g.pfk-barrier, g.pfk-blocked").forEach((g) => {
       g.classList.remove("pfk-barrier", "pfk-blocked");
     });
+    const svg = canvas.querySelector("svg");
+    if (!svg) return;
+    const shown = {}; // a bundle: blocked when one of its channels is
     for (const [id, mark] of Object.entries(marks)) {
+      const to = edgeOnScreen(svg, id);
+      if (shown[to] !== "blocked") shown[to] = mark;
+    }
+    for (const [id, mark] of Object.entries(shown)) {
       const g = canvas.querySelector(`g[id="${CSS.escape(id)}"]`);
       if (g) g.classList.add(`pfk-${mark}`);
     }
@@ -354,7 +370,19 @@ function graphPane(model, root, opts) {
     const font = minFontUnits(svg);
     const r = Math.max(9, font * 0.8);
     const boxes = obstacles(svg);
+    // a bundle's channels: one token per checkpoint, where its furthest-behind barrier is, with
+    // the records ahead of it summed over the channels
+    const onScreen = {};
     for (const [id, list] of Object.entries(tokens)) {
+      const to = edgeOnScreen(svg, id);
+      const merged = onScreen[to] || (onScreen[to] = []);
+      for (const tok of list) {
+        const same = to !== id && merged.find((t) => t.id === tok.id);
+        if (same) (same.pos = Math.min(same.pos, tok.pos)), (same.ahead += tok.ahead), (same.channels += 1);
+        else merged.push(to === id ? tok : { ...tok, channels: 1 });
+      }
+    }
+    for (const [id, list] of Object.entries(onScreen)) {
       const path = svg.querySelector(`g[id="${CSS.escape(id)}"] path`);
       if (!path || !path.getTotalLength) continue;
       const length = path.getTotalLength();
@@ -386,7 +414,9 @@ function graphPane(model, root, opts) {
         }
         const g = svgEl("g", { class: "pfk-token", "data-edge": id, "data-checkpoint": tok.id, "data-pos": tok.pos });
         const title = svgEl("title");
-        title.textContent = `CheckpointBarrier ${tok.id}: ${tok.ahead} record(s) ahead of it in this channel`;
+        title.textContent = tok.channels
+          ? `CheckpointBarrier ${tok.id}: in ${tok.channels} channel(s) of this bundle, ${tok.ahead} record(s) ahead of it in them`
+          : `CheckpointBarrier ${tok.id}: ${tok.ahead} record(s) ahead of it in this channel`;
         g.append(title, svgEl("circle", { cx: p.x, cy: p.y, r }));
         const label = svgEl("text", { x: p.x, y: p.y + font * 0.35, "text-anchor": "middle", "font-size": font });
         label.textContent = String(tok.id);

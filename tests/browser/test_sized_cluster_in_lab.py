@@ -149,6 +149,32 @@ def test_a_parallelism_8_job_finishes_on_its_sized_cluster(lab):
                 stepper.screenshot(path=str(SHOTS / "stepper_p8_fit_dark.png"))
             finally:
                 _lab_theme(page, "JupyterLab Light")
+            # a checkpoint's barriers on the bundles: one token per checkpoint on a bundle
+            stepper.locator("button.pfk-reset").click()
+            stepper.locator("input.pfk-n").fill("40")
+            running = stepper.locator("g.node.execution-vertex.pfk-state-RUNNING")
+            for _ in range(30):
+                if running.count() == 17:
+                    break
+                stepper.locator("button.pfk-step-n").click()
+                page.wait_for_timeout(150)
+            assert running.count() == 17
+            stepper.locator("button.pfk-checkpoint").click()
+            stepper.locator("input.pfk-n").fill("2")
+            tokens = stepper.locator("g.pfk-token[data-edge^='je_']")
+            for _ in range(40):
+                if tokens.count():
+                    break
+                stepper.locator("button.pfk-step-n").click()
+                page.wait_for_timeout(150)
+            assert tokens.count() >= 1
+            assert stepper.locator("g.pfk-token[data-edge^='ee_']").count() == 0
+            per_edge = stepper.evaluate(
+                "r => [...r.querySelectorAll('g.pfk-token')].map((t) => t.dataset.edge"
+                " + '/' + t.dataset.checkpoint)"
+            )
+            assert len(per_edge) == len(set(per_edge))  # one token per checkpoint and bundle
+            stepper.screenshot(path=str(SHOTS / "stepper_p8_barrier.png"))
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
