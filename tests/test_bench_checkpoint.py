@@ -51,12 +51,13 @@ def test_timer_passes_every_argument_through(bench) -> None:
 
 
 def test_keys_table_prints_wall_and_cpu_ratios_of_the_same_runs(bench, capsys) -> None:
-    bench.keys_table([100], 4_000, 2, rounds=2)
+    bench.keys_table([100], 20_000, 2, rounds=2)
     out = capsys.readouterr().out.strip().splitlines()
     title, header, row = out[-3:]
     assert "best of 2 alternating round(s)" in title and "CPU ratio" in header
     cells = row.split()
     assert cells[0] == "100" and len(cells) == 14
     off_cpu, on_cpu, cpu_ratio = float(cells[7]), float(cells[8]), float(cells[9])
-    assert off_cpu > 0 and on_cpu > 0 and cpu_ratio > 0  # (ratio of the unrounded seconds)
-    assert 3 <= int(cells[10]) <= 6  # a checkpoint every ~800 records
+    # off can round to 0.00 s on a fast machine; the ratio is of the unrounded seconds
+    assert off_cpu >= 0 and on_cpu > 0 and cpu_ratio > 0
+    assert 20 <= int(cells[10]) <= 30  # a checkpoint every ~800 records
