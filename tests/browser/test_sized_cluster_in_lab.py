@@ -12,8 +12,15 @@ import urllib.request
 
 import pytest
 
-from tests.browser.conftest import SHOTS, TEXT_CUT, TOKEN, run_all
-from tests.browser.test_classroom_notebooks import LOW_CONTRAST, _lab_theme
+from tests.browser.conftest import ARGS, CHROMIUM, SHOTS, TEXT_CUT, TOKEN, _serve, run_all
+from tests.browser.test_classroom_notebooks import (
+    LOW_CONTRAST,
+    Server,
+    _lab_theme,
+    _open,
+    _ran,
+    _run_all,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -178,3 +185,39 @@ def test_a_parallelism_8_job_finishes_on_its_sized_cluster(lab):
             ctx.close()
     finally:
         shutil.rmtree(udd, ignore_errors=True)
+
+
+def test_the_parallelism_8_graph_is_whole_in_notebook_7():
+    """The same Stepper in Jupyter Notebook 7 at 1280x800: the bundled graph whole in its pane."""
+    from pathlib import Path
+
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="pfk-notebook-"))
+    serving = _serve("notebook", root)
+    server = Server("notebook", next(serving), root)
+    try:
+        put_notebook(server.url, "p8_stepper.ipynb")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            ctx, page = _open(browser, server, "p8_stepper.ipynb", 1280, 800, "p8")
+            _run_all(server, page, "p8_stepper.ipynb")
+            _ran(page)
+            stepper = page.locator(".pfk-stepper").first
+            page.wait_for_function(
+                "() => document.querySelector('.pfk-stepper .pfk-badge').textContent"
+                " === 'FINISHED'",
+                timeout=60000,
+            )
+            stepper.scroll_into_view_if_needed()
+            page.wait_for_timeout(500)
+            assert stepper.locator(".pfk-graph-canvas g.node").count() == 17
+            assert stepper.evaluate(OUTSIDE_PANE) == []
+            assert int(stepper.locator(".pfk-zoom-level").inner_text().rstrip("%")) < 100
+            assert stepper.evaluate(TEXT_CUT) == []
+            stepper.screenshot(path=str(SHOTS / "stepper_p8_notebook7.png"))
+            ctx.close()
+            browser.close()
+    finally:
+        serving.close()
