@@ -59,6 +59,17 @@ _PACKAGE = re.compile(r"\b(?:[a-z][a-z0-9_]*\.){2,}(?=[A-Z])")
 _LOCATION = re.compile(r" @ [\w.-]+ \(dataPort=-?\d+\)")
 _NESTED = re.compile(r"\{(?:\w+=\w+\{[^{}]*\}, )+")
 _REMARK = re.compile(r" \([^()]*? [^()]*? [^()]*\)")
+#: Lower-case words before a class name (``restart back off time strategy
+#: FixedDelayRestartBackoffTimeStrategy``): left out where the class's name spells them.
+_SPELLED = re.compile(r"\b((?:[a-z]+ ){2,})\[?([A-Z][A-Za-z]+)\b")
+
+
+def _drop_spelled(found: re.Match[str]) -> str:
+    words, cls = found.group(1).split(), found.group(2).lower()
+    for start in range(len(words) - 1):  # the longest run of trailing words the name ends with
+        if cls.endswith("".join(words[start:])):
+            return found.group(0).replace(" ".join(words[start:]) + " ", "", 1)
+    return found.group(0)
 
 
 def abridge_log_line(text: str, task_names: Iterable[str] = ()) -> str:
@@ -66,7 +77,9 @@ def abridge_log_line(text: str, task_names: Iterable[str] = ()) -> str:
     transition, a checkpoint id, a count): each of ``task_names`` (a job vertex's name, chained
     operators) and each of its operators as :func:`short_task_name` has them, a bracketed list
     the line already named before it, and the details ``_PACKAGE``, ``_LOCATION``, ``_NESTED``
-    and ``_REMARK`` describe left out.
+    and ``_REMARK`` describe left out, and the words a class's name spells before it
+    (``_SPELLED``: ``Using restart back off time strategy FixedDelayRestartBackoffTimeStrategy(…)``
+    → ``Using FixedDelayRestartBackoffTimeStrategy(…)``, its figures kept).
 
     ``Keyed Reduce -> Sink: Print to Std. Out (1/2) (4c1609) switched from DEPLOYING to RUNNING.``
     → ``Keyed Reduce → Print (1/2) (4c1609) switched from DEPLOYING to RUNNING.``
@@ -81,4 +94,5 @@ def abridge_log_line(text: str, task_names: Iterable[str] = ()) -> str:
     text = _PACKAGE.sub("", text)
     text = _LOCATION.sub("", text)
     text = _NESTED.sub("{…, ", text)
+    text = _SPELLED.sub(_drop_spelled, text)
     return _REMARK.sub("", text)

@@ -58,7 +58,26 @@ def test_the_longest_lines_lose_their_details_only():
             "Starting scheduling with scheduling strategy "
             "[org.apache.flink.runtime.scheduler.strategy.EagerSchedulingStrategy]"
         )
-        == "Starting scheduling with scheduling strategy [EagerSchedulingStrategy]"
+        == "Starting scheduling with [EagerSchedulingStrategy]"
+    )
+    restart = (  # (its words the class spells left out: the strategy and its figures kept)
+        "Using restart back off time strategy FixedDelayRestartBackoffTimeStrategy("
+        "maxNumberRestartAttempts=2147483647, backoffTimeMS=1000) for Flink Streaming Job (4c1609)."
+    )
+    assert len(restart) == 164
+    assert abridge_log_line(restart, NAMES) == (
+        "Using FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=2147483647, "
+        "backoffTimeMS=1000) for Flink Streaming Job (4c1609)."
+    )
+    assert (
+        abridge_log_line(
+            "Using failover strategy RestartPipelinedRegionFailoverStrategy for Flink Streaming Job "
+            "(4c1609).",
+        )
+        == "Using RestartPipelinedRegionFailoverStrategy for Flink Streaming Job (4c1609)."
+    )
+    assert abridge_log_line("Stop the whole job graph of the job.") == (
+        "Stop the whole job graph of the job."  # (no class name: every word kept)
     )
     window = "Window(GlobalWindows(), CountTrigger, CountEvictor, GprsDelta)"
     invoke = (
