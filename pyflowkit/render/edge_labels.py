@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 #: The least gap between a label's text and any edge line or arrowhead (SVG units, points: 2.5 pt
@@ -41,17 +42,19 @@ def text_width(text: str, size: float) -> float:
     """An upper estimate of ``text``'s width at font ``size`` (DejaVu Sans, what Helvetica and
     sans-serif are on Debian, wider than Helvetica): capitals 0.75 em, other letters and digits
     0.62 em, a space 0.32 em, anything else 0.6 em."""
-    em = 0.0
-    for c in text:
-        if c.isupper():
-            em += 0.75
-        elif c.isalnum():
-            em += 0.62
-        elif c == " ":
-            em += 0.32
-        else:
-            em += 0.6
-    return em * size
+    return sum(map(_EMS.__getitem__, text)) * size
+
+
+class _Ems(dict[str, float]):
+    """A character's width in em by ``text_width``'s rule, worked out once per character."""
+
+    def __missing__(self, c: str) -> float:
+        em = 0.75 if c.isupper() else 0.62 if c.isalnum() else 0.32 if c == " " else 0.6
+        self[c] = em
+        return em
+
+
+_EMS = _Ems()
 
 
 def text_box(x: float, y: float, anchor: str, size: float, text: str) -> Box:
@@ -89,8 +92,23 @@ def path_points(d: str) -> list[Point]:
         return pts
     out = [pts[0]]
     for k in range(1, len(pts) - 2, 3):
-        out.extend(_cubic(pts[k - 1], pts[k], pts[k + 1], pts[k + 2])[1:])
+        p0, p1, p2, p3 = pts[k - 1 : k + 3]
+        if _straight(p0, p1, p2, p3):
+            out.append(p3)  # the curve is the line between its ends
+        else:
+            out.extend(_cubic(p0, p1, p2, p3)[1:])
     return out
+
+
+def _straight(p0: Point, p1: Point, p2: Point, p3: Point) -> bool:
+    """Whether a curve is a level or upright line from p0 to p3 (Graphviz draws every straight
+    edge so): its control points on that line, in order."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = p0, p1, p2, p3
+    if y0 == y1 == y2 == y3:
+        return x0 <= x1 <= x2 <= x3 or x0 >= x1 >= x2 >= x3
+    if x0 == x1 == x2 == x3:
+        return y0 <= y1 <= y2 <= y3 or y0 >= y1 >= y2 >= y3
+    return False
 
 
 def polygon_points(points: str) -> list[Point]:
@@ -102,9 +120,12 @@ def polygon_points(points: str) -> list[Point]:
 
 def edge_segments(svg: str) -> list[Segment]:
     """The straight pieces of every edge's line and arrowhead in ``svg``."""
+    return _segments(edge.group(0) for edge in _EDGE.finditer(svg))
+
+
+def _segments(blocks: Iterable[str]) -> list[Segment]:
     segments: list[Segment] = []
-    for edge in _EDGE.finditer(svg):
-        block = edge.group(0)
+    for block in blocks:
         lines = [path_points(d) for d in _PATH.findall(block)]
         lines += [polygon_points(p) for p in _POLY.findall(block)]
         for line in lines:
@@ -174,6 +195,95 @@ def segment_distance(segment: Segment, box: Box) -> float:
     return min(_point_box(a, box), _point_box(b, box), *(_point_segment(c, a, b) for c in corners))
 
 
+def _enters(ax: float, ay: float, bx: float, by: float, box: tuple[float, ...]) -> bool:
+    """Whether the segment a–b meets the rectangle ``box`` (left, top, right, bottom)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = bx - ax, by - ay
+    left, top, right, bottom = box
+    for p, q in ((-dx, ax - left), (dx, right - ax), (-dy, ay - top), (dy, bottom - ay)):
+        if p == 0.0:
+            if q < 0.0:
+                return False
+        elif p < 0.0:
+            if q / p > t0:
+                t0 = q / p
+        elif q / p < t1:
+            t1 = q / p
+        if t0 > t1:
+            return False
+    return True
+
+
+def too_near(segment: Segment, box: Box, gap: float) -> bool:
+    """Whether ``segment`` comes within ``gap`` of ``box`` (``segment_distance < gap``, without
+    the distance): outside the box grown by ``gap`` it cannot; inside its grown cross (the box
+    grown sideways or up and down) it does; else only a corner's distance can tell."""
+    (ax, ay), (bx, by) = segment
+    left, top, right, bottom = box.left, box.top, box.right, box.bottom
+    if not _enters(ax, ay, bx, by, (left - gap, top - gap, right + gap, bottom + gap)):
+        return False
+    if _enters(ax, ay, bx, by, (left - gap, top, right + gap, bottom)) or _enters(
+        ax, ay, bx, by, (left, top - gap, right, bottom + gap)
+    ):
+        return True
+    a, b = (ax, ay), (bx, by)
+    return any(
+        _point_segment(c, a, b) < gap
+        for c in ((left, top), (right, top), (left, bottom), (right, bottom))
+    )
+
+
+def _y_range(
+    ax: float, ay: float, bx: float, by: float, lo: float, hi: float
+) -> tuple[float, float] | None:
+    """The lowest and highest y of the segment a–b where lo <= x <= hi (None: it is not there)."""
+    if ax == bx:
+        return (min(ay, by), max(ay, by)) if lo <= ax <= hi else None
+    t0, t1 = (lo - ax) / (bx - ax), (hi - ax) / (bx - ax)
+    if t0 > t1:
+        t0, t1 = t1, t0
+    t0, t1 = max(t0, 0.0), min(t1, 1.0)
+    if t0 > t1:
+        return None
+    y0, y1 = ay + t0 * (by - ay), ay + t1 * (by - ay)
+    return (y0, y1) if y0 <= y1 else (y1, y0)
+
+
+def _least_move(box: Box, segments: list[Segment], gap: float) -> float | None:
+    """The first of ``MOVES`` that leaves ``gap`` between the box moved by it and every segment.
+
+    A segment blocks the moves dy whose moved box meets it grown by ``gap``; over a vertical move
+    those are an interval, read off the segment's y range across the box's columns. Inside the
+    box's grown cross a move is surely blocked; in the grown box's corners only (a rounded gap),
+    ``too_near`` decides. So each move costs comparisons, not distances.
+    """
+    left, top, right, bottom = box.left, box.top, box.right, box.bottom
+    sure: list[tuple[float, float]] = []
+    maybe: list[tuple[float, float, Segment]] = []
+    for s in segments:
+        (ax, ay), (bx, by) = s
+        wide = _y_range(ax, ay, bx, by, left - gap, right + gap)
+        if wide is None:
+            continue
+        maybe.append((wide[0] - gap - bottom, wide[1] + gap - top, s))
+        sure.append((wide[0] - bottom, wide[1] - top))  # the cross's arm grown sideways
+        inner = _y_range(ax, ay, bx, by, left, right)
+        if inner is not None:  # the cross's arm grown up and down
+            sure.append((inner[0] - gap - bottom, inner[1] + gap - top))
+    for d in MOVES:
+        if any(lo < d < hi for lo, hi in sure):
+            continue
+        moved = None
+        for lo, hi, s in maybe:
+            if lo < d < hi:
+                moved = moved or _shifted(box, d)
+                if too_near(s, moved, gap):
+                    break
+        else:
+            return d
+    return None
+
+
 def clearance(box: Box, segments: list[Segment]) -> float:
     """The distance from ``box`` to the nearest of ``segments``."""
     return min((segment_distance(s, box) for s in segments), default=float("inf"))
@@ -186,7 +296,8 @@ def _shifted(box: Box, dy: float) -> Box:
 def clear_edge_labels(svg: str, gap: float = GAP) -> str:
     """``svg`` with each edge label moved up or down (the least of the two, at most ``MOST``) so
     that ``gap`` at least lies between its text and every edge; labels already clear stay."""
-    segments = sorted(edge_segments(svg), key=lambda s: min(s[0][0], s[1][0]))
+    edges = list(_EDGE.finditer(svg))
+    segments = sorted(_segments(e.group(0) for e in edges), key=lambda s: min(s[0][0], s[1][0]))
     if not segments:
         return svg
     lefts = [min(a[0], b[0]) for a, b in segments]
@@ -219,10 +330,27 @@ def clear_edge_labels(svg: str, gap: float = GAP) -> str:
             max(b.bottom for b in boxes),
         )
         around = near(whole)
-        clear = lambda box: all(segment_distance(s, box) >= gap for s in around)  # noqa: E731
+
+        def clear(box: Box) -> bool:
+            left, top = box.left - gap, box.top - gap
+            right, bottom = box.right + gap, box.bottom + gap
+            for s in around:
+                (ax, ay), (bx, by) = s
+                # a piece wholly beyond one side of the box grown by the gap is clear of it
+                if (
+                    (ax < left and bx < left)
+                    or (ax > right and bx > right)
+                    or (ay < top and by < top)
+                    or (ay > bottom and by > bottom)
+                ):
+                    continue
+                if too_near(s, box, gap):
+                    return False
+            return True
+
         if clear(whole):
             return block
-        dy = next((d for d in MOVES if clear(_shifted(whole, d))), None)
+        dy = _least_move(whole, around, gap)
         if dy is None:
             return block
         return _TEXT.sub(
@@ -233,4 +361,9 @@ def clear_edge_labels(svg: str, gap: float = GAP) -> str:
             block,
         )
 
-    return _EDGE.sub(fix, svg)
+    parts, end = [], 0
+    for edge in edges:
+        parts += (svg[end : edge.start()], fix(edge))
+        end = edge.end()
+    parts.append(svg[end:])
+    return "".join(parts)

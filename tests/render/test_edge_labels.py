@@ -114,3 +114,38 @@ def test_geometry_helpers():
     assert segment_distance(((-10, 12), (20, 12)), box) == 2  # along a side, ends far
     assert segment_distance(((12, 0), (22, -10)), box) == 2  # a corner nearest the end
     assert clearance(box, []) == float("inf")
+
+
+def test_the_least_move_is_the_one_a_search_of_every_move_finds():
+    """``_least_move`` reads each segment's blocked moves off its y range; a search trying every
+    move with the exact distance must pick the same move, for segments of every slope."""
+    import random
+
+    from pyflowkit.render.edge_labels import MOVES, _least_move, _shifted
+
+    rng = random.Random(7)
+    box = Box(0.0, 0.0, 40.0, 12.0)
+    for _ in range(400):
+        segments = []
+        for _ in range(rng.randint(1, 4)):
+            x, y = rng.uniform(-15, 55), rng.uniform(-15, 27)
+            dx, dy = rng.choice(
+                [(rng.uniform(-30, 30), 0.0), (0.0, rng.uniform(-30, 30))]
+                + [(rng.uniform(-30, 30), rng.uniform(-30, 30))] * 2
+            )
+            segments.append(((x, y), (x + dx, y + dy)))
+        searched = next(
+            (
+                d
+                for d in MOVES
+                if all(segment_distance(s, _shifted(box, d)) >= GAP for s in segments)
+            ),
+            None,
+        )
+        assert _least_move(box, segments, GAP) == searched, segments
+
+
+def test_a_straight_curve_is_one_piece():
+    assert path_points("M0,-34C20,-34 60,-34 80,-34") == [(0.0, -34.0), (80.0, -34.0)]
+    assert path_points("M5,0C5,10 5,20 5,30") == [(5.0, 0.0), (5.0, 30.0)]
+    assert len(path_points("M0,0C30,0 10,0 40,0")) == 13  # back and forth: sampled
