@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from pyflowkit.common.flink_version import V1_11, FlinkVersionProfile, profile_for
@@ -13,6 +14,7 @@ from pyflowkit.runtime.job_status import JobStatus, check_job_transition
 from pyflowkit.runtime.resource_manager import ResourceManager
 from pyflowkit.runtime.rpc import RpcBus
 from pyflowkit.runtime.slot_pool import SlotPool
+from pyflowkit.task.execution_mode import job_runtime_mode
 
 if TYPE_CHECKING:
     from pyflowkit.runtime.dispatcher import Dispatcher
@@ -47,6 +49,7 @@ class JobMaster:
         else:
             self.slot_pool = SlotPool(self, bus, rm)
         self.checkpoint_coordinator: Any = None
+        self._task_settings: tuple[Any, Any] | None = None  # (job settings, with the job's mode)
         bus.emit(
             "JobMaster",
             "JobMaster.<init>",
@@ -86,6 +89,18 @@ class JobMaster:
             f"{self.job_name} ({self.job_id}).",
             job=self.job_id,
         )
+
+    def task_settings(self, settings: Any) -> Any:
+        """The frozen ``EnvironmentSettings`` ``settings`` with the job-wide runtime mode
+        (AUTOMATIC resolved: the job's ``JobType``), as every task's chain runs; made once."""
+        cached = self._task_settings
+        if cached is None or cached[0] is not settings:
+            mode = job_runtime_mode(self.job_graph)
+            cached = self._task_settings = (
+                settings,
+                dataclasses.replace(settings, runtime_mode=mode),
+            )
+        return cached[1]
 
     def enable_checkpointing(self) -> Any:
         """``ExecutionGraph.enableCheckpointing``: the job's CheckpointCoordinator (created once)."""

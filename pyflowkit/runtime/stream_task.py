@@ -8,7 +8,6 @@ default action of the mailbox processes one input buffer (or lets the source emi
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +22,6 @@ from pyflowkit.runtime.network import (
     Watermark,
 )
 from pyflowkit.runtime.record_writer import RecordWriter
-from pyflowkit.task.execution_mode import job_runtime_mode
 from pyflowkit.task.finished_chain import FinishedOperatorChain
 from pyflowkit.task.input_processor import StreamInputProcessor, input_channels
 from pyflowkit.task.record_writer_output import RecordWriterOutput as TaskRecordWriterOutput
@@ -119,7 +117,7 @@ class StreamTask:
         jm = self.task.task_executor.job_master
         settings = tdd.settings
         if settings is not None and jm is not None:  # the job-wide mode (AUTOMATIC resolved)
-            settings = dataclasses.replace(settings, runtime_mode=job_runtime_mode(jm.job_graph))
+            settings = jm.task_settings(settings)
         self.chain = self.task.chain_factory(tdd.job_vertex, self.task.task_env, outputs, settings)
         restore = tdd.extra.get("restore")
         if is_task_deployed_as_finished(restore):

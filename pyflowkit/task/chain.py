@@ -218,7 +218,7 @@ class OperatorChain:
         nodes = list(vertex.stream_nodes)
         if runtime_mode is None:
             mode = getattr(settings, "runtime_mode", "STREAMING")
-            runtime_mode = resolve_runtime_mode(mode, upstream_nodes(vertex))
+            runtime_mode = resolve_runtime_mode(mode, lambda: upstream_nodes(vertex))
         self.runtime_mode = runtime_mode
         batch_broadcast = profile_for(
             getattr(settings, "flink_version", None) or default_version()

@@ -8,7 +8,7 @@ JobGraph and to operator factories, as the ``StreamGraphGenerator``'s BATCH tran
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pyflowkit.graph.runtime_mode import BATCH, STREAMING, is_unbounded, job_runtime_mode
@@ -31,9 +31,15 @@ def is_unbounded_source(node: Any) -> bool:
     return is_unbounded(getattr(getattr(node, "transformation", None), "boundedness", None))
 
 
-def resolve_runtime_mode(mode: Any, nodes: Iterable[Any]) -> str:
-    """STREAMING or BATCH for StreamNodes ``nodes`` (``graph.runtime_mode``'s rule)."""
-    boundedness = (getattr(getattr(n, "transformation", None), "boundedness", None) for n in nodes)
+def resolve_runtime_mode(mode: Any, nodes: Iterable[Any] | Callable[[], Iterable[Any]]) -> str:
+    """STREAMING or BATCH for StreamNodes ``nodes`` (``graph.runtime_mode``'s rule); ``nodes``
+    may be a function giving them, called only for AUTOMATIC (a STREAMING/BATCH task's upstream
+    is not walked)."""
+
+    def boundedness() -> Iterable[Any]:
+        found = nodes() if callable(nodes) else nodes
+        return (getattr(getattr(n, "transformation", None), "boundedness", None) for n in found)
+
     return resolve_mode(mode, boundedness)
 
 
