@@ -22,6 +22,7 @@ vertex's in-edges of that input in order, each edge's producer subtasks in wirin
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from functools import cached_property
 from typing import Any
 
 from pyflowkit.java_semantics import LONG_MIN_VALUE
@@ -50,18 +51,26 @@ class StreamInputProcessor:
         self.chain = chain
         # the chain's process_batch takes the keys a transport carried (OperatorChain does)
         self._chain_takes_keys = bool(getattr(chain, "takes_carried_keys", False))
-        self.channel_of: dict[Hashable, tuple[int, int]] = {}
+        self._channels = channels  # numbered into ``channel_of`` at the first channel event
         self.valves: dict[int, StatusWatermarkValve] = {}
         self.open_channels: dict[int, set[int]] = {}
         for input_index, ids in channels.items():
             self.valves[input_index] = StatusWatermarkValve(len(ids))
             self.open_channels[input_index] = set(range(len(ids)))
-            for number, channel in enumerate(ids):
-                self.channel_of[channel] = (input_index, number)
         self.ended_inputs: set[int] = set()
         # InputSelectable heads: what arrived for an input not selected yet, in arrival order
         self._select = getattr(getattr(chain, "head", None), "next_selection", None)
         self._held: dict[int, list[tuple[str, Any, Any, Any]]] = {}
+
+    @cached_property
+    def channel_of(self) -> dict[Hashable, tuple[int, int]]:
+        """Channel id → (input number, channel number on that input); built on first use, so a
+        deployed task that has not read yet has not numbered its channels."""
+        return {
+            channel: (input_index, number)
+            for input_index, ids in self._channels.items()
+            for number, channel in enumerate(ids)
+        }
 
     @property
     def selective(self) -> bool:
