@@ -190,7 +190,8 @@ function graphPane(model, root, opts) {
     return Math.ceil(vb.height * scale) + 4 + below;
   };
   // A large job (subtasks in grids, edges bundled: pyflowkit.render.subtask_grid) too wide for the
-  // pane at 14 px text: the Stepper shows it whole first, the reader zooms in (+) to read it.
+  // pane at 14 px text: the Stepper opens it at that readable scale, scrolled to the current
+  // step's subject (follow), in a pane as tall as the whole drawing is at its width ("fit").
   const shownWhole = (svg) => !!options.stepper && !!svg.querySelector("g.edge.bundled");
   let home = 1; // px per SVG unit of the readable view (its zoom level: 100 %)
   const showScale = () => (zoomLabel.textContent = `${Math.round((100 * base * view.z) / home)}%`);
@@ -207,12 +208,14 @@ function graphPane(model, root, opts) {
     const y = ctl && beside < below ? ctl.h : 0;
     svg.style.width = `${Math.floor(vb.width * base)}px`;
     svg.style.height = `${Math.floor(vb.height * base)}px`;
+    svg.style.marginRight = "";
     frame.scrollLeft = 0;
     frame.scrollTop = 0;
     view = { x, y, z: 1 };
     applyView();
     showScale();
   };
+  let wholeChosen = false;
   const fit = (whole) => {
     const svg = canvas.querySelector("svg");
     if (!svg || !svg.viewBox || !svg.viewBox.baseVal) return;
@@ -256,11 +259,15 @@ function graphPane(model, root, opts) {
     // at the 14 px floor (a drawing that scrolls anyway: rounded down, a short one's text would be
     // drawn at 13.97 px)
     home = base;
-    if (whole || (vb.width * floor > w && shownWhole(svg)))
+    // (a large job shown whole by "fit" stays whole when the pane is laid out again)
+    if (whole === true) wholeChosen = shownWhole(svg);
+    if (whole || (wholeChosen && shownWhole(svg)))
       return wholeView(svg, vb, w, standalone ? frame.clientHeight || h : h);
     const px = base > floor + 1e-9 ? Math.floor : Math.ceil;
     svg.style.width = `${px(vb.width * base)}px`;
     svg.style.height = `${px(vb.height * base)}px`;
+    // wider than the pane (it scrolls): room to scroll its right edge clear of the zoom buttons
+    svg.style.marginRight = ctl && !y && vb.width * base > w ? `${ctl.w}px` : "";
     if (standalone) {
       const wide = vb.width * base > w + 0.5; // wider than the frame at 14 px text: it scrolls
       frame.style.height = `${Math.min(GRAPH_VIEW_MAX_PX, Math.ceil(vb.height * base) + 4 + (wide ? SCROLLBAR_PX : 0))}px`;
@@ -268,6 +275,27 @@ function graphPane(model, root, opts) {
     view = { x, y, z: 1 };
     applyView();
     showScale();
+    follow();
+  };
+  // The current step's subject (narration.subject: the subtask or vertex the step is about) in
+  // view: the frame scrolled the least that shows its box, clear of the zoom buttons' column.
+  const follow = () => {
+    const id = options.stepper && (model.get("narration") || {}).subject;
+    const g = id && canvas.querySelector(`g[id="${CSS.escape(id)}"]`);
+    canvas.querySelectorAll("g.pfk-subject").forEach((e) => e !== g && e.classList.remove("pfk-subject"));
+    if (!g) return;
+    g.classList.add("pfk-subject");
+    const f = frame.getBoundingClientRect();
+    const b = g.getBoundingClientRect();
+    const ctl = controlsBox();
+    const m = 6;
+    const left = f.left + frame.clientLeft + m;
+    const top = f.top + frame.clientTop + m;
+    const right = f.left + frame.clientLeft + frame.clientWidth - (ctl ? ctl.w : 0) - m;
+    const bottom = f.top + frame.clientTop + frame.clientHeight - m;
+    const by = (lo, hi, a, z) => (a < lo ? a - lo : z > hi ? Math.min(z - hi, a - lo) : 0);
+    frame.scrollLeft += by(left, right, b.left, b.right);
+    frame.scrollTop += by(top, bottom, b.top, b.bottom);
   };
 
   const paintStates = () => {
@@ -527,6 +555,7 @@ function graphPane(model, root, opts) {
   });
   const zoomLabel = el("span", "pfk-zoom-level", "100%");
   const zoomBy = (f) => {
+    wholeChosen = false; // (laid out again: the readable view)
     view = { ...view, z: Math.min(6, Math.max(0.3, view.z * f)) };
     applyView();
     showScale();
@@ -550,7 +579,10 @@ function graphPane(model, root, opts) {
     "change:edge_tokens": paintTokens, "change:badges": paintBadges,
     "change:metrics": paintMetrics, "change:show_metrics": () => (paintStates(), paintMetrics()),
   };
-  if (options.stepper) handlers["change:font_scale"] = () => (fit(), paintTokens(), paintBadges());
+  if (options.stepper) {
+    handlers["change:font_scale"] = () => (fit(), paintTokens(), paintBadges());
+    handlers["change:narration"] = () => requestAnimationFrame(follow);
+  }
   if (options.timed) for (const [ev, f] of Object.entries(handlers)) handlers[ev] = options.timed(`graph ${ev}`, f);
   for (const [ev, f] of Object.entries(handlers)) model.on(ev, f);
   const resize = new ResizeObserver(() => fit());
@@ -811,9 +843,10 @@ function renderStepper(model, root) {
   // (a width under this is not a laid-out Stepper: a page between two renderings, a hidden cell)
   const LAID_OUT_PX = 300;
   // Not presenting (presenter mode has its own flow), the narration flows over the lines it needs,
-  // nothing cut to "…" (a hall cannot hover for the title): two lines at least at font scale 1,
-  // three above; at one scale its height only grows (to the most lines seen), so the panes below
-  // move only for a longer sentence than any before.
+  // nothing cut to "…" (a hall cannot hover for the title): two lines at least, at every font
+  // scale as many as its text takes (no empty third line where two hold it); at one scale its
+  // height only grows (to the most lines seen), so the panes below move only for a longer
+  // sentence than any before.
   let storyScale = 0;
   let storyLines = 0;
   const flowStory = () => {
@@ -825,7 +858,7 @@ function renderStepper(model, root) {
     story.style.removeProperty("height");
     if (presenting) return;
     const lines = Math.ceil(story.getBoundingClientRect().height / (24 * (story.currentCSSZoom || 1)) - 0.1);
-    storyLines = Math.max(storyLines, lines, scale > 1 ? 3 : 2);
+    storyLines = Math.max(storyLines, lines, 2);
     story.style.height = `${storyLines * 24}px`;
   };
   // The status line's log text, over two lines at every font scale (nothing moves from one step

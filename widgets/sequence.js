@@ -49,10 +49,12 @@ function seqPane(model, box, timed) {
   for (const ev of ["wheel", "touchmove", "pointerdown", "keydown"]) {
     frame.addEventListener(ev, () => (reader = true), { passive: true });
   }
+  let clipping = 0;
   frame.addEventListener("scroll", () => {
     // (the body's bottom padding and a row snapped under the header: up to ~60 px more)
     atEnd = frame.scrollTop + frame.clientHeight >= frame.scrollHeight - 110;
     if (atEnd) reader = false;
+    if (!clipping) clipping = requestAnimationFrame(() => ((clipping = 0), seqClipUnder(head, body)));
   }, { passive: true });
   const draw = (timed || ((name, f) => f))("seq", () => {
     const h = model.get("seq_head") || "";
@@ -100,6 +102,7 @@ function seqPane(model, box, timed) {
     resize.disconnect();
     clearTimeout(timer);
     cancelAnimationFrame(pending);
+    cancelAnimationFrame(clipping);
     model.off("change:seq_body", draw);
     model.off("change:seq_head", draw);
     model.off("change:font_scale", applyZoom);
@@ -125,7 +128,8 @@ function seqShowCurrent(frame, head, body) {
     // the newest row at the bottom (not the body's bottom padding: a short pane would show none)
     const pad = parseFloat(getComputedStyle(body).paddingBottom) * (Number(body.style.zoom) || 1);
     frame.scrollTop = frame.scrollHeight - frame.clientHeight - (pad || 0);
-    return seqSnap(frame, head, body, current);
+    seqSnap(frame, head, body, current);
+    return seqClipUnder(head, body);
   }
   const headH = head.getBoundingClientRect().height;
   const first = current[0].getBoundingClientRect();
@@ -139,6 +143,28 @@ function seqShowCurrent(frame, head, body) {
   if (last.bottom - first.top > height - headH || bottom > height) frame.scrollTop += bottom - height;
   else if (top < 0) frame.scrollTop += top;
   seqSnap(frame, head, body, current);
+  seqClipUnder(head, body);
+}
+
+// The rows wholly under the pinned header are hidden: a row's arrowhead reaches a unit below its
+// row (16 units tall on a line 7 above the row's bottom), which showed as a stray mark just under
+// the header, beside the first row in view.
+function seqClipUnder(head, body) {
+  const svg = body.querySelector("svg.pfk-seq-body");
+  if (!svg) return;
+  const units = svg.height.baseVal.value;
+  const box = svg.getBoundingClientRect();
+  if (!units || !box.height) return;
+  const under = ((head.getBoundingClientRect().bottom - box.top) * units) / box.height; // units
+  for (const g of svg.children) {
+    if (g.tagName !== "g") continue;
+    const y = g.transform.baseVal.numberOfItems ? g.transform.baseVal.getItem(0).matrix.f : 0;
+    const hide = y + SEQ_ROW <= under + 0.5;
+    if (hide !== (g.dataset.under === "1")) {
+      g.dataset.under = hide ? "1" : "";
+      g.style.visibility = hide ? "hidden" : "";
+    }
+  }
 }
 
 // The pinned header covers whole rows only: the scroll position snapped to a row, so the first row

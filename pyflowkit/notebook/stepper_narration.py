@@ -329,6 +329,17 @@ def _task(e: Any, parallelism: dict[str, int]) -> str:
     return short_task_name(f"{e.vertex} ({index})")
 
 
+def subject_id(e: Any, run: Any) -> str:
+    """The graph element the step is about: its subtask's ``ev_<JobVertexID>_<i>``, its vertex's
+    ``ejv_<JobVertexID>`` (no subtask named), else "" (a job-level step)."""
+    ids = {v.name: v.id for v in run.job_graph.vertices}
+    if e.vertex not in ids:
+        return ""
+    if e.subtask is None:
+        return f"ejv_{ids[e.vertex]}"
+    return f"ev_{ids[e.vertex]}_{e.subtask}"
+
+
 def current_events(run: Any) -> list[Any]:
     """The trace events of the run's newest step."""
     trace, step = run.trace, run.steps_taken
@@ -339,7 +350,8 @@ def current_events(run: Any) -> list[Any]:
 
 
 def narrate(run: Any, model: Any) -> dict[str, Any]:
-    """``{sentence, caption, sender, receiver, method, why, step}`` of the run's current step
+    """``{sentence, caption, sender, receiver, method, why, step, subject}`` of the run's current
+    step (``subject``: :func:`subject_id`, the graph element the Stepper keeps in view)
     (``model``: the run's up-to-date ``SequenceModel``); empty before the first step."""
     if run is None:
         return {}
@@ -356,6 +368,7 @@ def narrate(run: Any, model: Any) -> dict[str, Any]:
             "method": "",
             "why": "not every mailbox action has a log line",
             "events": 0,
+            "subject": "",
         }
     labels = {line.id: line.label for line in model.lifelines} if model is not None else {}
     arrows = {}
@@ -402,4 +415,5 @@ def narrate(run: Any, model: Any) -> dict[str, Any]:
         "method": primary.method,
         "why": why,
         "events": len(events),
+        "subject": subject_id(primary, run),
     }

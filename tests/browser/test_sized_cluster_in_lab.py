@@ -1,7 +1,7 @@
 """JupyterLab + Debian chromium + Playwright: a new user's parallelism-8 job in ``Stepper(env)``
 FINISHES on a cluster sized to it, and the widget shows that cluster (2 TaskManagers in the Fail TM
-menu, 16 slots in the Slots pane) at 1280x800, its ExecutionGraph whole in the graph pane (subtasks in
-grids, ALL_TO_ALL edges bundled) by default and after "fit"."""
+menu, 16 slots in the Slots pane) at 1280x800, its ExecutionGraph (subtasks in grids, ALL_TO_ALL edges
+bundled) at the readable 14 px scale by default, scrolled to each step's subject, and whole after "fit"."""
 
 from __future__ import annotations
 
@@ -51,6 +51,28 @@ root => {
     .filter((g) => { const b = g.getBoundingClientRect();
       return b.left < r.left - 1 || b.top < r.top - 1 || b.right > right + 1 || b.bottom > bottom + 1; })
     .map((g) => g.id);
+}
+"""
+
+
+#: The current step's subject (the subtask it is about, g.pfk-subject): its id, whether its box is
+#: wholly in the graph pane's visible area clear of the zoom buttons' column, and the smallest
+#: text of the graph on screen (px).
+SUBJECT_IN_PANE = """
+root => {
+  const f = root.querySelector(".pfk-graph-frame"), r = f.getBoundingClientRect();
+  const right = r.left + f.clientLeft + f.clientWidth, bottom = r.top + f.clientTop + f.clientHeight;
+  const ctl = root.querySelector(".pfk-graph-controls").getBoundingClientRect();
+  const px = (t) => parseFloat(getComputedStyle(t).fontSize)
+    * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b);
+  const texts = [...root.querySelectorAll(".pfk-graph-canvas svg g.node text")]
+    .filter((t) => t.textContent.trim());
+  const g = root.querySelector(".pfk-graph-canvas g.pfk-subject");
+  const b = g && g.getBoundingClientRect();
+  return { id: g ? g.id : "", smallest: Math.min(...texts.map(px)),
+    inside: !!g && b.left >= r.left - 1 && b.top >= r.top - 1 && b.right <= Math.min(right, ctl.left) + 1
+      && b.bottom <= bottom + 1,
+    scroll: [f.scrollLeft, f.scrollTop] };
 }
 """
 
@@ -121,17 +143,50 @@ def test_a_parallelism_8_job_finishes_on_its_sized_cluster(lab):
                 ".map((t) => t.textContent)"
             )
             assert "(8×8)" in labels and "(1×8)" in labels
-            assert stepper.evaluate(OUTSIDE_PANE) == []
+            # by default at the readable scale (100 %: text at 14 px, the whole graph 7-8 px),
+            # the pane scrolled to each step's subject
             zoom = stepper.locator(".pfk-zoom-level")
-            whole = int(zoom.inner_text().rstrip("%"))
-            assert 30 < whole < 100  # the scale shown: under the readable 14 px view
+            assert zoom.inner_text() == "100%"
+            assert stepper.evaluate(OUTSIDE_PANE) != []  # (not whole: it scrolls)
+            assert stepper.evaluate(SUBJECT_IN_PANE)["smallest"] >= 14
+            stepper.locator("button.pfk-reset").click()
+            page.wait_for_function(
+                "() => document.querySelector('.pfk-stepper .pfk-step-no').textContent"
+                " === 'step 0'",
+                timeout=30000,
+            )
+            subjects, scrolls = [], set()
+            for _ in range(60):
+                if len(subjects) == 17:
+                    break
+                before = stepper.locator(".pfk-step-no").inner_text()
+                stepper.locator("button.pfk-step").click()
+                page.wait_for_function(
+                    "b => document.querySelector('.pfk-stepper .pfk-step-no').textContent !== b",
+                    arg=before,
+                    timeout=30000,
+                )
+                page.wait_for_timeout(150)
+                seen = stepper.evaluate(SUBJECT_IN_PANE)
+                assert seen["smallest"] >= 14, seen
+                assert zoom.inner_text() == "100%"
+                if seen["id"]:
+                    assert seen["inside"], (len(subjects), seen)
+                    subjects.append(seen["id"])
+                    scrolls.add(tuple(seen["scroll"]))
+                    if len(subjects) == 12:
+                        stepper.screenshot(path=str(SHOTS / "stepper_p8_subject.png"))
+            assert len(set(subjects)) >= 12  # the subtasks deployed one by one, each followed
+            assert len(scrolls) >= 2  # (the pane scrolled as they went)
+            assert stepper.evaluate(TEXT_CUT) == []
             for _ in range(3):
                 stepper.locator("button.pfk-zoom-btn", has_text="+").click()
             assert stepper.evaluate(OUTSIDE_PANE) != []
             stepper.locator("button.pfk-zoom-btn", has_text="fit").click()
             page.wait_for_timeout(300)
             assert stepper.evaluate(OUTSIDE_PANE) == []
-            assert int(zoom.inner_text().rstrip("%")) == whole
+            whole = int(zoom.inner_text().rstrip("%"))
+            assert 30 < whole < 100  # the scale shown: under the readable 14 px view
             assert stepper.evaluate(TEXT_CUT) == []
             stepper.screenshot(path=str(SHOTS / "stepper_p8_fit.png"))
             # "fit" at every size: a narrower window, the whole graph again
@@ -213,10 +268,16 @@ def test_the_parallelism_8_graph_is_whole_in_notebook_7():
             stepper.scroll_into_view_if_needed()
             page.wait_for_timeout(500)
             assert stepper.locator(".pfk-graph-canvas g.node").count() == 17
-            assert stepper.evaluate(OUTSIDE_PANE) == []
-            assert int(stepper.locator(".pfk-zoom-level").inner_text().rstrip("%")) < 100
+            # readable by default (text at 14 px, scrolled), whole after "fit"
+            assert stepper.locator(".pfk-zoom-level").inner_text() == "100%"
+            assert stepper.evaluate(SUBJECT_IN_PANE)["smallest"] >= 14
             assert stepper.evaluate(TEXT_CUT) == []
             stepper.screenshot(path=str(SHOTS / "stepper_p8_notebook7.png"))
+            stepper.locator("button.pfk-zoom-btn", has_text="fit").click()
+            page.wait_for_timeout(300)
+            assert stepper.evaluate(OUTSIDE_PANE) == []
+            assert int(stepper.locator(".pfk-zoom-level").inner_text().rstrip("%")) < 100
+            stepper.screenshot(path=str(SHOTS / "stepper_p8_notebook7_fit.png"))
             ctx.close()
             browser.close()
     finally:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from pyflowkit.common import RestartStrategies
+from pyflowkit.notebook.stepper_narration import subject_id
 from tests.notebook.test_classroom_panes import all_running
 from tests.notebook.test_lessons_shipped import LESSONS, SHIPPED, _open_stepper
 from tests.notebook.test_widgets import checkpointed_env, word_count_env
@@ -47,6 +48,31 @@ def test_every_submission_step_is_narrated_with_its_sender_and_receiver():
     assert "updateTaskExecutionState" in running["why"]
     stepper.back()
     assert stepper.narration["step"] == stepper.step_count == 31
+
+
+def test_a_step_names_its_subject_the_graph_element_it_is_about():
+    """``subject``: the subtask (``ev_…``) a deployment or state change is about, an element of the
+    drawn ExecutionGraph (the Stepper keeps it in view); "" for a job-level step."""
+    from pyflowkit.notebook.stepper import Stepper
+
+    stepper = Stepper(word_count_env(), seed=7, submit=True)
+    subjects = {}
+    for _ in range(40):
+        stepper.step()
+        n = stepper.narration
+        subjects.setdefault(n["method"], []).append(n["subject"])
+        if n["subject"]:
+            assert n["subject"] in stepper.states  # a subtask box of the graph
+            assert f'id="{n["subject"]}"' in stepper.svg
+    assert subjects["Dispatcher.submitJob"] == [""]
+    deployed = subjects["TaskExecutor.submitTask"]  # each of the 5 subtasks once
+    assert len(deployed) == len(set(deployed)) == len(stepper.states) == 5
+    event = next(e for e in stepper.run.trace if e.method == "TaskExecutor.submitTask")
+    vertex = next(v for v in stepper.run.job_graph.vertices if v.name == event.vertex)
+    assert subject_id(event, stepper.run) == f"ev_{vertex.id}_{event.subtask}"
+    assert subject_id(SimpleNamespace(vertex=vertex.name, subtask=None), stepper.run) == (
+        f"ejv_{vertex.id}"
+    )
 
 
 def test_checkpoint_and_failure_steps_are_narrated_and_the_trace_is_unchanged():
