@@ -86,10 +86,17 @@ function seqPane(model, box, timed) {
   };
   // the first width at once (a pane rendered detached or hidden has none until it is shown: a
   // step answered before it came would lay every lifeline out at full width), later ones settled
+  // a pane made shorter or taller (the narration above grew a line): the current step's rows in
+  // view again, unless a reader holds their place
+  let height = 0;
   const resize = new ResizeObserver(() => {
     clearTimeout(timer);
     if (!sent) sendWidth();
     else timer = setTimeout(sendWidth, 120);
+    if (frame.clientHeight === height) return;
+    height = frame.clientHeight;
+    if ((!reader || atEnd) && !pending)
+      pending = requestAnimationFrame(() => ((pending = 0), seqShowCurrent(frame, head, body)));
   });
   resize.observe(frame);
   model.on("change:seq_body", draw);

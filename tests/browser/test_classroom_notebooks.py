@@ -658,6 +658,10 @@ def _lecture_tools(page, lecture: Lecture) -> None:
     if bands.count():
         key = bands.first.get_attribute("data-band")
         rows = stepper.locator(".pfk-seq-bodybox g.pfk-seq-msg").count()
+        # the rows scrolled to the top (rows under the pinned header are hidden); not a reader's
+        # own scrolling, which would keep the rows where they are for the rest of the lecture
+        stepper.locator(".pfk-seq-frame").evaluate("f => { f.scrollTop = 0; }")
+        bands.first.locator("text").wait_for(state="visible", timeout=30000)
         bands.first.locator("text").click()
         page.wait_for_function(
             f"() => document.querySelector(\".pfk-stepper[data-pfk-driven] g.pfk-seq-band[data-band='{key}']\")"
