@@ -6,7 +6,11 @@ directory to measure it as it is."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 HELPER = """#include <valgrind/callgrind.h>
 void cg_start(void) { CALLGRIND_ZERO_STATS; }
@@ -42,3 +46,22 @@ def export(repo: Path, rev: str, root: Path) -> str:
     )
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive.stdout, check=True)
     return sha
+
+
+def counted(
+    work: Callable[[], T], helper: Path | str | None, clock: Callable[[], float]
+) -> tuple[T, float]:
+    """``work()``'s result and its seconds on ``clock``; with ``helper`` (``cg_helper.so``, the
+    process run under callgrind) callgrind counts only that call."""
+    lib = None
+    if helper:
+        import ctypes
+
+        lib = ctypes.CDLL(str(helper))
+        lib.cg_start()
+    start = clock()
+    result = work()
+    seconds = clock() - start
+    if lib is not None:
+        lib.cg_stop()
+    return result, seconds

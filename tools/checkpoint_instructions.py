@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from callgrind_counts import build_helper, instructions  # noqa: E402
+from callgrind_counts import build_helper, counted, instructions  # noqa: E402
 
 SOURCE_BATCH = 100  # as bench_checkpoint's keys table
 INTERVAL_MS = 10
@@ -46,17 +46,7 @@ def child(keys: int, records: int, checkpoints: bool, helper_path: str | None) -
     warm = once()
     warm.run()  # imports and first-use caches out of the count
     run = once()
-    helper = None
-    if helper_path:
-        import ctypes
-
-        helper = ctypes.CDLL(helper_path)
-        helper.cg_start()
-    start = time.perf_counter()
-    run.run()
-    seconds = time.perf_counter() - start
-    if helper is not None:
-        helper.cg_stop()
+    _, seconds = counted(run.run, helper_path, time.perf_counter)
     if run.job_status is not JobStatus.FINISHED:
         raise RuntimeError(f"job ended {run.job_status}: {run.failure_cause}")
     completed = run.checkpoints_overview()["counts"]["completed"] if checkpoints else 0

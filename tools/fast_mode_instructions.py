@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from callgrind_counts import build_helper, export, instructions  # noqa: E402
+from callgrind_counts import build_helper, counted, export, instructions  # noqa: E402
 
 PARALLELISM = 2
 
@@ -55,17 +55,7 @@ def child(what: str, size: int, words: int, data: Path, callgrind: bool) -> Any:
         return run
 
     work()
-    helper = None
-    if callgrind:
-        import ctypes
-
-        helper = ctypes.CDLL(str(data / "cg_helper.so"))
-        helper.cg_start()
-    start = time.process_time()
-    result = work()
-    seconds = time.process_time() - start
-    if helper is not None:
-        helper.cg_stop()
+    result, seconds = counted(work, callgrind and data / "cg_helper.so", time.process_time)
     print(f"{what} {size}: {seconds:.3f} s CPU", file=sys.stderr)
     return result
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from callgrind_counts import build_helper, export, instructions  # noqa: E402
+from callgrind_counts import build_helper, counted, export, instructions  # noqa: E402
 
 SHAPES = ("reduce", "sum_fold", "sum_pushdown", "sum_untyped", "reduce_untyped")
 PARALLELISM = 2
@@ -112,17 +112,7 @@ def child(shape: str, words: int, phase: str, data: Path, callgrind: bool) -> No
         return _run_producer(producer) if phase == "producer" else _run_consumer(consumer, tables)
 
     work()  # lazy imports and first-use caches out of the count (warm workers)
-    helper = None
-    if callgrind:
-        import ctypes
-
-        helper = ctypes.CDLL(str(data / "cg_helper.so"))
-        helper.cg_start()
-    start = time.perf_counter()
-    batches = work()
-    seconds = time.perf_counter() - start
-    if helper is not None:
-        helper.cg_stop()
+    batches, seconds = counted(work, callgrind and data / "cg_helper.so", time.perf_counter)
     rows = sum(b.num_rows for b in batches)
     print(f"{shape} {phase}: {rows} rows out, {seconds:.3f} s", file=sys.stderr)
 
